@@ -1,0 +1,28 @@
+import type { FastifyRequest } from 'fastify';
+import { defineCapability } from './defineCapability.ts';
+
+export interface Principal {
+  /** `user` for sessions and bearer tokens, `apiKey` for API keys, `system` for engine work. */
+  kind: 'user' | 'apiKey' | 'system';
+  userId: string;
+  environmentId: string;
+  organizationId?: string | null;
+  email?: string | null;
+  isAdmin: boolean;
+  positions: string[];
+  permissionSets: string[];
+  /** Route permission keys granted (for example `ai:chat`); admins hold every key. */
+  permissions: string[];
+  mustChangePassword?: boolean;
+}
+
+export interface AuthSession {
+  /** Resolve the caller of a request; `null` when no valid credential was sent. */
+  authenticate(request: FastifyRequest): Promise<Principal | null>;
+}
+
+export const authSession = defineCapability<AuthSession>()({
+  id: 'auth.session',
+  cardinality: 'single',
+  description: 'Authenticate requests (session cookie, bearer token, API key) into a principal.',
+});

@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { defineCapability } from './defineCapability.ts';
+import type { Principal } from './authSession.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteSchema {
+  params?: object;
+  querystring?: object;
+  body?: object;
+  /** Status code -> JSON schema; used to serialize responses and to document them. */
+  response?: Record<number, object>;
+}
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  /** Path below the API prefix (`/data/:object` is served at `/api/v1/data/:object`), or from the site root when `root` is true. */
+  path: string;
+  root?: boolean;
+  summary: string;
+  tags?: string[];
+  /** Served without authentication (health, auth routes, public forms, share links). */
+  public?: boolean;
+  /** Route permission key checked before the handler, for example `ai:chat`. */
+  permission?: string;
+  schema?: RouteSchema;
+  /** Per-route body size limit in bytes (defaults to the server's). */
+  bodyLimit?: number;
+  handler: (request: FastifyRequest, reply: FastifyReply) => unknown;
+}
+
+export interface RegisteredRoute extends Omit<RouteDefinition, 'handler'> {
+  /** Plugin that declared the route. */
+  owner: string;
+  /** Full path as mounted. */
+  fullPath: string;
+}
+
+export interface HttpRoutes {
+  /** Declare a route; allowed during register and start. Mounted when the runtime is ready. */
+  add(route: RouteDefinition): void;
+  /** Routes as mounted (after ready) or as declared (before). */
+  list(): RegisteredRoute[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling; set by the auth.session provider, `null` for anonymous calls. */
+    principal: Principal | null;
+  }
+}
+
+export const httpRoutes = defineCapability<HttpRoutes>()({
+  id: 'http.routes',
+  cardinality: 'single',
+  description: 'Declare HTTP routes with method, path, permission, public flag and schemas; they are mounted, documented and listed in discovery.',
+});

@@ -1,0 +1,33 @@
+/**
+ * The closed registry of capability tokens. A token missing here is a boot error, and,
+ * through `CapabilityToken`, a type error in a plugin manifest.
+ */
+import type { CapabilityDefinition } from './defineCapability.ts';
+import { authSession } from './authSession.ts';
+import { hooksRegistry } from './hooksRegistry.ts';
+import { httpRoutes } from './httpRoutes.ts';
+import { retentionRegister } from './retentionRegister.ts';
+import { runtimeInfo } from './runtimeInfo.ts';
+
+const definitions = [httpRoutes, authSession, hooksRegistry, retentionRegister, runtimeInfo] as const;
+
+type Definition = (typeof definitions)[number];
+
+export type CapabilityToken = Definition['id'];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ServiceOf<T extends CapabilityToken> = Extract<Definition, { id: T }> extends CapabilityDefinition<any, infer S> ? S : never;
+
+export type ResolvedService<T extends CapabilityToken> = Extract<Definition, { id: T }>['cardinality'] extends 'multi' ? ServiceOf<T>[] : ServiceOf<T>;
+
+export const capabilityRegistry: Readonly<Record<CapabilityToken, Definition>> = Object.freeze(
+  Object.fromEntries(definitions.map((d) => [d.id, d])) as Record<CapabilityToken, Definition>,
+);
+
+export function isCapabilityToken(value: unknown): value is CapabilityToken {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(capabilityRegistry, value);
+}
+
+export function capabilityTokens(): CapabilityToken[] {
+  return Object.keys(capabilityRegistry) as CapabilityToken[];
+}

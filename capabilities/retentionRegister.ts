@@ -1,0 +1,29 @@
+import { defineCapability } from './defineCapability.ts';
+
+export interface RetentionContract {
+  /** Unique name, for example `notifications.history`. */
+  name: string;
+  /** Records concerned: an object or table name. */
+  object: string;
+  description: string;
+  /** Keep records this many days; 0 keeps them forever. */
+  keepDays: number;
+  /** What happens to records past the window. */
+  action: 'delete' | 'archive' | 'anonymize';
+  /** Timestamp column that ages a record. */
+  ageField: string;
+}
+
+export interface RetentionEntry extends RetentionContract {
+  plugin: string;
+}
+
+export interface RetentionRegister {
+  contracts(): readonly RetentionEntry[];
+}
+
+export const retentionRegister = defineCapability<RetentionRegister>()({
+  id: 'retention.register',
+  cardinality: 'single',
+  description: 'Read the retention contracts every plugin declared (provided by the kernel).',
+});

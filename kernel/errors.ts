@@ -1,0 +1,118 @@
+/**
+ * The one registry of error codes. Every error the runtime raises, at boot or on a request,
+ * is a CodedError whose code is a key of ERRORS. Messages are templates: `{name}` is filled
+ * from the error's details, so a test can assert both the code and the sentence.
+ */
+export interface ErrorDefinition {
+  /** HTTP status when the error reaches a client; boot errors use 500. */
+  status: number;
+  /** Message template; `{key}` is replaced by details[key]. */
+  message: string;
+}
+
+export const ERRORS = {
+  // Request errors (the closed list of the HTTP interface, then specific ones).
+  UNAUTHENTICATED: { status: 401, message: 'Authentication required: send a session cookie, a bearer token or an API key.' },
+  PERMISSION_DENIED: { status: 403, message: 'Permission denied: {permission} is required.' },
+  VALIDATION_ERROR: { status: 400, message: 'The request is not valid: {summary}' },
+  NOT_FOUND: { status: 404, message: '{what} was not found.' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'No route {method} {path}. GET /api/v1 lists the routes.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Operation {operation} is not enabled on object {object}.' },
+  CONCURRENT_UPDATE: { status: 409, message: 'The record was changed by someone else: expected version {expectedVersion}, current version {currentVersion}. Reload it and try again.' },
+  CONFLICT: { status: 409, message: '{summary}' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests: retry after {retryAfter} seconds.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than the limit of {limit} bytes.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Content type {contentType} is not supported: send application/json.' },
+  MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON: {reason}' },
+  BAD_CURSOR: { status: 400, message: 'The cursor is not valid for this query: {reason}. Start again without a cursor.' },
+  PASSWORD_EXPIRED: { status: 403, message: 'The password of this account must be changed before it can be used.' },
+  FEEDS_DISABLED: { status: 403, message: 'Comments are disabled on object {object} (enable.feeds is false).' },
+  FILES_DISABLED: { status: 403, message: 'Files are disabled on object {object}: set enable.files to true.' },
+  SYSTEM_OBJECT_READ_ONLY: { status: 403, message: 'Object {object} is owned by the engine and is read-only through the data API.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: '{service} is unavailable: {reason}. Retry shortly.' },
+  INTERNAL: { status: 500, message: 'An internal error occurred. Quote request id {requestId} when reporting it.' },
+
+  // Configuration.
+  CONFIG_INVALID: { status: 500, message: 'Configuration is not valid at {path}: {reason}' },
+  CONFIG_NOT_FOUND: { status: 500, message: 'Configuration file {file} was not found.' },
+  SECRET_REQUIRED: { status: 500, message: 'OS_AUTH_SECRET is required when NODE_ENV=production. Set it to a long random value (at least 32 characters).' },
+  METADATA_INVALID: { status: 500, message: 'Metadata is not valid in {file} at {path}: {reason}' },
+
+  // Kernel boot.
+  KERNEL_BOOT_FAILED: { status: 500, message: 'The runtime could not boot ({count} problem(s)):\n{lines}' },
+  KERNEL_INVALID_MANIFEST: { status: 500, message: "Plugin '{plugin}' has an invalid manifest at {path}: {reason}. Fix: {fix}" },
+  KERNEL_DUPLICATE_PLUGIN: { status: 500, message: "Plugin name '{plugin}' is used by two plugins ({sources}). Fix: {fix}" },
+  KERNEL_UNKNOWN_TOKEN: { status: 500, message: "Plugin '{plugin}' names unknown capability '{token}' in {field}. Fix: {fix}" },
+  KERNEL_TOKEN_NOT_PROVIDED: { status: 500, message: "Plugin '{plugin}' requires '{token}', but no plugin provides it. Fix: {fix}" },
+  KERNEL_PROVIDER_DISABLED: { status: 500, message: "Plugin '{plugin}' requires '{token}', whose provider '{provider}' is disabled. Fix: {fix}" },
+  KERNEL_TOKEN_NOT_GRANTED: { status: 500, message: "Plugin '{plugin}' requires '{token}', which the configuration does not grant it (provider: '{provider}'). Fix: {fix}" },
+  KERNEL_DUPLICATE_PROVIDER: { status: 500, message: "Capability '{token}' takes one provider, but '{provider}' and '{other}' both provide it. Fix: {fix}" },
+  KERNEL_DEPENDENCY_CYCLE: { status: 500, message: 'Plugins depend on each other in a cycle: {cycle}. Fix: {fix}' },
+  KERNEL_CONTINUE_NOT_ALLOWED: { status: 500, message: "Plugin '{plugin}' sets onBootFailure 'continue', but '{dependent}' requires its '{token}'. Fix: {fix}" },
+  KERNEL_PROTOCOL_INCOMPATIBLE: { status: 500, message: "{kind} '{plugin}' {version} targets protocol '{range}', but this runtime speaks protocol {protocol}. Fix: {fix}" },
+  KERNEL_INVALID_OPTIONS: { status: 500, message: "Options of plugin '{plugin}' are not valid at {path}: {reason}. Fix: {fix}" },
+  KERNEL_UNDECLARED_LOOKUP: { status: 500, message: "Plugin '{plugin}' looked up '{token}', which it does not declare in requires or optional. Fix: {fix}" },
+  KERNEL_NOT_PROVIDED_BY: { status: 500, message: "Plugin '{plugin}' provided '{token}', which its manifest does not list in provides. Fix: {fix}" },
+  KERNEL_PROVIDE_MISSING: { status: 500, message: "Plugin '{plugin}' declares that it provides '{token}' but did not provide it during register. Fix: {fix}" },
+  KERNEL_UNKNOWN_HOOK: { status: 500, message: "Plugin '{plugin}' registered a handler for unknown hook '{hook}'. Fix: {fix}" },
+  KERNEL_INVALID_RETENTION: { status: 500, message: "Plugin '{plugin}' declared an invalid retention contract at {path}: {reason}. Fix: {fix}" },
+  KERNEL_PHASE_FAILED: { status: 500, message: "Plugin '{plugin}' failed in {phase}: {reason}. Fix: {fix}" },
+  KERNEL_PHASE_TIMEOUT: { status: 500, message: "Plugin '{plugin}' did not finish {phase} within {timeoutMs} ms. Fix: {fix}" },
+  KERNEL_DEPENDENCY_FAILED: { status: 500, message: "Plugin '{plugin}' was not started because '{provider}', which provides its '{token}', failed. Fix: {fix}" },
+  KERNEL_FROZEN: { status: 500, message: "Plugin '{plugin}' tried to {action} after the runtime started; the kernel is frozen. Fix: {fix}" },
+  KERNEL_PLUGIN_LOAD_FAILED: { status: 500, message: "Plugin '{plugin}' could not be loaded from {source}: {reason}. Fix: {fix}" },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof ERRORS;
+export type ErrorDetails = Record<string, unknown>;
+
+function fill(template: string, details: ErrorDetails): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => {
+    const value = details[key];
+    if (value === undefined) return whole;
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+export function formatErrorMessage(code: ErrorCode, details: ErrorDetails = {}): string {
+  return fill(ERRORS[code].message, details);
+}
+
+export class CodedError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+  readonly status: number;
+
+  constructor(code: ErrorCode, details: ErrorDetails = {}, message?: string) {
+    super(message ?? formatErrorMessage(code, details));
+    this.name = 'CodedError';
+    this.code = code;
+    this.details = details;
+    this.status = ERRORS[code].status;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details: ErrorDetails } {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Shorthand: `throw codedError('NOT_FOUND', { what: 'Record 42' })`. */
+export function codedError(code: ErrorCode, details: ErrorDetails = {}, message?: string): CodedError {
+  return new CodedError(code, details, message);
+}
+
+export function isCodedError(value: unknown): value is CodedError {
+  return value instanceof CodedError;
+}
+
+/** One error holding every boot failure, one coded line each. */
+export class KernelBootError extends CodedError {
+  readonly failures: CodedError[];
+
+  constructor(failures: CodedError[]) {
+    const lines = failures.map((f) => `  - [${f.code}] ${f.message}`).join('\n');
+    super('KERNEL_BOOT_FAILED', { count: failures.length, lines, failures: failures.map((f) => f.toJSON()) });
+    this.name = 'KernelBootError';
+    this.failures = failures;
+  }
+}

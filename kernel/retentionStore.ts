@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import type { RetentionContract, RetentionEntry, RetentionRegister } from '../capabilities/retentionRegister.ts';
+import { codedError } from './errors.ts';
+
+const contractSchema = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_.-]*$/, 'must be lower-case, dots and dashes allowed'),
+  object: z.string().min(1),
+  description: z.string().min(1),
+  keepDays: z.number().int().min(0),
+  action: z.enum(['delete', 'archive', 'anonymize']),
+  ageField: z.string().min(1),
+});
+
+/** Collects retention contracts during register; read through `retention.register`. */
+export class RetentionStore implements RetentionRegister {
+  private entries: RetentionEntry[] = [];
+
+  add(plugin: string, contract: RetentionContract): void {
+    const parsed = contractSchema.safeParse(contract);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw codedError('KERNEL_INVALID_RETENTION', {
+        plugin, path: issue.path.join('.') || '(root)', reason: issue.message,
+        fix: 'declare { name, object, description, keepDays, action, ageField }',
+      });
+    }
+    if (this.entries.some((e) => e.name === parsed.data.name)) {
+      throw codedError('KERNEL_INVALID_RETENTION', {
+        plugin, path: 'name', reason: `'${parsed.data.name}' is already declared`, fix: 'give each contract a unique name',
+      });
+    }
+    this.entries.push({ ...parsed.data, plugin });
+  }
+
+  removePlugin(plugin: string): void {
+    this.entries = this.entries.filter((e) => e.plugin !== plugin);
+  }
+
+  contracts(): readonly RetentionEntry[] {
+    return this.entries;
+  }
+}

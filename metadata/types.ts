@@ -1,0 +1,180 @@
+/**
+ * The declaration language's types: what an app author writes (ObjectDefinition) and what the
+ * loader hands the engine (ResolvedObject: defaults filled, expressions compiled).
+ * The zod schemas in objectSchema.ts must infer types assignable to these.
+ */
+
+export const FIELD_TYPES = [
+  'text', 'textarea', 'email', 'url', 'phone',
+  'integer', 'number', 'currency', 'percent',
+  'boolean', 'date', 'datetime',
+  'select', 'multiselect', 'lookup',
+  'json', 'autonumber', 'formula',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const API_METHODS = [
+  'get', 'list', 'create', 'update', 'delete', 'upsert', 'bulk', 'aggregate',
+  'history', 'search', 'restore', 'purge', 'import', 'export',
+] as const;
+export type ApiMethod = (typeof API_METHODS)[number];
+
+export const SHARING_MODELS = ['private', 'public_read', 'public_read_write'] as const;
+export type SharingModel = (typeof SHARING_MODELS)[number];
+
+/** Result type of a formula field. */
+export type FormulaType = 'text' | 'number' | 'integer' | 'boolean' | 'date' | 'datetime';
+
+export interface SelectOption {
+  value: string;
+  label?: string;
+}
+
+export interface FieldDefinition {
+  type: FieldType;
+  label?: string;
+  help?: string;
+  required?: boolean;
+  unique?: boolean;
+  default?: unknown;
+  indexed?: boolean;
+  searchable?: boolean;
+  readonly?: boolean;
+  /** text, textarea: maximum length. */
+  maxLength?: number;
+  /** integer, number, currency, percent: bounds. */
+  min?: number;
+  max?: number;
+  /** number, currency, percent: digits after the decimal point. */
+  scale?: number;
+  /** select, multiselect: allowed values (strings or {value,label}). */
+  options?: Array<string | SelectOption>;
+  /** lookup: the referenced object's name. */
+  reference?: string;
+  /** formula: CEL expression over the record's fields; read-only, computed. */
+  expression?: string;
+  /** formula: the type the expression yields. */
+  returns?: FormulaType;
+  /** autonumber: display format, `{0000}` is the zero-padded sequence, e.g. `LEAD-{0000}`. */
+  format?: string;
+}
+
+export interface ValidationRule {
+  name: string;
+  /** CEL over the record (`record.field` or bare field names? bare names are refused: use `record.x`). Must be true for the record to be valid. */
+  expression: string;
+  message: string;
+  /** Which writes it checks; default both. */
+  on?: Array<'create' | 'update'>;
+  /** Field the error is reported on (default: the rule name). */
+  field?: string;
+}
+
+export interface ObjectIndex {
+  fields: string[];
+  unique?: boolean;
+}
+
+export interface ObjectDefinition {
+  /** snake_case; used as `:object` in paths and as the table name. */
+  name: string;
+  label?: string;
+  pluralLabel?: string;
+  description?: string;
+  fields: Record<string, FieldDefinition>;
+  apiEnabled?: boolean;
+  apiMethods?: ApiMethod[];
+  maxPageSize?: number;
+  sharingModel?: SharingModel;
+  /** false: no owner_id column (default true for custom objects). */
+  owner?: boolean;
+  enable?: {
+    activities?: boolean;
+    feeds?: boolean;
+    files?: boolean;
+    trackHistory?: boolean;
+  };
+  /** Declared by third-party system objects that accept user writes. */
+  userActions?: { create?: boolean; update?: boolean; delete?: boolean };
+  validationRules?: ValidationRule[];
+  indexes?: ObjectIndex[];
+  /** Field used as the record's display name (default `name` if declared, else the first text field). */
+  nameField?: string;
+}
+
+/** A compiled CEL expression, type-checked at load time. */
+export interface CompiledExpression {
+  source: string;
+  /** CEL type name of the result, e.g. `string`, `int`, `double`, `bool`, `google.protobuf.Timestamp`. */
+  type: string;
+  /** Evaluate against a record (plain JS values as stored/returned by the engine) and a context. */
+  evaluate(record: Record<string, unknown>, context?: ExpressionContext): unknown;
+}
+
+export interface ExpressionContext {
+  /** Current time; defaults to `new Date()`. */
+  now?: Date;
+  user?: { id: string; positions: string[]; organizationId?: string | null } | null;
+}
+
+export interface ResolvedField extends FieldDefinition {
+  name: string;
+  label: string;
+  required: boolean;
+  unique: boolean;
+  indexed: boolean;
+  searchable: boolean;
+  readonly: boolean;
+  /** Normalized select/multiselect values. */
+  optionValues?: string[];
+  /** formula: compiled expression. */
+  compiled?: CompiledExpression;
+}
+
+export interface ResolvedValidationRule extends ValidationRule {
+  compiled: CompiledExpression;
+}
+
+/** System columns present on every object (owner_id only when `owner` is true). */
+export const SYSTEM_FIELDS = ['id', 'version', 'created_at', 'updated_at', 'created_by', 'updated_by', 'owner_id'] as const;
+export type SystemField = (typeof SYSTEM_FIELDS)[number];
+
+export interface ResolvedObject {
+  name: string;
+  label: string;
+  pluralLabel: string;
+  description?: string;
+  /** Declared fields, in declaration order. */
+  fields: Record<string, ResolvedField>;
+  apiEnabled: boolean;
+  /** null: every operation allowed. */
+  apiMethods: ApiMethod[] | null;
+  maxPageSize: number;
+  sharingModel: SharingModel;
+  owner: boolean;
+  enable: { activities: boolean; feeds: boolean; files: boolean; trackHistory: boolean };
+  userActions?: ObjectDefinition['userActions'];
+  validationRules: ResolvedValidationRule[];
+  indexes: ObjectIndex[];
+  nameField: string | null;
+  /** Engine-owned system object: read-only through /data. */
+  system: boolean;
+  /** Where it was declared (file path or `code`), for error messages. */
+  source: string;
+  /** App it belongs to. */
+  app: string;
+}
+
+export interface AppManifest {
+  name: string;
+  label?: string;
+  version: string;
+  /** Protocol range the app was written for, e.g. `^16.0.0`. */
+  protocol: string;
+}
+
+export interface LoadedApp {
+  manifest: AppManifest;
+  dir: string;
+  objects: ResolvedObject[];
+}
