@@ -5,3 +5,5 @@ export * from './authSession.ts';
 export * from './hooksRegistry.ts';
 export * from './retentionRegister.ts';
 export * from './runtimeInfo.ts';
+export * from './secretsKeys.ts';
+export * from './httpServer.ts';

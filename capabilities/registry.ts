@@ -6,10 +6,12 @@ import type { CapabilityDefinition } from './defineCapability.ts';
 import { authSession } from './authSession.ts';
 import { hooksRegistry } from './hooksRegistry.ts';
 import { httpRoutes } from './httpRoutes.ts';
+import { httpServer } from './httpServer.ts';
 import { retentionRegister } from './retentionRegister.ts';
 import { runtimeInfo } from './runtimeInfo.ts';
+import { secretsKeys } from './secretsKeys.ts';
 
-const definitions = [httpRoutes, authSession, hooksRegistry, retentionRegister, runtimeInfo] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -1,4 +1,5 @@
 import type { RuntimeInfo } from '../capabilities/runtimeInfo.ts';
+import type { SecretsKeys } from '../capabilities/secretsKeys.ts';
 import { checkGraph, type GraphCheck } from './checkGraph.ts';
 import { createPluginScope, isPerConsumer, type ProvidedService } from './createPluginScope.ts';
 import type { AnyPlugin, PluginContext } from './definePlugin.ts';
@@ -27,6 +28,8 @@ export interface KernelOptions {
   plugins: PluginEntry[];
   logger?: Logger;
   runtimeInfo?: RuntimeInfo;
+  /** Key derivation for plugins that require `secrets.keys`. */
+  secrets?: SecretsKeys;
   /** Default per-phase timeout in ms (10 000). */
   timeoutMs?: number;
 }
@@ -53,6 +56,8 @@ interface Slot {
   status: PluginStatus;
   ctx?: PluginContext<never, never, never, unknown>;
   error?: CodedError;
+  /** Start completed: such a plugin is drained and stopped, even if a later phase failed. */
+  started: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -68,10 +73,14 @@ export function createKernel(options: KernelOptions): Kernel {
   let order: string[] = [];
   let stopping: Promise<void> | null = null;
   let booted = false;
+  let ready = false;
 
-  provided.set('hooks.registry', [{ provider: KERNEL_PROVIDER, service: hooks }]);
-  provided.set('retention.register', [{ provider: KERNEL_PROVIDER, service: retention }]);
+  // Plugins get read-only views: the stores' add/remove stay with the kernel.
+  provided.set('hooks.registry', [{ provider: KERNEL_PROVIDER, service: hooks.view() }]);
+  provided.set('retention.register', [{ provider: KERNEL_PROVIDER, service: retention.view() }]);
+  if (options.secrets) provided.set('secrets.keys', [{ provider: KERNEL_PROVIDER, service: options.secrets }]);
   if (options.runtimeInfo) provided.set('runtime.info', [{ provider: KERNEL_PROVIDER, service: Object.freeze({ ...options.runtimeInfo }) }]);
+  const kernelProvided = [...provided.keys()];
 
   const lookup = (token: string) => provided.get(token) ?? [];
 
@@ -96,7 +105,7 @@ export function createKernel(options: KernelOptions): Kernel {
       },
       hook: (name: string, handler: (event: unknown) => unknown, opts?: { object?: string; priority?: number }) => {
         if (frozen) throw frozenError(m.name, `register a '${name}' hook`);
-        hooks.add(m.name, name, handler, opts);
+        hooks.add(m.name, name, handler, opts, order.indexOf(m.name));
       },
       retention: (contract: Parameters<RetentionStore['add']>[1]) => {
         if (frozen) throw frozenError(m.name, `declare retention contract '${contract?.name}'`);
@@ -147,14 +156,24 @@ export function createKernel(options: KernelOptions): Kernel {
     return null;
   }
 
+  /** Leave a plugin out: its hooks, contracts and services go, providers forget it as a consumer. */
   function drop(slot: Slot): void {
-    hooks.removePlugin(slot.manifest.name);
-    retention.removePlugin(slot.manifest.name);
+    const name = slot.manifest.name;
+    hooks.removePlugin(name);
+    retention.removePlugin(name);
+    const declared = new Set([...(slot.manifest.requires ?? []), ...(slot.manifest.optional ?? [])] as string[]);
     for (const [token, list] of provided) {
-      for (const p of list) {
-        if (isPerConsumer(p.service) && typeof p.service.discard === 'function') p.service.discard({ name: slot.manifest.name });
+      const kept = list.filter((p) => p.provider !== name);
+      provided.set(token, kept);
+      if (!declared.has(token)) continue;
+      for (const p of kept) {
+        if (!isPerConsumer(p.service) || typeof p.service.discard !== 'function') continue;
+        try {
+          p.service.discard({ name });
+        } catch (error) {
+          log.error({ plugin: p.provider, consumer: name, err: error }, 'discard failed');
+        }
       }
-      provided.set(token, list.filter((p) => p.provider !== slot.manifest.name));
     }
   }
 
@@ -174,6 +193,7 @@ export function createKernel(options: KernelOptions): Kernel {
       }
       if (!error) {
         slot.status = next;
+        if (phase === 'start') slot.started = true;
         continue;
       }
       slot.status = blocked ? 'skipped' : 'failed';
@@ -186,16 +206,21 @@ export function createKernel(options: KernelOptions): Kernel {
     return fatal;
   }
 
+  /**
+   * Drain then stop, in reverse order, every plugin whose start completed (one that failed later,
+   * in ready, holds what its start opened). A plugin that only registered has nothing to release.
+   */
   async function stopSlots(names: string[]): Promise<void> {
-    const live = names.filter((n) => ['registered', 'started', 'ready'].includes(slots.get(n)!.status)).reverse();
+    const all = names.map((n) => slots.get(n)!);
+    const live = all.filter((s) => s.started).reverse();
+    for (const slot of live) slot.started = false;
     for (const phase of ['drain', 'stop'] as const) {
-      for (const name of live) {
-        const slot = slots.get(name)!;
+      for (const slot of live) {
         const error = await runPhase(slot, phase);
-        if (error) log.error({ plugin: name, code: error.code }, error.message);
+        if (error) log.error({ plugin: slot.manifest.name, code: error.code }, error.message);
       }
     }
-    for (const name of live) slots.get(name)!.status = 'stopped';
+    for (const slot of all) if (slot.status === 'registered' || slot.status === 'started' || slot.status === 'ready') slot.status = 'stopped';
   }
 
   async function runRuntimeHook(name: 'runtime.ready' | 'runtime.stopping'): Promise<void> {
@@ -215,15 +240,15 @@ export function createKernel(options: KernelOptions): Kernel {
     get frozen() {
       return frozen;
     },
-    check: () => checkGraph(options.plugins),
+    check: () => checkGraph(options.plugins, kernelProvided),
     async boot() {
       if (booted) throw codedError('KERNEL_FROZEN', { plugin: KERNEL_PROVIDER, action: 'boot twice', fix: 'create a new kernel' });
       booted = true;
-      const graph = checkGraph(options.plugins);
+      const graph = checkGraph(options.plugins, kernelProvided);
       if (graph.failures.length > 0) throw new KernelBootError(graph.failures);
       order = graph.order;
       for (const entry of options.plugins) {
-        const slot: Slot = { entry, manifest: entry.manifest, status: entry.enabled ? 'pending' : 'disabled' };
+        const slot: Slot = { entry, manifest: entry.manifest, status: entry.enabled ? 'pending' : 'disabled', started: false };
         slots.set(entry.manifest.name, slot);
         if (entry.enabled) slot.ctx = makeContext(slot, graph.options.get(entry.manifest.name));
       }
@@ -235,17 +260,17 @@ export function createKernel(options: KernelOptions): Kernel {
         }
       }
       frozen = true;
-      hooks.seal();
       const fatal = await phaseAll('ready', 'ready');
       if (fatal.length > 0) {
         await stopSlots(order);
         throw new KernelBootError(fatal);
       }
+      ready = true;
       await runRuntimeHook('runtime.ready');
     },
     stop() {
       stopping ??= (async () => {
-        await runRuntimeHook('runtime.stopping');
+        if (ready) await runRuntimeHook('runtime.stopping');
         await stopSlots(order);
       })();
       return stopping;
@@ -270,6 +295,9 @@ export function createKernel(options: KernelOptions): Kernel {
     },
     installSignalHandlers(exit = (code) => process.exit(code)) {
       const onSignal = (signal: NodeJS.Signals) => {
+        // One shutdown per process: the other signal is released too, so a second one kills at once.
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
         log.info({ signal }, 'shutting down');
         kernel.stop().then(() => exit(0), (error: unknown) => {
           log.error({ err: error }, 'shutdown failed');

@@ -1,0 +1,71 @@
+import { parseArgs } from 'node:util';
+import { isCodedError } from '../kernel/errors.ts';
+import { createRuntime } from '../runtime/createRuntime.ts';
+import { formatPlugins, listPlugins } from './listPlugins.ts';
+import { formatDoctor, runDoctor } from './runDoctor.ts';
+
+const USAGE = `Usage: osr <command> [options]
+
+Commands:
+  start      Serve the API (default command)
+  doctor     Check config, secret, database, capability graph and protocol; exit 1 on a problem
+  plugins    List plugins with their capability tokens and state
+
+Options:
+  --config PATH   runtime config (.ts, .js, .mjs or .json); default ./runtime.config.ts if present
+  --port N        port to listen on (start; overrides PORT and server.port)
+  --json          machine-readable output (doctor, plugins)
+  -h, --help      this text`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string' },
+      port: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const command = positionals[0] ?? 'start';
+  if (values.help || command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const base = values.config ? { configPath: values.config } : {};
+  switch (command) {
+    case 'doctor': {
+      const report = await runDoctor(base);
+      console.log(values.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
+      return report.ok ? 0 : 1;
+    }
+    case 'plugins': {
+      const rows = await listPlugins(base);
+      console.log(values.json ? JSON.stringify(rows, null, 2) : formatPlugins(rows));
+      return 0;
+    }
+    case 'start': {
+      const env = values.port ? { ...process.env, PORT: values.port } : process.env;
+      const runtime = await createRuntime({ ...base, env });
+      await runtime.start();
+      runtime.kernel.installSignalHandlers();
+      const url = runtime.http().url();
+      console.log(url ? `osr ${runtime.config.environmentId}: serving ${url}/api/v1 (database ${runtime.config.databaseUrl.split('://')[0]})` : 'osr: started without a listening socket');
+      return -1;
+    }
+    default:
+      console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(isCodedError(error) ? error.message : error);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkGraph } from '../kernel/checkGraph.ts';
+import { isCodedError, KernelBootError } from '../kernel/errors.ts';
+import { BUILTIN_PLUGINS } from '../plugins/builtin.ts';
+import { checkDatabase } from '../runtime/checkDatabase.ts';
+import { checkRedis } from '../runtime/checkRedis.ts';
+import { loadConfig, type LoadConfigOptions } from '../runtime/loadConfig.ts';
+import { resolvePlugins } from '../runtime/resolvePlugins.ts';
+
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** Problem codes with their messages, when not ok. */
+  problems?: { code: string; message: string }[];
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  checks: DoctorCheck[];
+}
+
+function problemsOf(error: unknown): { code: string; message: string }[] {
+  if (error instanceof KernelBootError) return error.failures.map((f) => ({ code: f.code, message: f.message }));
+  if (isCodedError(error)) return [{ code: error.code, message: error.message }];
+  return [{ code: 'INTERNAL', message: (error as Error).message }];
+}
+
+/** Everything `osr doctor` checks, without starting the runtime or writing anything. */
+export async function runDoctor(options: LoadConfigOptions): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = [];
+  let config;
+  try {
+    config = await loadConfig(options);
+    checks.push({ name: 'config', ok: true, detail: config.configFile ? `loaded ${config.configFile}` : 'no config file; defaults and environment variables' });
+  } catch (error) {
+    checks.push({ name: 'config', ok: false, detail: 'the configuration is not valid', problems: problemsOf(error) });
+    return { ok: false, checks };
+  }
+
+  if (config.auth.secret) checks.push({ name: 'secret', ok: true, detail: 'OS_AUTH_SECRET is set' });
+  else if (config.production) checks.push({ name: 'secret', ok: false, detail: 'NODE_ENV=production and OS_AUTH_SECRET is not set', problems: [{ code: 'SECRET_REQUIRED', message: 'Set OS_AUTH_SECRET to a long random value (at least 32 characters).' }] });
+  else {
+    const kept = existsSync(join(config.dataDir, '.auth-secret'));
+    checks.push({ name: 'secret', ok: true, detail: kept ? 'development secret kept in the data directory (set OS_AUTH_SECRET in production)' : 'a development secret will be generated at first start (set OS_AUTH_SECRET in production)' });
+  }
+
+  const db = await checkDatabase(config.databaseUrl);
+  checks.push({ name: 'database', ...db });
+  if (config.redisUrl) checks.push({ name: 'redis', ...(await checkRedis(config.redisUrl)) });
+
+  const missingApps = config.apps.filter((dir) => !existsSync(dir));
+  checks.push(missingApps.length === 0
+    ? { name: 'apps', ok: true, detail: `${config.apps.length} app director${config.apps.length === 1 ? 'y' : 'ies'}` }
+    : { name: 'apps', ok: false, detail: `missing: ${missingApps.join(', ')}`, problems: missingApps.map((d) => ({ code: 'CONFIG_INVALID', message: `apps: directory ${d} does not exist` })) });
+
+  try {
+    const entries = await resolvePlugins(config, BUILTIN_PLUGINS);
+    const graph = checkGraph(entries);
+    const protocol = graph.failures.filter((f) => f.code === 'KERNEL_PROTOCOL_INCOMPATIBLE');
+    const other = graph.failures.filter((f) => f.code !== 'KERNEL_PROTOCOL_INCOMPATIBLE');
+    checks.push(other.length === 0
+      ? { name: 'capabilities', ok: true, detail: `${graph.order.length} plugins in boot order: ${graph.order.join(' -> ')}` }
+      : { name: 'capabilities', ok: false, detail: `${other.length} problem(s) in the capability graph`, problems: problemsOf(new KernelBootError(other)) });
+    checks.push(protocol.length === 0
+      ? { name: 'protocol', ok: true, detail: 'every plugin is compatible with this runtime' }
+      : { name: 'protocol', ok: false, detail: 'incompatible plugins', problems: problemsOf(new KernelBootError(protocol)) });
+  } catch (error) {
+    checks.push({ name: 'capabilities', ok: false, detail: 'plugins could not be resolved', problems: problemsOf(error) });
+  }
+  return { ok: checks.every((c) => c.ok), checks };
+}
+
+export function formatDoctor(report: DoctorReport): string {
+  const lines = report.checks.map((c) => {
+    const head = `${c.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(13)} ${c.detail}`;
+    const extra = (c.problems ?? []).map((p) => `       [${p.code}] ${p.message.replace(/\n/g, '\n       ')}`);
+    return [head, ...extra].join('\n');
+  });
+  lines.push('', report.ok ? 'No problems found.' : 'Problems found: fix the lines marked FAIL, then run osr doctor again.');
+  return lines.join('\n');
+}

@@ -1,0 +1,27 @@
+import type { FastifyRequest } from 'fastify';
+import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
+import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
+import { codedError } from '../../kernel/errors.ts';
+
+export function hasPermission(principal: Principal, permission: string): boolean {
+  return principal.isAdmin || principal.permissions.includes(permission);
+}
+
+/**
+ * Runs before every handler: identify the caller, then refuse anonymous calls to non-public
+ * routes (when requireAuth) and calls lacking the route's permission key. Fails closed.
+ */
+export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean) {
+  return async (request: FastifyRequest): Promise<void> => {
+    request.principal = auth ? await auth.authenticate(request) : null;
+    const principal = request.principal;
+    if (route.public && !route.permission) return;
+    if (!principal) {
+      if (requireAuth || route.permission) throw codedError('UNAUTHENTICATED');
+      return;
+    }
+    if (route.permission && !hasPermission(principal, route.permission)) {
+      throw codedError('PERMISSION_DENIED', { permission: route.permission, subjectId: principal.userId });
+    }
+  };
+}

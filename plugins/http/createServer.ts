@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { codedError } from '../../kernel/errors.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { HttpOptions } from './httpOptions.ts';
+import { toErrorResponse } from './toErrorResponse.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** A fastify instance with the envelope for every non-2xx, request ids, limits and timeouts. */
+export function createServer(options: HttpOptions, log: Logger): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: log as unknown as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: !options.logRequests }),
+    bodyLimit: options.bodyLimit,
+    requestTimeout: options.requestTimeoutMs,
+    connectionTimeout: options.requestTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    trustProxy: options.trustProxy,
+    return503OnClosing: true,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true } },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit);
+    if (internal) request.log.error({ err: error }, 'request failed');
+    if (coded.code === 'RATE_LIMITED' && coded.details.retryAfter !== undefined) reply.header('retry-after', String(coded.details.retryAfter));
+    reply.code(coded.status).type('application/json; charset=utf-8').send({ error: coded.toJSON() });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const coded = codedError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] });
+    reply.code(404).send({ error: coded.toJSON() });
+  });
+  return app;
+}

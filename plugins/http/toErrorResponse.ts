@@ -1,0 +1,40 @@
+import { codedError, isCodedError, type CodedError } from '../../kernel/errors.ts';
+
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+  message?: string;
+  validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>;
+  validationContext?: string;
+}
+
+/** Map anything thrown while handling a request to a coded error for the envelope. */
+export function toErrorResponse(error: unknown, requestId: string, limit: number): { error: CodedError; internal: boolean } {
+  if (isCodedError(error)) return { error, internal: error.status >= 500 };
+  const e = (error ?? {}) as FastifyLikeError;
+  if (e.validation) {
+    const errors = e.validation.map((v) => {
+      const extra = v.params && 'additionalProperty' in v.params ? `/${String(v.params.additionalProperty)}` : '';
+      return { path: `${e.validationContext ?? 'body'}${v.instancePath ?? ''}${extra}`, message: v.message ?? 'is not valid' };
+    });
+    return { error: codedError('VALIDATION_ERROR', { summary: errors.map((x) => `${x.path} ${x.message}`).join('; '), errors }), internal: false };
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { error: codedError('PAYLOAD_TOO_LARGE', { limit }), internal: false };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { error: codedError('UNSUPPORTED_MEDIA_TYPE', { contentType: e.message?.match(/'([^']*)'/)?.[1] ?? 'unknown' }), internal: false };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { error: codedError('MALFORMED_JSON', { reason: 'the body is empty but Content-Type is application/json' }), internal: false };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { error: codedError('VALIDATION_ERROR', { summary: 'Content-Length does not match the body' }), internal: false };
+  }
+  if (e.statusCode === 400 && (error instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY')) {
+    return { error: codedError('MALFORMED_JSON', { reason: e.message ?? 'unexpected input' }), internal: false };
+  }
+  if (e.statusCode === 413) return { error: codedError('PAYLOAD_TOO_LARGE', { limit }), internal: false };
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    return { error: codedError('VALIDATION_ERROR', { summary: e.message ?? 'bad request' }), internal: false };
+  }
+  return { error: codedError('INTERNAL', { requestId }), internal: true };
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/** Keys of `plugins.<name>` that the host reads; every other key is that plugin's option. */
+export const PLUGIN_ENTRY_KEYS = ['enabled', 'grants', 'path', 'package', 'timeoutMs'] as const;
+
+const pluginEntry = z.looseObject({
+  /** false switches the plugin off (a boot error names whatever still requires it). */
+  enabled: z.boolean().optional(),
+  /** Capabilities granted to a third-party plugin; first-party plugins are granted what they require. */
+  grants: z.array(z.string()).optional(),
+  /** Third-party plugin from a local folder or file (relative to the config file). */
+  path: z.string().min(1).optional(),
+  /** Third-party plugin from an installed npm package. */
+  package: z.string().min(1).optional(),
+  /** Per-phase timeout (register, start, ready) in milliseconds. */
+  timeoutMs: z.number().int().positive().optional(),
+});
+
+const environment = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes'),
+  label: z.string().optional(),
+  /** Database of this environment; default: a SQLite file, or a schema of the main PostgreSQL database. */
+  databaseUrl: z.string().optional(),
+});
+
+export const configSchema = z.strictObject({
+  /** Metadata app directories, relative to the config file. */
+  apps: z.array(z.string()).default(['metadata/apps/crm']),
+  /** Where SQLite files and the generated development secret live (env OS_DATA_DIR). */
+  dataDir: z.string().default('data'),
+  server: z.strictObject({
+    port: z.number().int().min(0).max(65535).default(3000),
+    host: z.string().default('127.0.0.1'),
+    /** Largest accepted request body in bytes; larger bodies get 413 PAYLOAD_TOO_LARGE. */
+    bodyLimit: z.number().int().positive().default(1_048_576),
+    /** Whole-request deadline in ms (slow clients are cut off). */
+    requestTimeoutMs: z.number().int().positive().default(30_000),
+    /** Idle keep-alive connections are closed after this many ms. */
+    keepAliveTimeoutMs: z.number().int().positive().default(5_000),
+    trustProxy: z.boolean().default(false),
+    /** false: open no socket (embedding; tests send requests in-process). */
+    listen: z.boolean().default(true),
+    /** One log line per request. */
+    logRequests: z.boolean().default(true),
+  }).default({ port: 3000, host: '127.0.0.1', bodyLimit: 1_048_576, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, trustProxy: false, listen: true, logRequests: true }),
+  database: z.strictObject({
+    /** `sqlite:PATH` or `postgres://...` (env DATABASE_URL). Default: sqlite under dataDir. */
+    url: z.string().optional(),
+  }).default({}),
+  redis: z.strictObject({
+    /** Enables Redis-backed jobs and events when set (env REDIS_URL). */
+    url: z.string().optional(),
+  }).default({}),
+  api: z.strictObject({
+    /** Every /api/v1 route needs a credential unless public. */
+    requireAuth: z.boolean().default(true),
+  }).default({ requireAuth: true }),
+  auth: z.strictObject({
+    /** Base secret (env OS_AUTH_SECRET, alias AUTH_SECRET). Prefer the environment variable. */
+    secret: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** First tenant admin, created once at first boot (env OS_ADMIN_EMAIL, OS_ADMIN_PASSWORD). */
+    admin: z.strictObject({ email: z.email(), password: z.string().min(8) }).optional(),
+    trustedOrigins: z.array(z.string()).default([]),
+  }).default({ trustedOrigins: [] }),
+  plugins: z.record(z.string().regex(/^(@[a-z0-9-]+\/)?[a-z][a-z0-9-]*$/, 'plugin names are kebab-case'), pluginEntry).default({}),
+  /** Hosted environments; empty means one environment (env OS_ENVIRONMENT_ID, default `default`). */
+  environments: z.array(environment).default([]),
+  log: z.strictObject({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  }).default({ level: 'info' }),
+});
+
+export type RuntimeConfigInput = z.input<typeof configSchema>;
+export type RuntimeConfig = z.output<typeof configSchema>;
+export type PluginConfigEntry = z.output<typeof pluginEntry>;
+
+/** Typed helper for runtime.config.ts. */
+export function defineConfig(config: RuntimeConfigInput): RuntimeConfigInput {
+  return config;
+}

@@ -1,0 +1,63 @@
+import type { HttpServer } from '../capabilities/httpServer.ts';
+import { createKernel, type Kernel } from '../kernel/createKernel.ts';
+import { createLogger, type Logger } from '../kernel/logger.ts';
+import { PROTOCOL_VERSION } from '../kernel/protocol.ts';
+import { BUILTIN_PLUGINS } from '../plugins/builtin.ts';
+import { createSecretsKeys } from './deriveKeys.ts';
+import { loadConfig, type LoadConfigOptions, type ResolvedConfig } from './loadConfig.ts';
+import { resolvePlugins, type BuiltinPlugin } from './resolvePlugins.ts';
+import { resolveSecret, type SecretSource } from './resolveSecret.ts';
+import { RUNTIME_VERSION } from './version.ts';
+
+export interface RuntimeOptions extends LoadConfigOptions {
+  logger?: Logger;
+  builtins?: readonly BuiltinPlugin[];
+}
+
+export interface Runtime {
+  config: ResolvedConfig;
+  kernel: Kernel;
+  secret: SecretSource;
+  logger: Logger;
+  /** Boot every plugin; throws one KernelBootError listing every problem. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The HTTP server once started (in-process requests, address). */
+  http(): HttpServer;
+}
+
+/** Load config, resolve plugins and the secret, and assemble the kernel. Nothing runs until start(). */
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const config = await loadConfig(options);
+  const logger = options.logger ?? createLogger({ level: config.log.level });
+  const secret = resolveSecret({ secret: config.auth.secret, dataDir: config.dataDir, production: config.production }, logger);
+  const plugins = await resolvePlugins(config, options.builtins ?? BUILTIN_PLUGINS);
+  const kernel = createKernel({
+    plugins,
+    logger,
+    secrets: createSecretsKeys(secret.secret),
+    runtimeInfo: {
+      version: RUNTIME_VERSION,
+      protocol: PROTOCOL_VERSION,
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      redisUrl: config.redisUrl,
+      requireAuth: config.api.requireAuth,
+      apps: config.apps,
+      production: config.production,
+    },
+  });
+  return {
+    config,
+    kernel,
+    secret,
+    logger,
+    start: () => kernel.boot(),
+    stop: () => kernel.stop(),
+    http() {
+      const server = kernel.service<HttpServer>('http.server');
+      if (!server) throw new Error('the http plugin is not running');
+      return server;
+    },
+  };
+}
