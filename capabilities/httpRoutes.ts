@@ -47,6 +47,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is calling; set by the auth.session provider, `null` for anonymous calls. */
     principal: Principal | null;
+    /** The environment the request addresses (X-Environment-Id or /api/v1/environments/:environmentId). */
+    environmentId: string;
   }
 }
 

@@ -7,3 +7,5 @@ export * from './retentionRegister.ts';
 export * from './runtimeInfo.ts';
 export * from './secretsKeys.ts';
 export * from './httpServer.ts';
+export * from './metadataRegistry.ts';
+export * from './dataEngine.ts';

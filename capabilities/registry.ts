@@ -10,8 +10,10 @@ import { httpServer } from './httpServer.ts';
 import { retentionRegister } from './retentionRegister.ts';
 import { runtimeInfo } from './runtimeInfo.ts';
 import { secretsKeys } from './secretsKeys.ts';
+import { dataEngine } from './dataEngine.ts';
+import { metadataRegistry } from './metadataRegistry.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -1,11 +1,23 @@
 import { defineCapability } from './defineCapability.ts';
 
+export interface EnvironmentInfo {
+  id: string;
+  label: string;
+  databaseUrl: string;
+  /** PostgreSQL schema of the environment, or null for the URL's default. */
+  schema: string | null;
+}
+
 /** Settings every part of the runtime may read; resolved config, never secrets. */
 export interface RuntimeInfo {
   version: string;
   protocol: string;
   dataDir: string;
+  /** Database of the default environment. */
   databaseUrl: string;
+  /** Every hosted environment; requests choose one by X-Environment-Id or the path prefix. */
+  environments: EnvironmentInfo[];
+  defaultEnvironment: string;
   redisUrl: string | null;
   requireAuth: boolean;
   apps: string[];
@@ -15,5 +27,5 @@ export interface RuntimeInfo {
 export const runtimeInfo = defineCapability<RuntimeInfo>()({
   id: 'runtime.info',
   cardinality: 'single',
-  description: 'Read resolved runtime settings: version, data directory, database URL, requireAuth (provided by the kernel host).',
+  description: 'Read resolved runtime settings: version, environments and their databases, requireAuth (provided by the kernel host).',
 });

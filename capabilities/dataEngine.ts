@@ -1,0 +1,47 @@
+import type { Principal } from './authSession.ts';
+import { defineCapability } from './defineCapability.ts';
+
+/** Who asks and how: every engine call carries it, so security applies on every path. */
+export interface DataContext {
+  /** The environment whose database is read and written. */
+  environmentId: string;
+  principal: Principal | null;
+  /** Engine-internal work (schema sync, system jobs): bypasses user-level checks. Never set from a request. */
+  system?: boolean;
+  requestId?: string;
+}
+
+export type DataRecord = Record<string, unknown>;
+
+export interface ListResult {
+  items: DataRecord[];
+  total?: number;
+  nextCursor?: string | null;
+}
+
+export interface GetOptions {
+  select?: string[];
+  expand?: string[];
+}
+
+export interface WriteOptions {
+  /** Optimistic concurrency: the version the caller last read. */
+  expectedVersion?: number;
+}
+
+export interface DataEngine {
+  /** The structured query of the interface (where, orderBy, limit, offset, cursor, expand, joins, groupBy, aggregations...). */
+  query(object: string, query: Record<string, unknown>, ctx: DataContext): Promise<ListResult>;
+  get(object: string, id: string, options: GetOptions, ctx: DataContext): Promise<DataRecord>;
+  create(object: string, input: DataRecord, ctx: DataContext): Promise<DataRecord>;
+  update(object: string, id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext): Promise<DataRecord>;
+  delete(object: string, id: string, options: WriteOptions, ctx: DataContext): Promise<void>;
+  /** Run several calls atomically: all of them happen or none. */
+  transaction<T>(work: (engine: DataEngine) => Promise<T>): Promise<T>;
+}
+
+export const dataEngine = defineCapability<DataEngine>()({
+  id: 'data.engine',
+  cardinality: 'single',
+  description: 'Read and write records through the secured pipeline: validation, hooks, security, drivers.',
+});

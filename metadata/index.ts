@@ -1,0 +1,22 @@
+/** The declaration language: types, schemas, loaders and the expression language. */
+export * from './types.ts';
+export { defineObject } from './defineObject.ts';
+export { objectDefinitionSchema, fieldDefinitionSchema, validationRuleSchema, objectIndexSchema, FIELD_SCHEMAS, FORMULA_TYPES } from './objectSchema.ts';
+export type { ParsedObjectDefinition } from './objectSchema.ts';
+export { appManifestSchema } from './appManifestSchema.ts';
+export { parseObjectDefinition } from './parseObjectDefinition.ts';
+export type { ParsedObject } from './parseObjectDefinition.ts';
+export { resolveObject } from './resolveObject.ts';
+export type { ResolveInput } from './resolveObject.ts';
+export { loadApps } from './loadApps.ts';
+export type { LoadAppsOptions, LoadAppsResult } from './loadApps.ts';
+export { checkValidationRules } from './checkValidationRules.ts';
+export type { RuleViolation } from './checkValidationRules.ts';
+export { metadataError } from './metadataError.ts';
+export type { MetadataProblem } from './metadataError.ts';
+export { humanize, pluralize, SNAKE_CASE } from './names.ts';
+export { compileExpression, compileFormula } from './cel/compileExpression.ts';
+export type { ExpressionLocation } from './cel/compileExpression.ts';
+export { evaluateConstantExpression } from './cel/evaluateConstant.ts';
+export { fieldCelType, TIMESTAMP, DURATION } from './cel/celTypes.ts';
+export type { RecordScope } from './cel/celEnvironment.ts';

@@ -1,0 +1,80 @@
+import { basename, join } from 'node:path';
+import type { CodedError } from '../kernel/errors.ts';
+import { suggest } from '../kernel/suggest.ts';
+import type { LoadedApp, ResolvedObject } from './types.ts';
+import { metadataError } from './metadataError.ts';
+import { readApp, type AppRead } from './readApp.ts';
+import { resolveObject } from './resolveObject.ts';
+
+export interface LoadAppsOptions {
+  /** Objects declared elsewhere (engine-owned system objects) that lookups may reference. */
+  knownObjects?: Iterable<string>;
+}
+
+export interface LoadAppsResult {
+  apps: LoadedApp[];
+  objects: Map<string, ResolvedObject>;
+  /** Every problem found, METADATA_INVALID (or KERNEL_PROTOCOL_INCOMPATIBLE for app.json); boot fails when not empty. */
+  errors: CodedError[];
+}
+
+/**
+ * Loads app directories: reads and validates every declaration, checks names and lookups across
+ * apps, then resolves defaults and compiles expressions. Reports all problems, never the first only.
+ */
+export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): Promise<LoadAppsResult> {
+  const reads: AppRead[] = [];
+  for (const dir of dirs) reads.push(await readApp(dir));
+  const errors: CodedError[] = reads.flatMap((r) => r.errors);
+
+  const appNames = new Map<string, string>();
+  for (const read of reads) {
+    if (!read.manifest) continue;
+    const other = appNames.get(read.manifest.name);
+    if (other) errors.push(metadataError(join(read.dir, 'app.json'), 'name', `app '${read.manifest.name}' is already loaded from ${other}`));
+    else appNames.set(read.manifest.name, read.dir);
+  }
+
+  const declaredIn = new Map<string, string>();
+  for (const read of reads) {
+    for (const object of read.objects) {
+      if (object.name === null) continue;
+      const other = declaredIn.get(object.name);
+      if (other) errors.push(metadataError(object.file, 'name', `object '${object.name}' is already declared in ${other}`));
+      else declaredIn.set(object.name, object.file);
+    }
+  }
+  const known = new Set([...declaredIn.keys(), ...(options.knownObjects ?? [])]);
+
+  const apps: LoadedApp[] = [];
+  const objects = new Map<string, ResolvedObject>();
+  for (const read of reads) {
+    if (!read.compatible) continue;
+    const appName = read.manifest?.name ?? basename(read.dir);
+    const loaded: ResolvedObject[] = [];
+    for (const { file, definition, references } of read.objects) {
+      const referenceErrors = checkReferences(file, references, known);
+      errors.push(...referenceErrors);
+      if (!definition || declaredIn.get(definition.name) !== file) continue;
+      const resolved = resolveObject({ definition, source: file, app: appName });
+      errors.push(...resolved.errors);
+      if (resolved.object && referenceErrors.length === 0) {
+        loaded.push(resolved.object);
+        objects.set(resolved.object.name, resolved.object);
+      }
+    }
+    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded });
+  }
+  return { apps, objects, errors };
+}
+
+function checkReferences(file: string, references: Array<{ field: string; reference: string }>, known: Set<string>): CodedError[] {
+  const errors: CodedError[] = [];
+  for (const { field, reference } of references) {
+    if (known.has(reference)) continue;
+    const near = suggest(reference, [...known]);
+    const hint = near ? ` (did you mean '${near}'?)` : `; loaded objects: ${[...known].sort().join(', ') || 'none'}`;
+    errors.push(metadataError(file, `fields.${field}.reference`, `unknown object '${reference}'${hint}`));
+  }
+  return errors;
+}
