@@ -8,6 +8,8 @@ export default defineConfig({
   server: { port: 3000, host: '127.0.0.1' },
   api: { requireAuth: true },
   plugins: {
+    // Lead conversion for the CRM example app.
+    crm: { enabled: true },
     // A third-party plugin loaded from a local folder, granted only what it needs.
     hello: { path: './examples/hello-plugin', grants: ['http.routes'], greeting: 'Hello from a plugin' },
   },

@@ -8,6 +8,8 @@ export interface DataContext {
   principal: Principal | null;
   /** Engine-internal work (schema sync, system jobs): bypasses user-level checks. Never set from a request. */
   system?: boolean;
+  /** Read-only fields this call may write: server logic (e.g. lead conversion) setting fields users cannot. Security still applies. */
+  trustedFields?: readonly string[];
   requestId?: string;
 }
 
@@ -24,6 +26,11 @@ export interface GetOptions {
   expand?: string[];
 }
 
+export interface QueryOptions {
+  /** Count the matching rows (default true). */
+  total?: boolean;
+}
+
 export interface WriteOptions {
   /** Optimistic concurrency: the version the caller last read. */
   expectedVersion?: number;
@@ -31,13 +38,13 @@ export interface WriteOptions {
 
 export interface DataEngine {
   /** The structured query of the interface (where, orderBy, limit, offset, cursor, expand, joins, groupBy, aggregations...). */
-  query(object: string, query: Record<string, unknown>, ctx: DataContext): Promise<ListResult>;
+  query(object: string, query: Record<string, unknown>, ctx: DataContext, options?: QueryOptions): Promise<ListResult>;
   get(object: string, id: string, options: GetOptions, ctx: DataContext): Promise<DataRecord>;
   create(object: string, input: DataRecord, ctx: DataContext): Promise<DataRecord>;
   update(object: string, id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext): Promise<DataRecord>;
   delete(object: string, id: string, options: WriteOptions, ctx: DataContext): Promise<void>;
   /** Run several calls atomically: all of them happen or none. */
-  transaction<T>(work: (engine: DataEngine) => Promise<T>): Promise<T>;
+  transaction<T>(ctx: DataContext, work: (engine: DataEngine) => Promise<T>): Promise<T>;
 }
 
 export const dataEngine = defineCapability<DataEngine>()({

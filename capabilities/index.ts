@@ -9,3 +9,5 @@ export * from './secretsKeys.ts';
 export * from './httpServer.ts';
 export * from './metadataRegistry.ts';
 export * from './dataEngine.ts';
+export * from './emailSend.ts';
+export * from './authIdentity.ts';

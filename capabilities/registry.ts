@@ -12,8 +12,10 @@ import { runtimeInfo } from './runtimeInfo.ts';
 import { secretsKeys } from './secretsKeys.ts';
 import { dataEngine } from './dataEngine.ts';
 import { metadataRegistry } from './metadataRegistry.ts';
+import { emailSend } from './emailSend.ts';
+import { authIdentity } from './authIdentity.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, emailSend, authIdentity] as const;
 
 type Definition = (typeof definitions)[number];
 

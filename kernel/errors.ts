@@ -32,6 +32,9 @@ export const ERRORS = {
   SERVICE_UNAVAILABLE: { status: 503, message: '{service} is unavailable: {reason}. Retry shortly.' },
   INTERNAL: { status: 500, message: 'An internal error occurred. Quote request id {requestId} when reporting it.' },
 
+  // Identity.
+  IMPORT_TOO_LARGE: { status: 400, message: 'The import holds {count} rows; at most {max} are accepted per request. Split it into smaller files.' },
+
   // Configuration.
   CONFIG_INVALID: { status: 500, message: 'Configuration is not valid at {path}: {reason}' },
   CONFIG_NOT_FOUND: { status: 500, message: 'Configuration file {file} was not found.' },
@@ -61,6 +64,9 @@ export const ERRORS = {
   KERNEL_DEPENDENCY_FAILED: { status: 500, message: "Plugin '{plugin}' was not started because '{provider}', which provides its '{token}', failed. Fix: {fix}" },
   KERNEL_FROZEN: { status: 500, message: "Plugin '{plugin}' tried to {action} after the runtime started; the kernel is frozen. Fix: {fix}" },
   KERNEL_PLUGIN_LOAD_FAILED: { status: 500, message: "Plugin '{plugin}' could not be loaded from {source}: {reason}. Fix: {fix}" },
+
+  // Data engine.
+  SCHEMA_CHANGE_REFUSED: { status: 500, message: 'Schema sync refused {count} destructive change(s), which would lose data:\n{lines}\nFix: {fix}' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,0 +1,101 @@
+import type { Principal } from './authSession.ts';
+import { defineCapability } from './defineCapability.ts';
+
+/** Who asks, from where: what the identity service needs of an HTTP request. */
+export interface AuthRequestContext {
+  environmentId: string;
+  /** The server's own origin as the client addressed it, e.g. `https://app.example.com`. */
+  origin: string;
+  /** The Origin header the client sent, or null (non-browser clients). */
+  clientOrigin: string | null;
+  ip: string;
+  principal: Principal | null;
+}
+
+export interface AuthUser {
+  id: string;
+  email: string;
+  name: string;
+  emailVerified: boolean;
+  image: string | null;
+  role: string;
+  mustChangePassword: boolean;
+  phoneNumber: string | null;
+  phoneNumberVerified: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string | null;
+  /** First characters of the key (prefix included), to recognise it; never the secret. */
+  start: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface CreateUserInput {
+  email: string;
+  name?: string;
+  password?: string;
+  generatePassword?: boolean;
+  mustChangePassword?: boolean;
+}
+
+export type ImportAction = 'create' | 'update' | 'skip' | 'error';
+export type ImportDelivery = 'invite_email' | 'invite_sms' | 'temporary_password' | 'none';
+
+export interface ImportUsersInput {
+  rows?: Array<Record<string, unknown>>;
+  csv?: string;
+  /** An .xlsx workbook, base64; the first sheet is read, its first row names the columns. */
+  xlsx?: string;
+  dryRun?: boolean;
+  upsertBy?: 'email' | 'phone';
+  passwordPolicy?: 'auto' | 'none';
+}
+
+export interface ImportRowResult {
+  /** 1-based position among the data rows (the header row is not counted). */
+  row: number;
+  email: string | null;
+  action: ImportAction;
+  delivery: ImportDelivery;
+  /** Returned once, for created rows that got one. */
+  temporaryPassword?: string;
+  errors?: Array<{ field: string; message: string }>;
+}
+
+export interface ImportUsersResult {
+  dryRun: boolean;
+  rows: ImportRowResult[];
+  summary: {
+    created: number;
+    updated: number;
+    skipped: number;
+    errors: number;
+    delivery: Record<ImportDelivery, number>;
+  };
+}
+
+export interface AuthIdentity {
+  /** Serve a request of the auth engine; its URL path starts with `/api/v1/auth`. Errors throw coded errors. */
+  handle(request: Request, context: AuthRequestContext): Promise<Response>;
+  signIn(input: { email: string; password: string }, context: AuthRequestContext): Promise<{ token: string; user: AuthUser; cookies: string[] }>;
+  /** Revoke the session carried by these headers (cookie or bearer); returns the cookies that clear it. */
+  signOut(headers: Headers, context: AuthRequestContext): Promise<{ cookies: string[] }>;
+  createUser(input: CreateUserInput, context: AuthRequestContext): Promise<{ user: AuthUser; temporaryPassword?: string }>;
+  importUsers(input: ImportUsersInput, context: AuthRequestContext): Promise<ImportUsersResult>;
+  /** Mint a key for the calling user; the secret is in the answer only. */
+  mintKey(input: { name?: string; expiresIn?: number }, context: AuthRequestContext): Promise<ApiKeyInfo & { key: string }>;
+  listKeys(context: AuthRequestContext): Promise<ApiKeyInfo[]>;
+  revokeKey(id: string, context: AuthRequestContext): Promise<void>;
+}
+
+export const authIdentity = defineCapability<AuthIdentity>()({
+  id: 'auth.identity',
+  cardinality: 'single',
+  description: 'Identity management of each environment: sign-in and sign-out, the auth engine\'s routes, users, imports and API keys.',
+});

@@ -1,0 +1,20 @@
+import { defineCapability } from './defineCapability.ts';
+
+export interface EmailMessage {
+  to: string;
+  subject: string;
+  /** Plain-text body; always sent. */
+  text: string;
+  html?: string;
+}
+
+export interface EmailSend {
+  /** Deliver one message through the configured provider; rejects when the provider refuses it. */
+  send(message: EmailMessage): Promise<void>;
+}
+
+export const emailSend = defineCapability<EmailSend>()({
+  id: 'email.send',
+  cardinality: 'single',
+  description: 'Send an email through the configured provider (SMTP, or a development log).',
+});

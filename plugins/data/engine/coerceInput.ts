@@ -1,0 +1,122 @@
+import type { ResolvedField, ResolvedObject } from '../../../metadata/types.ts';
+import { SYSTEM_FIELDS } from '../../../metadata/types.ts';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface Coerced {
+  values: Record<string, unknown>;
+  errors: FieldError[];
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+?[0-9][0-9 ().-]{2,31}$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function validDate(text: string): boolean {
+  const m = DATE.exec(text);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+}
+
+/** One field's value, checked and normalized; a string result is the error message. */
+function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
+  const fail = (message: string) => ({ ok: false as const, message });
+  const ok = (v: unknown) => ({ ok: true as const, value: v });
+  switch (field.type) {
+    case 'text': case 'textarea': case 'email': case 'url': case 'phone': {
+      if (typeof value !== 'string') return fail('must be a string');
+      if (field.maxLength !== undefined && value.length > field.maxLength) return fail(`must be at most ${field.maxLength} characters`);
+      if (field.type === 'email' && !EMAIL.test(value)) return fail('must be an email address');
+      if (field.type === 'phone' && !PHONE.test(value)) return fail('must be a phone number (digits, spaces, + ( ) . -)');
+      if (field.type === 'url') {
+        try {
+          const url = new URL(value);
+          if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail('must be an http or https URL');
+        } catch {
+          return fail('must be an absolute URL');
+        }
+      }
+      return ok(value);
+    }
+    case 'integer': case 'number': case 'currency': case 'percent': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return fail('must be a number');
+      if (field.type === 'integer' && !Number.isSafeInteger(value)) return fail('must be a whole number');
+      if (field.min !== undefined && value < field.min) return fail(`must be at least ${field.min}`);
+      if (field.max !== undefined && value > field.max) return fail(`must be at most ${field.max}`);
+      return ok(value);
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? ok(value) : fail('must be true or false');
+    case 'date':
+      return typeof value === 'string' && validDate(value) ? ok(value) : fail('must be a date YYYY-MM-DD');
+    case 'datetime':
+      return typeof value === 'string' && DATETIME.test(value) && !Number.isNaN(Date.parse(value))
+        ? ok(new Date(value).toISOString())
+        : fail('must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T09:30:00Z');
+    case 'select':
+      return typeof value === 'string' && field.optionValues?.includes(value) ? ok(value) : fail(`must be one of ${(field.optionValues ?? []).join(', ')}`);
+    case 'multiselect': {
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || !field.optionValues?.includes(v))) {
+        return fail(`must be an array of values from ${(field.optionValues ?? []).join(', ')}`);
+      }
+      return ok([...new Set(value as string[])]);
+    }
+    case 'lookup':
+      return typeof value === 'string' && value.length > 0 && value.length <= 64 ? ok(value) : fail(`must be the id of a ${field.reference} record`);
+    case 'json':
+      return ok(value);
+    default:
+      return fail('is computed and cannot be written');
+  }
+}
+
+/**
+ * Checks a write's input against the object's fields. `create` applies defaults and requires
+ * required fields; `update` checks only what is sent. System, formula, autonumber and read-only
+ * fields are refused unless `system` is set (engine work); `trusted` read-only fields are accepted.
+ */
+export function coerceInput(
+  object: ResolvedObject, input: Record<string, unknown>, mode: 'create' | 'update', system = false, trusted: readonly string[] = [],
+): Coerced {
+  const values: Record<string, unknown> = {};
+  const errors: FieldError[] = [];
+  for (const [key, value] of Object.entries(input)) {
+    if ((SYSTEM_FIELDS as readonly string[]).includes(key)) {
+      if (system && key === 'owner_id' && object.owner) values[key] = value;
+      else errors.push({ path: key, message: 'is set by the server and cannot be written' });
+      continue;
+    }
+    const field = object.fields[key];
+    if (!field) {
+      errors.push({ path: key, message: `is not a field of ${object.name}` });
+      continue;
+    }
+    if (field.type === 'formula' || field.type === 'autonumber' || (field.readonly && !system && !trusted.includes(key))) {
+      errors.push({ path: key, message: 'is read-only' });
+      continue;
+    }
+    if (value === null || value === undefined) {
+      if (field.required) errors.push({ path: key, message: 'is required' });
+      else values[key] = null;
+      continue;
+    }
+    const result = coerceValue(field, value);
+    if (result.ok) {
+      if (field.required && result.value === '') errors.push({ path: key, message: 'is required' });
+      else values[key] = result.value;
+    } else errors.push({ path: key, message: result.message });
+  }
+  if (mode === 'create') {
+    for (const [name, field] of Object.entries(object.fields)) {
+      if (Object.hasOwn(input, name) || field.type === 'formula' || field.type === 'autonumber') continue;
+      if (field.default !== undefined) values[name] = structuredClone(field.default);
+      else if (field.required) errors.push({ path: name, message: 'is required' });
+    }
+  }
+  return { values, errors };
+}

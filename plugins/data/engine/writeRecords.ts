@@ -1,0 +1,149 @@
+import type { Knex } from 'knex';
+import type { DataContext, DataEngine, DataRecord, WriteOptions } from '../../../capabilities/dataEngine.ts';
+import { codedError } from '../../../kernel/errors.ts';
+import { checkValidationRules } from '../../../metadata/checkValidationRules.ts';
+import type { ResolvedObject } from '../../../metadata/types.ts';
+import { computeFormulas } from '../query/computeFormulas.ts';
+import { formatAutonumber, recordToRow, rowToRecord } from '../sql/codec.ts';
+import { dialectOf } from '../sql/dialect.ts';
+import { newId } from '../sql/newId.ts';
+import { objectColumns } from '../sql/objectColumns.ts';
+import { checkReferences } from './checkReferences.ts';
+import { coerceInput, type FieldError } from './coerceInput.ts';
+import { constraintError } from './constraintError.ts';
+import { celContext, validationError, type EngineDeps } from './engineDeps.ts';
+import { nextSequence } from './nextSequence.ts';
+import { runHooks } from './runHooks.ts';
+
+/**
+ * The write path. Each function runs inside the caller's transaction, so hooks, autonumbers,
+ * reference checks, validation rules and the write itself happen together or not at all.
+ * Order: coerce input -> before-hook (may change values) -> coerce again -> references and
+ * validation rules -> versioned write -> read back -> after-hook.
+ */
+
+function assertWritable(object: ResolvedObject, ctx: DataContext): void {
+  if (object.system && !ctx.system) throw codedError('SYSTEM_OBJECT_READ_ONLY', { object: object.name });
+}
+
+function coerceOrThrow(object: ResolvedObject, input: DataRecord, mode: 'create' | 'update', ctx: DataContext | 'hook') {
+  const { values, errors } = ctx === 'hook'
+    ? coerceInput(object, input, mode, true)
+    : coerceInput(object, input, mode, ctx.system === true, ctx.trustedFields);
+  if (errors.length > 0) throw validationError(errors);
+  return values;
+}
+
+async function checkRecord(trx: Knex.Transaction, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext) {
+  const errors: FieldError[] = await checkReferences(trx, object, changed);
+  const withFormulas = { ...full };
+  const formulas = [...objectColumns(object).formulas.values()];
+  if (formulas.length > 0) computeFormulas(withFormulas, formulas, celContext(ctx));
+  for (const v of checkValidationRules(object, withFormulas, mode, celContext(ctx))) errors.push({ path: v.field, message: v.message });
+  if (errors.length > 0) throw validationError(errors);
+}
+
+async function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw constraintError(error, object) ?? error;
+  }
+}
+
+/** The current row, locked against concurrent writers on PostgreSQL (SQLite has one writer). */
+async function lockedRecord(trx: Knex.Transaction, object: ResolvedObject, id: string): Promise<DataRecord> {
+  const query = trx(object.name).where({ id }).first();
+  const row = await (dialectOf(trx) === 'postgres' ? query.forUpdate() : query);
+  if (!row) throw codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
+  return rowToRecord(object, row, dialectOf(trx));
+}
+
+function checkVersion(options: WriteOptions, current: number): void {
+  if (options.expectedVersion !== undefined && options.expectedVersion !== current) {
+    throw codedError('CONCURRENT_UPDATE', { expectedVersion: options.expectedVersion, currentVersion: current });
+  }
+}
+
+/** Zero rows from a versioned write: someone else changed or deleted the record meanwhile. */
+async function versionConflict(trx: Knex.Transaction, object: ResolvedObject, id: string, expected: number) {
+  const current = await trx(object.name).where({ id }).first('version');
+  if (!current) return codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
+  return codedError('CONCURRENT_UPDATE', { expectedVersion: expected, currentVersion: Number(current.version) });
+}
+
+/** A record that lookups still point to is not deleted: the caller clears or deletes those first. */
+async function refuseIfReferenced(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, id: string): Promise<void> {
+  const referencing: { object: string; field: string }[] = [];
+  for (const other of deps.metadata.objects()) {
+    for (const [name, field] of Object.entries(other.fields)) {
+      if (field.type !== 'lookup' || field.reference !== object.name) continue;
+      const hit = await trx(other.name).where(name, id).first('id');
+      if (hit) referencing.push({ object: other.name, field: name });
+    }
+  }
+  if (referencing.length > 0) {
+    throw codedError('CONFLICT', {
+      summary: `${object.label} '${id}' is still referenced by ${referencing.map((r) => `${r.object}.${r.field}`).join(', ')}; clear those references or delete those records first.`,
+      referencedBy: referencing,
+    });
+  }
+}
+
+export async function createRecord(deps: EngineDeps, tx: DataEngine, trx: Knex.Transaction, object: ResolvedObject, input: DataRecord, ctx: DataContext): Promise<DataRecord> {
+  assertWritable(object, ctx);
+  const event = { object: object.name, record: coerceOrThrow(object, input, 'create', ctx), ctx, engine: tx };
+  await runHooks(deps.hooks, 'data.beforeInsert', object.name, event);
+  const values = coerceOrThrow(object, event.record, 'create', 'hook');
+  const now = new Date().toISOString();
+  const userId = ctx.principal?.userId ?? null;
+  const record: DataRecord = { ...values, id: newId(), version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId };
+  if (object.owner) record.owner_id = values.owner_id ?? userId;
+  const row = recordToRow(object, record, dialectOf(trx));
+  for (const column of objectColumns(object).columns) {
+    if (!column.seqColumn) continue;
+    const sequence = await nextSequence(trx, `${object.name}.${column.name}`);
+    record[column.name] = row[column.column] = formatAutonumber(column.field?.format, sequence);
+    row[column.seqColumn] = sequence;
+  }
+  await checkRecord(trx, object, values, record, 'create', ctx);
+  await write(object, () => trx(object.name).insert(row));
+  const stored = await tx.get(object.name, record.id as string, {}, ctx);
+  await runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
+  return stored;
+}
+
+export async function updateRecord(
+  deps: EngineDeps, tx: DataEngine, trx: Knex.Transaction, object: ResolvedObject,
+  id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext,
+): Promise<DataRecord> {
+  assertWritable(object, ctx);
+  const previous = await lockedRecord(trx, object, id);
+  const version = Number(previous.version);
+  checkVersion(options, version);
+  const event = { object: object.name, id, previous, patch: coerceOrThrow(object, patch, 'update', ctx), ctx, engine: tx };
+  await runHooks(deps.hooks, 'data.beforeUpdate', object.name, event);
+  const values = coerceOrThrow(object, event.patch, 'update', 'hook');
+  await checkRecord(trx, object, values, { ...previous, ...values }, 'update', ctx);
+  const row = recordToRow(object, { ...values, updated_at: new Date().toISOString(), updated_by: ctx.principal?.userId ?? null }, dialectOf(trx));
+  const count = await write(object, () => trx(object.name).where({ id, version }).update({ ...row, version: version + 1 }));
+  if (count === 0) throw await versionConflict(trx, object, id, version);
+  const stored = await tx.get(object.name, id, {}, ctx);
+  await runHooks(deps.hooks, 'data.afterUpdate', object.name, { object: object.name, previous, record: stored, ctx, engine: tx });
+  return stored;
+}
+
+export async function deleteRecord(
+  deps: EngineDeps, tx: DataEngine, trx: Knex.Transaction, object: ResolvedObject,
+  id: string, options: WriteOptions, ctx: DataContext,
+): Promise<void> {
+  assertWritable(object, ctx);
+  const previous = await lockedRecord(trx, object, id);
+  const version = Number(previous.version);
+  checkVersion(options, version);
+  await runHooks(deps.hooks, 'data.beforeDelete', object.name, { object: object.name, previous, ctx, engine: tx });
+  await refuseIfReferenced(deps, trx, object, id);
+  const count = await write(object, () => trx(object.name).where({ id, version }).delete());
+  if (count === 0) throw await versionConflict(trx, object, id, version);
+  await runHooks(deps.hooks, 'data.afterDelete', object.name, { object: object.name, previous, ctx, engine: tx });
+}

@@ -1,0 +1,161 @@
+import type { Knex } from 'knex';
+import type { ResolvedObject } from '../../../metadata/types.ts';
+import type { Dialect } from '../sql/dialect.ts';
+import { dialectOf, qualified, quoteIdent } from '../sql/dialect.ts';
+import type { ValueType } from '../sql/objectColumns.ts';
+import { aggregationSql, bucketSql } from './aggregateSql.ts';
+import { compileCondition, fieldSql } from './compileCondition.ts';
+import type { CursorPosition } from './cursor.ts';
+import type { Sql } from './sql.ts';
+import { joinSql, sql } from './sql.ts';
+import type { FieldRef, QueryAst, ScopeFilter, SortKey } from './types.ts';
+
+export interface CompileOptions {
+  /** Row-level security: ANDed into the query, its count, every join target and expand query. */
+  scopeFilter?: ScopeFilter;
+  /** Keyset position from a verified cursor: rows strictly after it. */
+  after?: CursorPosition | null;
+  /** Rows to read (default ast.limit); the executor reads one more to learn whether a page follows. */
+  fetch?: number;
+}
+
+export interface CompiledQuery {
+  /** The page: selected columns under their result keys, plus `__k<i>` sort values for keyset queries. */
+  page: Knex.QueryBuilder;
+  /** Same rows without limit, offset or cursor: `select count(*) as n`. */
+  count(): Knex.QueryBuilder;
+  /** Type of each `__k<i>` value, for the next cursor. */
+  sortKeyTypes: ValueType[];
+}
+
+/** Name of the i-th sort value column in keyset queries. */
+export const sortKeyColumn = (i: number): string => `__k${i}`;
+
+const JOIN_SQL = { inner: 'inner join', left: 'left join', right: 'right join', full: 'full outer join' } as const;
+
+/** Compiles a parsed query to knex builders. Identifiers come from metadata, values are bound. */
+export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions = {}): CompiledQuery {
+  const dialect = dialectOf(knex);
+  const base = ast.object.name;
+  const tableOf = (alias: string | null) => alias ?? base;
+  const ctx = { dialect, tableOf };
+  const scope = (object: ResolvedObject, table: string): Sql | null => scopeSql(options.scopeFilter, object, table, dialect);
+
+  const from = (): Knex.QueryBuilder => {
+    const baseScope = scope(ast.object, base);
+    // Outer joins keep unmatched rows, so a scope must filter each table before joining, not after.
+    const derived = baseScope !== null && ast.joins.some((j) => j.type === 'right' || j.type === 'full');
+    const qb = derived
+      ? knex.queryBuilder().from(knex.raw(`(select * from ${quoteIdent(base)} where ${baseScope.sql}) as ${quoteIdent(base)}`, bind(baseScope.bindings)))
+      : knex.queryBuilder().from(base);
+    for (const join of ast.joins) {
+      const joinScope = scope(join.object, join.object.name);
+      const target = joinScope
+        ? `(select * from ${quoteIdent(join.object.name)} where ${joinScope.sql}) as ${quoteIdent(join.alias)}`
+        : `${quoteIdent(join.object.name)} as ${quoteIdent(join.alias)}`;
+      qb.joinRaw(`${JOIN_SQL[join.type]} ${target} on ${fieldSql(join.local, ctx)} = ${fieldSql(join.foreign, ctx)}`, bind(joinScope?.bindings ?? []) as Knex.Value[]);
+    }
+    const filters: Sql[] = [];
+    if (baseScope && !derived) filters.push(baseScope);
+    if (ast.where) filters.push(compileCondition(ast.where, ctx));
+    if (filters.length > 0) {
+      const where = joinSql(filters, 'and');
+      qb.whereRaw(`(${where.sql})`, bind(where.bindings));
+    }
+    return qb;
+  };
+
+  const sortExpr = (key: SortKey): string =>
+    key.target.kind === 'output' ? quoteIdent(key.target.key) : sortColumn(key.target.ref, tableOf);
+  const orderSql = (expr: string, direction: 'asc' | 'desc') =>
+    // Nulls sort as the smallest value on both drivers.
+    `${expr} ${direction} nulls ${direction === 'asc' ? 'first' : 'last'}`;
+
+  const rows = (): Knex.QueryBuilder => {
+    const qb = from();
+    if (ast.aggregate) {
+      const groups = ast.groupBy.map((g) => {
+        const column = fieldSql(g.ref, ctx);
+        return { key: g.key, expr: g.granularity ? bucketSql(column, g.ref.type, g.granularity, dialect) : column };
+      });
+      const aggregates = new Map(ast.aggregations.map((a) => [a.alias, aggregationSql(a, a.ref ? fieldSql(a.ref, ctx) : null, dialect)]));
+      const columns = [...groups.map((g) => `${g.expr} as ${quoteIdent(g.key)}`), ...[...aggregates].map(([alias, expr]) => `${expr} as ${quoteIdent(alias)}`)];
+      qb.select(knex.raw(columns.join(', ')));
+      if (groups.length > 0) qb.groupByRaw(groups.map((g) => g.expr).join(', '));
+      if (ast.having) {
+        const having = compileCondition(ast.having, { ...ctx, aggregateSql: (alias) => aggregates.get(alias)! });
+        qb.havingRaw(`(${having.sql})`, bind(having.bindings));
+      }
+      return qb;
+    }
+    const columns = ast.select.map((s) => `${fieldSql(s.ref, ctx)} as ${quoteIdent(s.key)}`);
+    if (ast.keyset) ast.orderBy.forEach((key, i) => columns.push(`${sortExpr(key)} as ${quoteIdent(sortKeyColumn(i))}`));
+    if (ast.distinct) qb.distinct(knex.raw(columns.join(', ')));
+    else qb.select(knex.raw(columns.join(', ')));
+    return qb;
+  };
+
+  const page = rows();
+  const order = ast.orderBy.map((key) => orderSql(sortExpr(key), key.direction));
+  if (ast.aggregate) {
+    // Remaining group keys make the order total, so pages do not overlap.
+    for (const g of ast.groupBy) if (!ast.orderBy.some((k) => k.target.kind === 'output' && k.target.key === g.key)) order.push(orderSql(quoteIdent(g.key), 'asc'));
+  } else if (ast.distinct) {
+    for (const s of ast.select) if (!ast.orderBy.some((k) => k.target.kind === 'field' && sameRef(k.target.ref, s.ref))) order.push(orderSql(fieldSql(s.ref, ctx), 'asc'));
+  } else {
+    order.push(`${qualified(base, 'id')} asc`);
+  }
+  if (order.length > 0) page.orderByRaw(order.join(', '));
+  if (options.after && ast.keyset) {
+    const after = keysetSql(ast.orderBy.map(sortExpr), ast.orderBy.map((k) => k.direction), options.after, qualified(base, 'id'));
+    page.andWhereRaw(`(${after.sql})`, bind(after.bindings));
+  }
+  page.limit(options.fetch ?? ast.limit);
+  if (ast.offset > 0) page.offset(ast.offset);
+
+  const count = (): Knex.QueryBuilder => {
+    if (!ast.aggregate && !ast.distinct) return from().select(knex.raw('count(*) as n'));
+    return knex.queryBuilder().from(rows().as('q')).select(knex.raw('count(*) as n'));
+  };
+
+  const sortKeyTypes = ast.orderBy.map((k) => (k.target.kind === 'output' ? k.target.type : k.target.ref.seqColumn ? 'integer' : k.target.ref.type));
+  return { page, count, sortKeyTypes };
+}
+
+/** The scope condition of an object, compiled against the table name it is read from. */
+export function scopeSql(filter: ScopeFilter | undefined, object: ResolvedObject, table: string, dialect: Dialect): Sql | null {
+  const condition = filter?.(object);
+  return condition ? compileCondition(condition, { dialect, tableOf: () => table }) : null;
+}
+
+/** Values here were checked against metadata (or came from a signed cursor); knex only needs the type. */
+function bind(bindings: unknown[]): readonly Knex.RawBinding[] {
+  return bindings as readonly Knex.RawBinding[];
+}
+
+function sortColumn(ref: FieldRef, tableOf: (alias: string | null) => string): string {
+  return qualified(tableOf(ref.alias), ref.seqColumn ?? ref.column);
+}
+
+function sameRef(a: FieldRef, b: FieldRef): boolean {
+  return a.alias === b.alias && a.column === b.column;
+}
+
+/**
+ * Rows strictly after the cursor in the order (keys..., id asc), with nulls smallest:
+ * OR over i of (keys before i tie AND key i is past the cursor), then the id tie-break.
+ */
+function keysetSql(exprs: string[], directions: Array<'asc' | 'desc'>, after: CursorPosition, idExpr: string): Sql {
+  const tie = (x: string, v: unknown): Sql => (v === null ? sql(`${x} is null`) : sql(`${x} = ?`, v));
+  const past = (x: string, v: unknown, direction: 'asc' | 'desc'): Sql | null => {
+    if (direction === 'asc') return v === null ? sql(`${x} is not null`) : sql(`${x} > ?`, v);
+    return v === null ? null : sql(`${x} < ? or ${x} is null`, v);
+  };
+  const branches: Sql[] = [];
+  for (let i = 0; i <= exprs.length; i++) {
+    const ties = exprs.slice(0, i).map((x, j) => tie(x, after.values[j] ?? null));
+    const step = i < exprs.length ? past(exprs[i]!, after.values[i] ?? null, directions[i]!) : sql(`${idExpr} > ?`, after.id);
+    if (step) branches.push(joinSql([...ties, step], 'and'));
+  }
+  return joinSql(branches, 'or');
+}

@@ -1,0 +1,105 @@
+import type { Knex } from 'knex';
+import type { ExpressionContext } from '../../../metadata/types.ts';
+import { decodeValue } from '../sql/codec.ts';
+import type { Dialect } from '../sql/dialect.ts';
+import { dialectOf } from '../sql/dialect.ts';
+import { compileQuery, sortKeyColumn } from './compileQuery.ts';
+import { computeFormulas } from './computeFormulas.ts';
+import { decodeCursor, encodeCursor, queryShape } from './cursor.ts';
+import { expandRecords } from './expandRecords.ts';
+import { groupKeyType } from './parseAggregation.ts';
+import type { AggregationNode, ListResult, QueryAst, ScopeFilter } from './types.ts';
+
+export interface ExecuteOptions {
+  /** HMAC key that signs cursors (per environment). */
+  cursorKey: string | Buffer;
+  scopeFilter?: ScopeFilter;
+  /** Count the matching rows (default true). */
+  total?: boolean;
+  /** Clock and user for formulas. */
+  cel?: ExpressionContext;
+}
+
+/** Runs a parsed query: `{ items, total, nextCursor }`, nextCursor null on the last page. */
+export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOptions): Promise<ListResult> {
+  const dialect = dialectOf(knex);
+  const shape = ast.keyset ? queryShape(ast) : '';
+  const after = ast.cursor !== null ? decodeCursor(ast.cursor, shape, ast.orderBy.length, options.cursorKey) : null;
+  const compiled = compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1 });
+  const [rows, total] = await Promise.all([
+    compiled.page as Promise<Array<Record<string, unknown>>>,
+    options.total === false ? Promise.resolve(undefined) : compiled.count().then((r: Array<{ n: unknown }>) => Number(r[0]?.n ?? 0)),
+  ]);
+  const more = rows.length > ast.limit;
+  const pageRows = more ? rows.slice(0, ast.limit) : rows;
+
+  let nextCursor: string | null = null;
+  if (more && ast.keyset) {
+    const last = pageRows[pageRows.length - 1]!;
+    const values = compiled.sortKeyTypes.map((type, i) => decodeValue(type, last[sortKeyColumn(i)], dialect));
+    nextCursor = encodeCursor({ values, id: String(last.id) }, shape, options.cursorKey);
+  }
+  const items = ast.aggregate ? pageRows.map((row) => decodeGroup(ast, row, dialect)) : pageRows.map((row) => decodeRecord(ast, row, dialect, options.cel));
+  if (ast.expand.length > 0) {
+    await expandRecords(items, ast.expand, knex, { dialect, ...(options.scopeFilter ? { scopeFilter: options.scopeFilter } : {}), ...(options.cel ? { cel: options.cel } : {}) });
+  }
+  return total === undefined ? { items, nextCursor } : { items, total, nextCursor };
+}
+
+/**
+ * One record. Joined fields are nested under their alias (`{..., a: {name}}`); a left join that
+ * found nothing gives `a: null`.
+ */
+function decodeRecord(ast: QueryAst, row: Record<string, unknown>, dialect: Dialect, cel?: ExpressionContext): Record<string, unknown> {
+  const flat: Record<string, unknown> = {};
+  for (const item of ast.select) flat[item.key] = decodeValue(item.ref.type, row[item.key], dialect);
+  if (ast.formulas.length > 0) computeFormulas(flat, ast.formulas, cel);
+  const keys = ast.output ?? Object.keys(flat);
+  const record: Record<string, unknown> = {};
+  const nested = new Map<string, Record<string, unknown>>();
+  for (const key of keys) {
+    const dot = key.indexOf('.');
+    if (dot === -1) {
+      record[key] = flat[key] ?? null;
+      continue;
+    }
+    const alias = key.slice(0, dot);
+    let target = nested.get(alias);
+    if (!target) {
+      target = {};
+      nested.set(alias, target);
+    }
+    target[key.slice(dot + 1)] = flat[key] ?? null;
+  }
+  for (const [alias, values] of nested) {
+    const missing = Object.hasOwn(values, 'id') ? values.id === null : Object.values(values).every((v) => v === null);
+    record[alias] = missing ? null : values;
+  }
+  return record;
+}
+
+function decodeGroup(ast: QueryAst, row: Record<string, unknown>, dialect: Dialect): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ast.groupBy) out[key.key] = decodeValue(groupKeyType(key), row[key.key], dialect);
+  for (const node of ast.aggregations) out[node.alias] = decodeAggregate(node, row[node.alias], dialect);
+  return out;
+}
+
+function decodeAggregate(node: AggregationNode, raw: unknown, dialect: Dialect): unknown {
+  if (raw === null || raw === undefined) return node.fn === 'count' || node.fn === 'count_distinct' ? 0 : node.fn === 'array_agg' ? [] : null;
+  switch (node.fn) {
+    case 'count':
+    case 'count_distinct':
+    case 'sum':
+    case 'avg':
+      return Number(raw);
+    case 'array_agg': {
+      const list = (typeof raw === 'string' ? JSON.parse(raw) : raw) as unknown[];
+      return list.map((v) => decodeValue(node.ref!.type, v, dialect));
+    }
+    case 'string_agg':
+      return String(raw);
+    default:
+      return decodeValue(node.type, raw, dialect);
+  }
+}

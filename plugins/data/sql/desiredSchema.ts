@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import type { ResolvedObject } from '../../../metadata/types.ts';
+import { SYSTEM_FIELDS } from '../../../metadata/types.ts';
+import { codedError } from '../../../kernel/errors.ts';
+import type { CodedError } from '../../../kernel/errors.ts';
+import type { Dialect } from './dialect.ts';
+import { columnType, sequenceColumnType } from './columnTypes.ts';
+import { objectColumns } from './objectColumns.ts';
+
+export interface DesiredColumn {
+  name: string;
+  type: string;
+  primary: boolean;
+  notNull: boolean;
+  /** SQL literal default, or null. */
+  defaultSql: string | null;
+}
+
+export interface DesiredIndex {
+  name: string;
+  unique: boolean;
+  columns: string[];
+}
+
+export interface DesiredTable {
+  name: string;
+  columns: DesiredColumn[];
+  indexes: DesiredIndex[];
+}
+
+const IDENTIFIER = /^[a-z][a-z0-9_]{0,62}$/;
+const MAX_IDENTIFIER = 63;
+
+/** The tables the metadata asks for. Every naming problem is collected and thrown at once. */
+export function desiredSchema(objects: readonly ResolvedObject[], dialect: Dialect): DesiredTable[] {
+  const problems: CodedError[] = [];
+  const problem = (object: ResolvedObject, path: string, reason: string) =>
+    problems.push(codedError('METADATA_INVALID', { file: object.source, path, reason }));
+  const tables: DesiredTable[] = [];
+  const seenTables = new Set<string>();
+  for (const object of objects) {
+    if (!IDENTIFIER.test(object.name)) problem(object, 'name', `'${object.name}' is not a valid table name (snake_case, at most 63 characters)`);
+    if (seenTables.has(object.name)) problem(object, 'name', `object '${object.name}' is declared twice`);
+    seenTables.add(object.name);
+    const { columns: infos } = objectColumns(object);
+    const columns: DesiredColumn[] = [];
+    const taken = new Set<string>();
+    for (const name of Object.keys(object.fields)) {
+      if ((SYSTEM_FIELDS as readonly string[]).includes(name)) problem(object, `fields.${name}`, `'${name}' is a system column`);
+      else if (!IDENTIFIER.test(name)) problem(object, `fields.${name}`, `'${name}' is not a valid column name (snake_case, at most 63 characters)`);
+    }
+    for (const info of infos) {
+      taken.add(info.column);
+      columns.push({
+        name: info.column,
+        type: columnType(info.type, dialect),
+        primary: info.name === 'id',
+        notNull: info.name === 'id' || info.name === 'version',
+        defaultSql: info.name === 'version' ? '1' : null,
+      });
+    }
+    const indexes: DesiredIndex[] = [];
+    const addIndex = (cols: string[], unique: boolean) => {
+      const name = indexName(object.name, cols, unique);
+      if (!indexes.some((i) => i.name === name)) indexes.push({ name, unique, columns: cols });
+    };
+    if (object.owner) addIndex(['owner_id'], false);
+    for (const info of infos) {
+      if (info.system || !info.field) continue;
+      if (info.seqColumn) {
+        if (taken.has(info.seqColumn)) problem(object, `fields.${info.name}`, `autonumber needs column '${info.seqColumn}', which another field uses`);
+        taken.add(info.seqColumn);
+        columns.push({ name: info.seqColumn, type: sequenceColumnType(dialect), primary: false, notNull: false, defaultSql: null });
+        addIndex([info.seqColumn], true);
+      }
+      if (info.field.unique) addIndex([info.column], true);
+      else if (info.field.indexed || info.type === 'lookup') addIndex([info.column], false);
+    }
+    object.indexes.forEach((index, i) => {
+      const cols: string[] = [];
+      for (const field of index.fields) {
+        const info = objectColumns(object).byName.get(field);
+        if (!info) problem(object, `indexes[${i}].fields`, `'${field}' is not a stored field of '${object.name}'`);
+        else cols.push(info.column);
+      }
+      if (cols.length === index.fields.length && cols.length > 0) addIndex(cols, index.unique === true);
+    });
+    tables.push({ name: object.name, columns, indexes });
+  }
+  if (problems.length === 1) throw problems[0]!;
+  if (problems.length > 1) throw codedError('METADATA_INVALID', {
+    file: objects[0]?.source ?? 'metadata',
+    path: 'objects',
+    reason: problems.map((p) => p.message).join('; '),
+    problems: problems.map((p) => p.toJSON()),
+  });
+  return tables;
+}
+
+/** Engine-made index names start with ix_ or ux_, so sync only ever drops its own indexes. */
+export function indexName(table: string, columns: string[], unique: boolean): string {
+  const name = `${unique ? 'ux' : 'ix'}_${table}__${columns.join('__')}`;
+  if (name.length <= MAX_IDENTIFIER) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 10);
+  return `${name.slice(0, MAX_IDENTIFIER - 11)}_${hash}`;
+}
+
+export function isEngineIndex(name: string): boolean {
+  return name.startsWith('ix_') || name.startsWith('ux_');
+}

@@ -1,0 +1,135 @@
+import knexFactory from 'knex';
+import type { Knex } from 'knex';
+import pg from 'pg';
+import { codedError } from '../../../kernel/errors.ts';
+import type { Dialect } from './dialect.ts';
+import { SQLITE_LOWER, quoteIdent } from './dialect.ts';
+
+export interface OpenDatabaseOptions {
+  /** `sqlite:PATH` (`sqlite::memory:` for a private in-memory database) or `postgres://...`. */
+  url: string;
+  /** PostgreSQL only: schema used as the search path, created when missing. */
+  schema?: string;
+  /** SQLite only: how long a writer waits for a lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+export interface Database {
+  knex: Knex;
+  dialect: Dialect;
+  /** PostgreSQL schema in use, null on SQLite. */
+  schema: string | null;
+  /** Version of the SQL engine, e.g. `3.53.2` or `15.20`. */
+  serverVersion: string;
+  close(): Promise<void>;
+}
+
+interface SqliteConnection {
+  pragma(sql: string): unknown;
+  function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** RIGHT and FULL OUTER JOIN arrived in SQLite 3.39. */
+const SQLITE_OUTER_JOINS = [3, 39, 0];
+
+// Per-connection type parsers, so values come back as the codec expects without touching pg's globals.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value); // int8, numeric
+    if (oid === 1082) return (value: string) => value; // date stays 'YYYY-MM-DD', no local-time shift
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  },
+};
+
+/** Opens a knex instance for the URL, with the pragmas and search path the engine relies on. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const url = options.url.trim();
+  if (url.startsWith('sqlite:')) return openSqlite(url, options);
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, options);
+  throw codedError('CONFIG_INVALID', {
+    path: 'database.url',
+    reason: `'${redact(url)}' is neither sqlite:PATH nor postgres://...`,
+  });
+}
+
+async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Database> {
+  const filename = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') || ':memory:';
+  const busy = options.busyTimeoutMs ?? 5000;
+  const knex = knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      // One connection: SQLite has one writer, and an in-memory database lives in its connection.
+      min: 1,
+      max: 1,
+      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
+        try {
+          // SQLite's lower() folds ASCII only; $contains needs the same Unicode folding as PostgreSQL.
+          conn.function(SQLITE_LOWER, { deterministic: true }, (value: unknown) =>
+            typeof value === 'string' ? value.toLowerCase() : value,
+          );
+          if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
+          conn.pragma('foreign_keys = ON');
+          conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
+          done(null, conn);
+        } catch (error) {
+          done(error as Error, conn);
+        }
+      },
+    },
+  });
+  const row = (await knex.raw('select sqlite_version() as v')) as Array<{ v: string }>;
+  const serverVersion = row[0]!.v;
+  if (compareVersions(serverVersion, SQLITE_OUTER_JOINS) < 0) {
+    await knex.destroy();
+    throw codedError('CONFIG_INVALID', {
+      path: 'database.url',
+      reason: `SQLite ${serverVersion} lacks RIGHT and FULL JOIN; 3.39 or newer is required (update better-sqlite3)`,
+    });
+  }
+  return { knex, dialect: 'sqlite', schema: null, serverVersion, close: () => knex.destroy() };
+}
+
+async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {
+  const schema = options.schema ?? null;
+  if (schema !== null && !SCHEMA_NAME.test(schema)) {
+    throw codedError('CONFIG_INVALID', {
+      path: 'database.schema',
+      reason: `'${schema}' is not a valid schema name (lowercase letters, digits and _; at most 63 characters)`,
+    });
+  }
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { connectionString: url, types: pgTypes } as Knex.PgConnectionConfig,
+    pool: { min: 0, max: 10 },
+    ...(schema ? { searchPath: [schema] } : {}),
+  });
+  try {
+    if (schema) await knex.raw(`create schema if not exists ${quoteIdent(schema)}`);
+    const result = (await knex.raw('show server_version')) as { rows: Array<{ server_version: string }> };
+    const serverVersion = result.rows[0]!.server_version.split(' ')[0]!;
+    return { knex, dialect: 'postgres', schema, serverVersion, close: () => knex.destroy() };
+  } catch (error) {
+    await knex.destroy();
+    throw codedError('SERVICE_UNAVAILABLE', {
+      service: 'PostgreSQL',
+      reason: `${redact(url)}: ${(error as Error).message}`,
+    });
+  }
+}
+
+function compareVersions(version: string, minimum: number[]): number {
+  const parts = version.split('.').map((p) => Number.parseInt(p, 10) || 0);
+  for (let i = 0; i < minimum.length; i++) {
+    const diff = (parts[i] ?? 0) - minimum[i]!;
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+/** A URL without its password, for messages. */
+function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+}

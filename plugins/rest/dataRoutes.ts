@@ -1,0 +1,93 @@
+import type { DataEngine } from '../../capabilities/dataEngine.ts';
+import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
+import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
+import { codedError } from '../../kernel/errors.ts';
+import { apiObject, dataContext, expectedVersion, list } from './restContext.ts';
+
+const NAME = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' };
+const ID = { type: 'string', minLength: 1, maxLength: 64 };
+const objectParams = { type: 'object', properties: { object: NAME }, required: ['object'] };
+const recordParams = { type: 'object', properties: { object: NAME, id: ID }, required: ['object', 'id'] };
+const body = { type: 'object' };
+
+function asObject(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw codedError('VALIDATION_ERROR', { summary: `${what} must be a JSON object`, errors: [{ path: 'body', message: 'must be a JSON object' }] });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The /data routes: list, query, get, create, update, delete. Each translates HTTP to one engine call. */
+export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: MetadataRegistry): void {
+  routes.add({
+    method: 'GET', path: '/data/:object', tags: ['data'],
+    summary: 'List records: where (JSON), orderBy (-a,b), limit, offset, cursor, expand, select',
+    schema: { params: objectParams },
+    handler: (request) => {
+      const { object } = request.params as { object: string };
+      apiObject(metadata, object, 'list');
+      return engine.query(object, { ...(request.query as Record<string, unknown>) }, dataContext(request));
+    },
+  });
+  routes.add({
+    method: 'POST', path: '/data/:object/query', tags: ['data'],
+    summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct',
+    schema: { params: objectParams, body },
+    handler: (request) => {
+      const { object } = request.params as { object: string };
+      const query = asObject(request.body, 'the query');
+      apiObject(metadata, object, query.groupBy !== undefined || query.aggregations !== undefined ? 'aggregate' : 'list');
+      return engine.query(object, query, dataContext(request));
+    },
+  });
+  routes.add({
+    method: 'GET', path: '/data/:object/:id', tags: ['data'], summary: 'One record; select and expand as in the list',
+    schema: { params: recordParams, querystring: { type: 'object', properties: { select: { type: 'string' }, expand: { type: 'string' } }, additionalProperties: false } },
+    handler: (request) => {
+      const { object, id } = request.params as { object: string; id: string };
+      apiObject(metadata, object, 'get');
+      const q = request.query as { select?: string; expand?: string };
+      const select = list(q.select);
+      const expand = list(q.expand);
+      return engine.get(object, id, { ...(select ? { select } : {}), ...(expand ? { expand } : {}) }, dataContext(request));
+    },
+  });
+  routes.add({
+    method: 'POST', path: '/data/:object', tags: ['data'], summary: 'Create a record; 201 with the stored record',
+    schema: { params: objectParams, body },
+    handler: async (request, reply) => {
+      const { object } = request.params as { object: string };
+      apiObject(metadata, object, 'create');
+      const record = await engine.create(object, asObject(request.body, 'the record'), dataContext(request));
+      reply.code(201).header('etag', `"${String(record.version)}"`);
+      return record;
+    },
+  });
+  routes.add({
+    method: 'PATCH', path: '/data/:object/:id', tags: ['data'],
+    summary: 'Update fields; expectedVersion in the body or If-Match; 409 CONCURRENT_UPDATE on a stale version',
+    schema: { params: recordParams, body },
+    handler: async (request, reply) => {
+      const { object, id } = request.params as { object: string; id: string };
+      apiObject(metadata, object, 'update');
+      const { expectedVersion: fromBody, ...patch } = asObject(request.body, 'the update');
+      const version = expectedVersion(request, fromBody);
+      const record = await engine.update(object, id, patch, version === undefined ? {} : { expectedVersion: version }, dataContext(request));
+      reply.header('etag', `"${String(record.version)}"`);
+      return record;
+    },
+  });
+  routes.add({
+    method: 'DELETE', path: '/data/:object/:id', tags: ['data'],
+    summary: 'Delete a record; expectedVersion as a query parameter or If-Match; 204',
+    schema: { params: recordParams, querystring: { type: 'object', properties: { expectedVersion: { type: 'string' } }, additionalProperties: false } },
+    handler: async (request, reply) => {
+      const { object, id } = request.params as { object: string; id: string };
+      apiObject(metadata, object, 'delete');
+      const version = expectedVersion(request, (request.query as { expectedVersion?: string }).expectedVersion);
+      await engine.delete(object, id, version === undefined ? {} : { expectedVersion: version }, dataContext(request));
+      reply.code(204);
+      return null;
+    },
+  });
+}

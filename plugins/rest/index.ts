@@ -1,0 +1,13 @@
+import { definePlugin } from '../../kernel/definePlugin.ts';
+import { addDataRoutes } from './dataRoutes.ts';
+
+/** The REST data API (/api/v1/data/...), generated from metadata and served by the data engine. */
+export default definePlugin({
+  name: 'rest',
+  version: '16.0.0',
+  kernel: '^16.0.0',
+  requires: ['http.routes', 'data.engine', 'metadata.registry'],
+  register(ctx) {
+    addDataRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
+  },
+});

@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { isCodedError } from '../../kernel/errors.ts';
+import { openDatabase } from '../../plugins/data/sql/openDatabase.ts';
+import { POSTGRES_URL, databaseCases } from '../harness/databases.ts';
+
+t.test('sqlite: WAL, foreign keys, busy timeout, outer joins available', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-open-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await openDatabase({ url: `sqlite:${join(dir, 'app.db')}`, busyTimeoutMs: 1234 });
+  t.teardown(() => db.close());
+  t.equal(db.dialect, 'sqlite');
+  t.equal(db.schema, null);
+  const pragma = async (name: string) => Object.values(((await db.knex.raw(`pragma ${name}`)) as Array<Record<string, unknown>>)[0]!)[0];
+  t.equal(await pragma('journal_mode'), 'wal');
+  t.equal(await pragma('foreign_keys'), 1);
+  t.equal(await pragma('busy_timeout'), 1234);
+  const [major, minor] = db.serverVersion.split('.').map(Number) as [number, number];
+  t.ok(major > 3 || minor >= 39, `SQLite ${db.serverVersion} has RIGHT and FULL JOIN`);
+});
+
+t.test('sqlite::memory: works', async (t) => {
+  const db = await openDatabase({ url: 'sqlite::memory:' });
+  t.teardown(() => db.close());
+  t.same(await db.knex.raw('select 1 + 1 as two'), [{ two: 2 }]);
+});
+
+t.test('an unknown URL is a configuration error', async (t) => {
+  const error = await openDatabase({ url: 'mysql://root:secret@localhost/db' }).catch((e: unknown) => e);
+  t.ok(isCodedError(error) && error.code === 'CONFIG_INVALID');
+  t.notMatch(String((error as Error).message), /secret/, 'the password is not echoed');
+});
+
+t.test('a bad schema name is refused', async (t) => {
+  const error = await openDatabase({ url: POSTGRES_URL, schema: 'x; drop schema public' }).catch((e: unknown) => e);
+  t.ok(isCodedError(error) && error.code === 'CONFIG_INVALID');
+});
+
+const pg = (await databaseCases()).find((c) => c.name === 'postgres')!;
+t.test('postgres: the schema is created and is the search path', { skip: pg.skip }, async (t) => {
+  const db = await pg.open(t);
+  t.equal(db.dialect, 'postgres');
+  const current = (await db.knex.raw('select current_schema() as s')) as { rows: Array<{ s: string }> };
+  t.equal(current.rows[0]!.s, db.schema);
+  await db.knex.schema.createTable('probe', (table) => table.text('id'));
+  const where = (await db.knex.raw(`select table_schema from information_schema.tables where table_name = 'probe'`)) as { rows: Array<{ table_schema: string }> };
+  t.same(where.rows.map((r) => r.table_schema), [db.schema]);
+});
