@@ -21,8 +21,10 @@ const FIELDS = ['requires', 'optional', 'provides'] as const;
 /**
  * Everything that can be known before running any plugin code: manifests, protocol,
  * tokens, providers, grants, options and order. Pure; every problem is reported.
+ * `kernelProvided` lists the kernel tokens this host really serves (runtime.info only exists
+ * when the host passes it), so a plugin requiring an absent one fails here, not on first use.
  */
-export function checkGraph(entries: readonly PluginEntry[]): GraphCheck {
+export function checkGraph(entries: readonly PluginEntry[], kernelProvided: readonly string[] = KERNEL_TOKENS): GraphCheck {
   const failures: CodedError[] = [];
   const options = new Map<string, unknown>();
   const valid: PluginEntry[] = [];
@@ -77,11 +79,13 @@ export function checkGraph(entries: readonly PluginEntry[]): GraphCheck {
   }
 
   const providers = new Map<string, string[]>();
-  for (const token of KERNEL_TOKENS) providers.set(token, [KERNEL_PROVIDER]);
+  for (const token of kernelProvided) providers.set(token, [KERNEL_PROVIDER]);
+  const kernelOwned = new Set<string>(KERNEL_TOKENS);
   for (const entry of enabled) {
     for (const token of entry.manifest.provides ?? []) {
       if (!isCapabilityToken(token)) continue;
-      const list = providers.get(token) ?? [];
+      // Kernel tokens stay the kernel's even when this host does not serve one.
+      const list = kernelOwned.has(token) ? [KERNEL_PROVIDER] : providers.get(token) ?? [];
       const single = capabilityRegistry[token].cardinality === 'single';
       if (single && list.length > 0) {
         failures.push(codedError('KERNEL_DUPLICATE_PROVIDER', {
@@ -116,7 +120,9 @@ export function checkGraph(entries: readonly PluginEntry[]): GraphCheck {
         } else {
           failures.push(codedError('KERNEL_TOKEN_NOT_PROVIDED', {
             plugin: m.name, token,
-            fix: `enable or install a plugin that provides '${token}' (${capabilityRegistry[token].description}), or disable '${m.name}'`,
+            fix: kernelOwned.has(token)
+              ? `the kernel serves '${token}' only when the host passes it to createKernel; pass it, or disable '${m.name}'`
+              : `enable or install a plugin that provides '${token}' (${capabilityRegistry[token].description}), or disable '${m.name}'`,
           }));
         }
         continue;
@@ -150,7 +156,8 @@ export function checkGraph(entries: readonly PluginEntry[]): GraphCheck {
   if (!ordered.ok) {
     failures.push(codedError('KERNEL_DEPENDENCY_CYCLE', {
       cycle: ordered.cycle.join(' -> '),
-      fix: 'split a shared capability into its own plugin, or make one of the requires optional',
+      // Optional dependencies order plugins too, so making one optional would not break the cycle.
+      fix: 'move one of these capabilities into a plugin of its own, so that the dependencies run one way',
     }));
   }
   return { failures, order: ordered.ok ? ordered.order : [], providers, options };

@@ -277,10 +277,12 @@ export function createKernel(options: KernelOptions): Kernel {
     },
     states() {
       return options.plugins.map((entry) => {
-        const slot = slots.get(entry.manifest.name);
-        const m = entry.manifest;
+        // A module that exported no manifest still gets a line, named by its source.
+        const m: Partial<AnyPlugin> = entry.manifest ?? {};
+        const name = typeof m.name === 'string' ? m.name : `(from ${entry.source})`;
+        const slot = slots.get(name);
         const state: PluginState = {
-          name: m.name, version: m.version, source: entry.source,
+          name, version: String(m.version ?? ''), source: entry.source,
           status: slot?.status ?? (entry.enabled ? 'pending' : 'disabled'),
           requires: [...((m.requires ?? []) as string[])], optional: [...((m.optional ?? []) as string[])], provides: [...((m.provides ?? []) as string[])],
         };

@@ -1,46 +1,53 @@
 import { HOOK_NAMES, type HookHandler, type HookName, type HookRegistration, type HooksRegistry } from '../capabilities/hooksRegistry.ts';
 import { codedError } from './errors.ts';
 
-/** Collects hook handlers during register; read through the `hooks.registry` capability. */
-export class HookStore implements HooksRegistry {
-  private entries: HookRegistration[] = [];
-  private sealed = false;
+interface Stored {
+  registration: HookRegistration;
+  /** Boot position of the plugin: ties on priority follow it even when a hook is added in start. */
+  rank: number;
+  seq: number;
+}
 
-  add(plugin: string, hook: string, handler: HookHandler, options: { object?: string; priority?: number } = {}): void {
+/** Collects hook handlers during register; read through the `hooks.registry` capability. */
+export class HookStore {
+  private entries: Stored[] = [];
+  private seq = 0;
+
+  add(plugin: string, hook: string, handler: HookHandler, options: { object?: string; priority?: number } = {}, rank = 0): void {
     if (!(HOOK_NAMES as readonly string[]).includes(hook)) {
       throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: `use one of: ${HOOK_NAMES.join(', ')}` });
     }
     if (typeof handler !== 'function') {
       throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: 'pass a function as the handler' });
     }
-    const entry: HookRegistration = { hook: hook as HookName, plugin, handler, priority: options.priority ?? 100 };
-    if (options.object !== undefined) entry.object = options.object;
-    this.entries.push(entry);
+    const priority = options.priority ?? 100;
+    if (typeof priority !== 'number' || !Number.isFinite(priority)) {
+      throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: 'pass a finite number as the priority (lower runs first)' });
+    }
+    const registration: HookRegistration = { hook: hook as HookName, plugin, handler, priority };
+    if (options.object !== undefined) registration.object = options.object;
+    // Frozen so that a reader of the registry cannot reorder or retarget another plugin's handler.
+    this.entries.push({ registration: Object.freeze(registration), rank, seq: this.seq++ });
   }
 
   /** Drop every handler of a plugin that was left out of the boot. */
   removePlugin(plugin: string): void {
-    this.entries = this.entries.filter((e) => e.plugin !== plugin);
-  }
-
-  seal(): void {
-    this.sealed = true;
-    this.entries = Object.freeze([...this.entries]) as HookRegistration[];
-  }
-
-  get isSealed(): boolean {
-    return this.sealed;
+    this.entries = this.entries.filter((e) => e.registration.plugin !== plugin);
   }
 
   handlers(hook: HookName, object?: string): HookRegistration[] {
     return this.entries
-      .filter((e) => e.hook === hook && (e.object === undefined || e.object === object))
-      .map((e, index) => ({ e, index }))
-      .sort((a, b) => a.e.priority - b.e.priority || a.index - b.index)
-      .map(({ e }) => e);
+      .filter(({ registration: r }) => r.hook === hook && (r.object === undefined || r.object === object))
+      .sort((a, b) => a.registration.priority - b.registration.priority || a.rank - b.rank || a.seq - b.seq)
+      .map((e) => e.registration);
   }
 
   all(): readonly HookRegistration[] {
-    return this.entries;
+    return Object.freeze(this.entries.map((e) => e.registration));
+  }
+
+  /** What plugins get for `hooks.registry`: reading only, never add or remove. */
+  view(): HooksRegistry {
+    return Object.freeze({ handlers: this.handlers.bind(this), all: this.all.bind(this) });
   }
 }

@@ -15,8 +15,10 @@ function dependencies(plugin: AnyPlugin, providers: Map<string, string[]>): Map<
 }
 
 /**
- * Order plugins so every provider boots before its consumers; among independent plugins the
- * given order is kept. A cycle is returned as a path such as `a (x) -> b (y) -> a`.
+ * Order plugins so every provider boots before its consumers (optional dependencies included).
+ * Deterministic: the given order is walked, and a provider is pulled forward just before its
+ * first consumer; with no dependencies the given order is kept. A cycle is returned as a path
+ * such as `a (needs 'x') -> b (needs 'y') -> a`.
  */
 export function orderPlugins(plugins: readonly AnyPlugin[], providers: Map<string, string[]>): OrderResult {
   const deps = new Map(plugins.map((p) => [p.name, dependencies(p, providers)]));

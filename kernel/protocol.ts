@@ -18,7 +18,7 @@ export function checkProtocol(kind: ProtocolSubject, name: string, version: stri
   const min = semver.minVersion(range);
   const older = min !== null && semver.gt(PROTOCOL_VERSION, min);
   const fix = older
-    ? `upgrade ${name} to a release built for protocol ${semver.major(PROTOCOL_VERSION)}.x`
-    : `upgrade the runtime to a release whose protocol satisfies '${range}', or use an older ${name}`;
+    ? `upgrade '${name}' to a release built for protocol ${semver.major(PROTOCOL_VERSION)}.x`
+    : `upgrade the runtime to a release whose protocol satisfies '${range}', or use an older release of '${name}'`;
   return codedError('KERNEL_PROTOCOL_INCOMPATIBLE', { kind, plugin: name, version, range, protocol: PROTOCOL_VERSION, fix });
 }

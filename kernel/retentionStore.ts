@@ -12,7 +12,7 @@ const contractSchema = z.strictObject({
 });
 
 /** Collects retention contracts during register; read through `retention.register`. */
-export class RetentionStore implements RetentionRegister {
+export class RetentionStore {
   private entries: RetentionEntry[] = [];
 
   add(plugin: string, contract: RetentionContract): void {
@@ -24,12 +24,14 @@ export class RetentionStore implements RetentionRegister {
         fix: 'declare { name, object, description, keepDays, action, ageField }',
       });
     }
-    if (this.entries.some((e) => e.name === parsed.data.name)) {
+    const taken = this.entries.find((e) => e.name === parsed.data.name);
+    if (taken) {
       throw codedError('KERNEL_INVALID_RETENTION', {
-        plugin, path: 'name', reason: `'${parsed.data.name}' is already declared`, fix: 'give each contract a unique name',
+        plugin, path: 'name', reason: `'${parsed.data.name}' is already declared by '${taken.plugin}'`, fix: 'give each contract a unique name',
       });
     }
-    this.entries.push({ ...parsed.data, plugin });
+    // Frozen: a reader must not be able to shorten another plugin's retention window.
+    this.entries.push(Object.freeze({ ...parsed.data, plugin }));
   }
 
   removePlugin(plugin: string): void {
@@ -37,6 +39,11 @@ export class RetentionStore implements RetentionRegister {
   }
 
   contracts(): readonly RetentionEntry[] {
-    return this.entries;
+    return Object.freeze([...this.entries]);
+  }
+
+  /** What plugins get for `retention.register`: reading only. */
+  view(): RetentionRegister {
+    return Object.freeze({ contracts: this.contracts.bind(this) });
   }
 }

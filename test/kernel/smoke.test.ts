@@ -1,3 +1,0 @@
-import t from 'tap';
-import { PROTOCOL_VERSION } from '../../kernel/index.ts';
-t.equal(PROTOCOL_VERSION, '16.0.0');
