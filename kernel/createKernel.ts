@@ -115,8 +115,10 @@ export function createKernel(options: KernelOptions): Kernel {
     return ctx as unknown as PluginContext<never, never, never, unknown>;
   }
 
+  // A plugin may report several problems at once (every metadata error, say) as a KernelBootError;
+  // their lines join the boot report instead of nesting in it.
   const toCoded = (slot: Slot, phase: Phase, error: unknown): CodedError => {
-    if (isCodedError(error) && (error.code.startsWith('KERNEL_') || error.code.startsWith('CONFIG_'))) return error;
+    if (isCodedError(error) && (error.code.startsWith('KERNEL_') || error.code.startsWith('CONFIG_') || error.code === 'METADATA_INVALID' || error.code === 'SCHEMA_CHANGE_REFUSED')) return error;
     const reason = isCodedError(error) ? `[${error.code}] ${error.message}` : error instanceof Error ? error.message : String(error);
     return codedError('KERNEL_PHASE_FAILED', {
       plugin: slot.manifest.name, phase, reason,
@@ -201,7 +203,8 @@ export function createKernel(options: KernelOptions): Kernel {
       if (slot.manifest.onBootFailure === 'continue') {
         log.warn({ plugin: name, code: error.code }, `plugin left out: ${error.message}`);
         drop(slot);
-      } else fatal.push(error);
+      } else if (error instanceof KernelBootError) fatal.push(...error.failures);
+      else fatal.push(error);
     }
     return fatal;
   }
