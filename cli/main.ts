@@ -51,7 +51,7 @@ export async function main(argv: string[]): Promise<number> {
       await runtime.start();
       runtime.kernel.installSignalHandlers();
       const url = runtime.http().url();
-      console.log(url ? `osr ${runtime.config.environmentId}: serving ${url}/api/v1 (database ${runtime.config.databaseUrl.split('://')[0]})` : 'osr: started without a listening socket');
+      console.log(url ? `osr ${runtime.config.environmentId}: serving ${url}/api/v1 (database ${runtime.config.databaseUrl.split(':')[0]})` : 'osr: started without a listening socket');
       return -1;
     }
     default:

@@ -69,10 +69,16 @@ export function checkGraph(entries: readonly PluginEntry[], kernelProvided: read
       if (parsed.success) options.set(m.name, parsed.data);
       else {
         for (const issue of parsed.error.issues) {
-          failures.push(codedError('KERNEL_INVALID_OPTIONS', {
-            plugin: m.name, path: `plugins.${m.name}${issue.path.length ? '.' + issue.path.join('.') : ''}`, reason: issue.message,
-            fix: `correct plugins.${m.name} in runtime.config (see the plugin's documented options)`,
-          }));
+          // An unknown key is reported at its own path, so the operator sees which key to remove.
+          const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+          for (const key of keys) {
+            const parts = [...issue.path, ...(key === undefined ? [] : [key])];
+            failures.push(codedError('KERNEL_INVALID_OPTIONS', {
+              plugin: m.name, path: `plugins.${m.name}${parts.length ? '.' + parts.join('.') : ''}`,
+              reason: key === undefined ? issue.message : `unknown option '${key}'`,
+              fix: `correct plugins.${m.name} in runtime.config (see the plugin's documented options)`,
+            }));
+          }
         }
       }
     } else options.set(m.name, entry.options ?? {});

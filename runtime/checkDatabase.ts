@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface ReachResult {
@@ -10,10 +10,19 @@ export interface ReachResult {
 export async function checkDatabase(url: string, timeoutMs = 3000): Promise<ReachResult> {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
+    // A check creates nothing: a missing file only needs a writable place to be created at start.
+    if (file !== ':memory:' && !existsSync(file)) {
+      const dir = nearestExisting(dirname(file));
+      try {
+        accessSync(dir, constants.W_OK);
+        return { ok: true, detail: `SQLite file ${file} will be created at first start` };
+      } catch {
+        return { ok: false, detail: `SQLite file ${file} cannot be created: ${dir} is not writable` };
+      }
+    }
     try {
-      if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
       const { default: Database } = await import('better-sqlite3');
-      const db = new Database(file);
+      const db = new Database(file, { fileMustExist: file !== ':memory:' });
       db.prepare('select 1').get();
       db.close();
       return { ok: true, detail: `SQLite file ${file} opens` };
@@ -37,7 +46,13 @@ export async function checkDatabase(url: string, timeoutMs = 3000): Promise<Reac
   return { ok: false, detail: `unsupported database URL ${redact(url)}: use sqlite:PATH or postgres://...` };
 }
 
-/** A URL without its password, for messages. */
+function nearestExisting(dir: string): string {
+  let current = dir;
+  while (!existsSync(current) && dirname(current) !== current) current = dirname(current);
+  return current;
+}
+
+/** A URL without its password, for messages (Redis URLs often have no user: `redis://:secret@host`). */
 export function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpOptionsSchema } from '../plugins/http/httpOptions.ts';
 
 /** Keys of `plugins.<name>` that the host reads; every other key is that plugin's option. */
 export const PLUGIN_ENTRY_KEYS = ['enabled', 'grants', 'path', 'package', 'timeoutMs'] as const;
@@ -16,8 +17,11 @@ const pluginEntry = z.looseObject({
   timeoutMs: z.number().int().positive().optional(),
 });
 
+/** Environment ids name database files and schemas: no dots, slashes or upper case. */
+export const ENVIRONMENT_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
 const environment = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes'),
+  id: z.string().regex(ENVIRONMENT_ID, 'must be lower-case letters, digits and dashes'),
   label: z.string().optional(),
   /** Database of this environment; default: a SQLite file, or a schema of the main PostgreSQL database. */
   databaseUrl: z.string().optional(),
@@ -28,21 +32,8 @@ export const configSchema = z.strictObject({
   apps: z.array(z.string()).default(['metadata/apps/crm']),
   /** Where SQLite files and the generated development secret live (env OS_DATA_DIR). */
   dataDir: z.string().default('data'),
-  server: z.strictObject({
-    port: z.number().int().min(0).max(65535).default(3000),
-    host: z.string().default('127.0.0.1'),
-    /** Largest accepted request body in bytes; larger bodies get 413 PAYLOAD_TOO_LARGE. */
-    bodyLimit: z.number().int().positive().default(1_048_576),
-    /** Whole-request deadline in ms (slow clients are cut off). */
-    requestTimeoutMs: z.number().int().positive().default(30_000),
-    /** Idle keep-alive connections are closed after this many ms. */
-    keepAliveTimeoutMs: z.number().int().positive().default(5_000),
-    trustProxy: z.boolean().default(false),
-    /** false: open no socket (embedding; tests send requests in-process). */
-    listen: z.boolean().default(true),
-    /** One log line per request. */
-    logRequests: z.boolean().default(true),
-  }).default({ port: 3000, host: '127.0.0.1', bodyLimit: 1_048_576, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, trustProxy: false, listen: true, logRequests: true }),
+  /** Listening socket, limits and timeouts: the http plugin's options (plugins/http/httpOptions.ts). */
+  server: httpOptionsSchema.prefault({}),
   database: z.strictObject({
     /** `sqlite:PATH` or `postgres://...` (env DATABASE_URL). Default: sqlite under dataDir. */
     url: z.string().optional(),

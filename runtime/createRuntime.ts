@@ -41,6 +41,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       protocol: PROTOCOL_VERSION,
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
+      environments: config.environments,
+      defaultEnvironment: config.environmentId,
       redisUrl: config.redisUrl,
       requireAuth: config.api.requireAuth,
       apps: config.apps,

@@ -2,9 +2,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { codedError, KernelBootError, type CodedError } from '../kernel/errors.ts';
-import { configSchema, type RuntimeConfig } from './configSchema.ts';
+import { configSchema, ENVIRONMENT_ID, type RuntimeConfig } from './configSchema.ts';
 
-export interface ResolvedConfig extends RuntimeConfig {
+export interface ResolvedEnvironment {
+  id: string;
+  label: string;
+  /** `sqlite:PATH` or `postgres://...`. */
+  databaseUrl: string;
+  /** PostgreSQL schema holding this environment's tables (null: the URL's default). */
+  schema: string | null;
+}
+
+export interface ResolvedConfig extends Omit<RuntimeConfig, 'environments'> {
+  environments: ResolvedEnvironment[];
   /** Directory paths are relative to: the config file's directory, or the working directory. */
   root: string;
   configFile: string | null;
@@ -54,7 +64,8 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
   if (env.DATABASE_URL) setPath(raw, ['database', 'url'], env.DATABASE_URL);
   if (env.REDIS_URL) setPath(raw, ['redis', 'url'], env.REDIS_URL);
   if (env.OS_DATA_DIR) raw.dataDir = env.OS_DATA_DIR;
-  const secret = env.OS_AUTH_SECRET ?? env.AUTH_SECRET;
+  // An empty OS_AUTH_SECRET (a blank line in an env file) must not hide AUTH_SECRET.
+  const secret = env.OS_AUTH_SECRET || env.AUTH_SECRET;
   if (secret) setPath(raw, ['auth', 'secret'], secret);
   if (env.OS_ADMIN_EMAIL || env.OS_ADMIN_PASSWORD) {
     setPath(raw, ['auth', 'admin'], { email: env.OS_ADMIN_EMAIL, password: env.OS_ADMIN_PASSWORD });
@@ -96,14 +107,36 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   const config = parsed.data;
   const root = configFile ? dirname(configFile) : cwd;
   const dataDir = resolve(root, config.dataDir);
-  const environmentId = env.OS_ENVIRONMENT_ID ?? env.OS_PROJECT_ID ?? 'default';
+  const environmentId = env.OS_ENVIRONMENT_ID || env.OS_PROJECT_ID || config.environments[0]?.id || 'default';
+  // The id names a SQLite file: a value like `../x` must not reach a path.
+  if (!ENVIRONMENT_ID.test(environmentId)) {
+    const variable = env.OS_ENVIRONMENT_ID ? 'OS_ENVIRONMENT_ID' : 'OS_PROJECT_ID';
+    throw new KernelBootError([codedError('CONFIG_INVALID', { path: variable, reason: `'${environmentId.slice(0, 64)}' must be lower-case letters, digits and dashes`, file: '(environment)' })]);
+  }
+  const mainUrl = config.database.url;
+  const isPostgres = (url: string | undefined) => url !== undefined && /^postgres(ql)?:\/\//.test(url);
+  const sqliteUrl = (id: string) => `sqlite:${resolve(dataDir, `${id}.db`)}`;
+  // One environment: its database is the configured one. Several: each gets its own SQLite file,
+  // or its own schema of the configured PostgreSQL database, unless it names a database itself.
+  const environments: ResolvedEnvironment[] = config.environments.length === 0
+    ? [{ id: environmentId, label: environmentId, databaseUrl: mainUrl ?? sqliteUrl(environmentId), schema: null }]
+    : config.environments.map((e) => ({
+      id: e.id,
+      label: e.label ?? e.id,
+      databaseUrl: e.databaseUrl ?? (isPostgres(mainUrl) ? mainUrl! : sqliteUrl(e.id)),
+      schema: !e.databaseUrl && isPostgres(mainUrl) ? `env_${e.id.replace(/-/g, '_')}` : null,
+    }));
+  if (new Set(environments.map((e) => e.id)).size !== environments.length) {
+    throw new KernelBootError([codedError('CONFIG_INVALID', { path: 'environments', reason: 'environment ids must be unique', file: configFile ?? '(inline)' })]);
+  }
   return {
     ...config,
+    environments,
     dataDir,
     apps: config.apps.map((a) => resolve(root, a)),
     root,
     configFile,
-    databaseUrl: config.database.url ?? `sqlite:${resolve(dataDir, `${environmentId}.db`)}`,
+    databaseUrl: environments.find((e) => e.id === environmentId)?.databaseUrl ?? environments[0]!.databaseUrl,
     redisUrl: config.redis.url ?? null,
     environmentId,
     production: env.NODE_ENV === 'production',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codedError } from '../kernel/errors.ts';
 import type { Logger } from '../kernel/logger.ts';
@@ -25,6 +25,8 @@ export function resolveSecret(input: { secret?: string | undefined; dataDir: str
   }
   mkdirSync(input.dataDir, { recursive: true });
   const secret = randomBytes(32).toString('base64url');
+  // The mode option applies only to a new file: tighten one being replaced before writing into it.
+  if (existsSync(file)) chmodSync(file, 0o600);
   writeFileSync(file, secret + '\n', { mode: 0o600 });
   log?.warn({ file }, 'OS_AUTH_SECRET is not set: generated a development secret and kept it in the data directory. Set OS_AUTH_SECRET in production.');
   return { secret, origin: 'generated', file };

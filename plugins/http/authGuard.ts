@@ -2,17 +2,20 @@ import type { FastifyRequest } from 'fastify';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
 import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
+import type { EnvironmentSelector } from './selectEnvironment.ts';
 
 export function hasPermission(principal: Principal, permission: string): boolean {
   return principal.isAdmin || principal.permissions.includes(permission);
 }
 
 /**
- * Runs before every handler: identify the caller, then refuse anonymous calls to non-public
- * routes (when requireAuth) and calls lacking the route's permission key. Fails closed.
+ * Runs first on every route, before the body is parsed or validated: identify the caller, then
+ * refuse anonymous calls to non-public routes (when requireAuth) and calls lacking the route's
+ * permission key. Fails closed.
  */
-export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean) {
+export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean, environments: EnvironmentSelector) {
   return async (request: FastifyRequest): Promise<void> => {
+    request.environmentId = environments(request);
     request.principal = auth ? await auth.authenticate(request) : null;
     const principal = request.principal;
     if (route.public && !route.permission) return;

@@ -17,7 +17,8 @@ export function createServer(options: HttpOptions, log: Logger): FastifyInstance
     connectionTimeout: options.requestTimeoutMs,
     keepAliveTimeout: options.keepAliveTimeoutMs,
     trustProxy: options.trustProxy,
-    return503OnClosing: true,
+    // Our own 503 below carries the envelope; fastify's built-in one does not.
+    return503OnClosing: false,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -28,13 +29,27 @@ export function createServer(options: HttpOptions, log: Logger): FastifyInstance
   });
 
   app.decorateRequest('principal', null);
+  app.decorateRequest('environmentId', '');
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // A request reaching a draining server (pipelined, or on a busy keep-alive connection).
+    if (closing) throw codedError('SERVICE_UNAVAILABLE', { service: 'The server', reason: 'it is shutting down' });
+  });
+
+  // A response finished during drain closes its connection, so shutdown need not wait for the keep-alive timeout.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit);
+    const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit, request.headers['content-type']);
     if (internal) request.log.error({ err: error }, 'request failed');
     if (coded.code === 'RATE_LIMITED' && coded.details.retryAfter !== undefined) reply.header('retry-after', String(coded.details.retryAfter));
     reply.code(coded.status).type('application/json; charset=utf-8').send({ error: coded.toJSON() });

@@ -5,7 +5,8 @@ import { authGuard } from './authGuard.ts';
 import { createServer } from './createServer.ts';
 import { addDiscoveryRoutes } from './discoveryRoutes.ts';
 import { httpOptionsSchema } from './httpOptions.ts';
-import { RouteRegistry } from './routeRegistry.ts';
+import { API_PREFIX, RouteRegistry } from './routeRegistry.ts';
+import { ENVIRONMENT_PREFIX, selectEnvironment } from './selectEnvironment.ts';
 
 interface HttpState {
   registry: RouteRegistry;
@@ -49,15 +50,22 @@ export default definePlugin({
     const info = ctx.resolve('runtime.info');
     const auth = ctx.resolve('auth.session') as AuthSession | undefined;
     const app = createServer(ctx.options, ctx.log);
+    const environments = selectEnvironment(info.environments.map((e) => e.id), info.defaultEnvironment);
     for (const route of state.registry.markMounted()) {
-      app.route({
-        method: route.method,
-        url: route.fullPath,
-        ...(route.schema ? { schema: route.schema } : {}),
-        ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
-        preHandler: authGuard(route, auth, info.requireAuth),
-        handler: route.handler,
-      });
+      const guard = authGuard(route, auth, info.requireAuth, environments);
+      // Every API route is also served below /api/v1/environments/:environmentId.
+      const urls = route.root ? [route.fullPath] : [route.fullPath, ENVIRONMENT_PREFIX + route.fullPath.slice(API_PREFIX.length)];
+      for (const url of urls) {
+        app.route({
+          method: route.method,
+          url,
+          ...(route.schema ? { schema: route.schema } : {}),
+          ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
+          // Before the body is read: an anonymous caller learns nothing from parsing or schema errors.
+          onRequest: guard,
+          handler: route.handler,
+        });
+      }
     }
     await app.ready();
     state.app = app;

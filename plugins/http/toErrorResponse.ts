@@ -9,7 +9,7 @@ interface FastifyLikeError {
 }
 
 /** Map anything thrown while handling a request to a coded error for the envelope. */
-export function toErrorResponse(error: unknown, requestId: string, limit: number): { error: CodedError; internal: boolean } {
+export function toErrorResponse(error: unknown, requestId: string, limit: number, contentType?: string): { error: CodedError; internal: boolean } {
   if (isCodedError(error)) return { error, internal: error.status >= 500 };
   const e = (error ?? {}) as FastifyLikeError;
   if (e.validation) {
@@ -23,7 +23,8 @@ export function toErrorResponse(error: unknown, requestId: string, limit: number
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { error: codedError('PAYLOAD_TOO_LARGE', { limit }), internal: false };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { error: codedError('UNSUPPORTED_MEDIA_TYPE', { contentType: e.message?.match(/'([^']*)'/)?.[1] ?? 'unknown' }), internal: false };
+      // fastify's message does not name the type; the request's header does (without parameters, bounded).
+      return { error: codedError('UNSUPPORTED_MEDIA_TYPE', { contentType: contentType?.split(';')[0]?.trim().slice(0, 100) || 'unknown' }), internal: false };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { error: codedError('MALFORMED_JSON', { reason: 'the body is empty but Content-Type is application/json' }), internal: false };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -40,16 +40,18 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
     server: { listen: false, logRequests: false, ...given.server },
     auth: { secret: 'test-secret-0123456789-0123456789-abcdef', ...given.auth },
   };
-  const runtime = await createRuntime({
-    inline: config,
-    cwd: options.cwd ?? ROOT,
-    env: options.env ?? {},
-    logger: options.logger ?? silentLogger(),
-    ...(options.builtins ? { builtins: options.builtins } : {}),
-  });
+  let runtime: Runtime;
   try {
+    runtime = await createRuntime({
+      inline: config,
+      cwd: options.cwd ?? ROOT,
+      env: options.env ?? {},
+      logger: options.logger ?? silentLogger(),
+      ...(options.builtins ? { builtins: options.builtins } : {}),
+    });
     await runtime.start();
   } catch (error) {
+    // A config or boot error leaves no temporary directory behind.
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
