@@ -9,6 +9,7 @@ export interface AuthRequestContext {
   /** The Origin header the client sent, or null (non-browser clients). */
   clientOrigin: string | null;
   ip: string;
+  userAgent: string | null;
   principal: Principal | null;
 }
 

@@ -23,6 +23,8 @@ export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined,
       if (requireAuth || route.permission) throw codedError('UNAUTHENTICATED');
       return;
     }
+    // Until the password is changed (an auth route, public), the account may do nothing else.
+    if (principal.mustChangePassword) throw codedError('PASSWORD_EXPIRED', { subjectId: principal.userId });
     if (route.permission && !hasPermission(principal, route.permission)) {
       throw codedError('PERMISSION_DENIED', { permission: route.permission, subjectId: principal.userId });
     }

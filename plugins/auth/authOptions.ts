@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+const rule = (max: number, windowSeconds: number) =>
+  z.strictObject({
+    max: z.number().int().positive().default(max),
+    windowSeconds: z.number().int().positive().default(windowSeconds),
+  }).default({ max, windowSeconds });
+
+const family = (ip: [number, number], account: [number, number]) =>
+  z.strictObject({ perIp: rule(...ip), perAccount: rule(...account) })
+    .default({ perIp: { max: ip[0], windowSeconds: ip[1] }, perAccount: { max: account[0], windowSeconds: account[1] } });
+
+/** Rate limits of the sensitive auth routes; counters live in process memory. */
+export const rateLimitSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** `POST /auth/sign-in`, the engine's `/auth/sign-in/*` and `/auth/sign-up/*`. */
+  signIn: family([30, 60], [10, 300]),
+  /** `/auth/request-password-reset`, `/auth/reset-password`, `/auth/change-password`. */
+  passwordReset: family([10, 300], [5, 900]),
+  /** `/auth/send-verification-email`, `/auth/verify-email`. */
+  verification: family([10, 300], [5, 900]),
+});
+
+/**
+ * Options of the auth plugin (`plugins.auth` in config). The host adds `admin` and
+ * `trustedOrigins` from the top-level `auth` config.
+ */
+export const authOptionsSchema = z.strictObject({
+  /** First tenant admin of every environment, created once (config auth.admin, env OS_ADMIN_EMAIL/OS_ADMIN_PASSWORD). */
+  admin: z.strictObject({ email: z.email(), password: z.string().min(8) }).optional(),
+  /** Origins allowed to call the auth routes from a browser, besides the server's own (config auth.trustedOrigins). */
+  trustedOrigins: z.array(z.string()).default([]),
+  /** Public origin of the server, e.g. `https://app.example.com`; default: taken from each request's Host. */
+  baseURL: z.url().optional(),
+  /** Let anyone create an account with POST /auth/sign-up/email (off: admins create and import users). */
+  signUp: z.boolean().default(false),
+  minPasswordLength: z.number().int().min(8).max(128).default(8),
+  /** Session lifetime in seconds (default 7 days). */
+  sessionExpiresIn: z.number().int().positive().default(604_800),
+  /** A session used after this many seconds gets its lifetime extended (default 1 day). */
+  sessionUpdateAge: z.number().int().nonnegative().default(86_400),
+  /** How long a verified credential is remembered in memory, in ms; 0 checks every request. */
+  credentialCacheMs: z.number().int().nonnegative().max(60_000).default(5_000),
+  /** Largest `expiresIn` of an API key, in seconds (default 365 days). */
+  apiKeyMaxExpiresIn: z.number().int().positive().default(31_536_000),
+  /** Lifetime of the set-password link of an email invitation, in seconds (default 7 days). */
+  inviteExpiresIn: z.number().int().positive().default(604_800),
+  rateLimit: rateLimitSchema.default({
+    enabled: true,
+    signIn: { perIp: { max: 30, windowSeconds: 60 }, perAccount: { max: 10, windowSeconds: 300 } },
+    passwordReset: { perIp: { max: 10, windowSeconds: 300 }, perAccount: { max: 5, windowSeconds: 900 } },
+    verification: { perIp: { max: 10, windowSeconds: 300 }, perAccount: { max: 5, windowSeconds: 900 } },
+  }),
+});
+
+export type AuthOptions = z.output<typeof authOptionsSchema>;
+export type RateLimitOptions = AuthOptions['rateLimit'];
+export type RateFamily = keyof Omit<RateLimitOptions, 'enabled'>;

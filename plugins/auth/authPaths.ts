@@ -1,0 +1,35 @@
+import type { RateFamily } from './authOptions.ts';
+
+/** Where the auth engine is mounted; the path it expects in every request URL. */
+export const AUTH_BASE_PATH = '/api/v1/auth';
+
+const startsWithAny = (path: string, prefixes: readonly string[]) =>
+  prefixes.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`));
+
+/** Which rate-limit family an engine path (below AUTH_BASE_PATH) belongs to, if any. */
+export function rateFamilyOf(path: string): RateFamily | null {
+  if (startsWithAny(path, ['/sign-in/', '/sign-up/', '/sign-in'])) return 'signIn';
+  if (startsWithAny(path, ['/request-password-reset', '/forget-password', '/reset-password', '/change-password'])) return 'passwordReset';
+  if (startsWithAny(path, ['/send-verification-email', '/verify-email'])) return 'verification';
+  return null;
+}
+
+/**
+ * Engine paths an account that must change its password may still use: the change itself,
+ * reading and ending its session, and the flows that do not act as the account.
+ */
+const ALLOWED_WHILE_EXPIRED = [
+  '/change-password', '/sign-out', '/get-session', '/ok', '/error',
+  '/sign-in/', '/request-password-reset', '/forget-password', '/reset-password', '/verify-email', '/send-verification-email',
+];
+
+export function allowedWhilePasswordExpired(path: string): boolean {
+  return startsWithAny(path, ALLOWED_WHILE_EXPIRED);
+}
+
+/** The engine path of a request URL below AUTH_BASE_PATH (`/sign-in/email`), or null. */
+export function enginePath(url: string): string | null {
+  const pathname = new URL(url, 'http://x').pathname;
+  if (pathname === AUTH_BASE_PATH) return '/';
+  return pathname.startsWith(`${AUTH_BASE_PATH}/`) ? pathname.slice(AUTH_BASE_PATH.length) : null;
+}

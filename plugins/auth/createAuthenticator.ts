@@ -1,0 +1,66 @@
+import type { FastifyRequest } from 'fastify';
+import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
+import { credentialKey, readCredential, type Credential } from './credentials.ts';
+import type { PrincipalCache } from './principalCache.ts';
+import { isBanned, toPrincipal } from './userView.ts';
+
+interface Resolved {
+  principal: Principal;
+  /** When the credential itself expires (ms), if it does. */
+  notAfter: number | null;
+}
+
+const time = (value: Date | string | null | undefined) => (value ? new Date(value).getTime() : null);
+
+async function viaSession(env: EnvironmentAuth, credential: Exclude<Credential, { kind: 'apiKey' }>): Promise<Resolved | null> {
+  const headers = new Headers(credential.kind === 'bearer'
+    ? { authorization: `Bearer ${credential.token}` }
+    : { cookie: `${env.sessionCookie}=${credential.value}` });
+  const found = await env.engine.api.getSession({ headers });
+  if (!found || isBanned(found.user)) return null;
+  return { principal: toPrincipal(found.user, 'user', env.id), notAfter: time(found.session.expiresAt) };
+}
+
+async function viaApiKey(env: EnvironmentAuth, key: string): Promise<Resolved | null> {
+  const result = await env.engine.api.verifyApiKey({ body: { key } });
+  if (!result.valid || !result.key) return null;
+  const owner = await env.context.internalAdapter.findUserById(result.key.referenceId);
+  if (!owner || isBanned(owner)) return null;
+  return { principal: toPrincipal(owner, 'apiKey', env.id), notAfter: time(result.key.expiresAt) };
+}
+
+/**
+ * The `auth.session` service: a session cookie, a bearer token or an API key, checked by the
+ * instance of the request's environment only, so a credential of one environment means nothing
+ * in another.
+ */
+export function createAuthenticator(environments: ReadonlyMap<string, EnvironmentAuth>, cache: PrincipalCache, log: Logger): AuthSession {
+  return {
+    async authenticate(request: FastifyRequest) {
+      const env = environments.get(request.environmentId);
+      if (!env) return null;
+      const credential = readCredential(request.headers, env.sessionCookie);
+      if (!credential) return null;
+      const key = credentialKey(credential);
+      let principal = cache.get(env.id, key);
+      if (!principal) {
+        let resolved: Resolved | null = null;
+        try {
+          resolved = credential.kind === 'apiKey' ? await viaApiKey(env, credential.key) : await viaSession(env, credential);
+        } catch (error) {
+          // The engine answers malformed or unknown credentials with a 4xx: those are simply not valid.
+          const status = (error as { statusCode?: number }).statusCode;
+          if (typeof status === 'number' && status < 500) return null;
+          log.error({ err: error }, 'credential check failed');
+          throw error;
+        }
+        if (!resolved) return null;
+        cache.set(env.id, key, resolved.principal, resolved.notAfter);
+        principal = resolved.principal;
+      }
+      return { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import type { AuthIdentity, AuthRequestContext } from '../../capabilities/authIdentity.ts';
+import type { EmailSend } from '../../capabilities/emailSend.ts';
+import { codedError } from '../../kernel/errors.ts';
+import { listKeys, mintKey, revokeKey } from './apiKeys.ts';
+import type { EngineUser } from './authEngine.ts';
+import type { AuthOptions } from './authOptions.ts';
+import { AUTH_BASE_PATH, allowedWhilePasswordExpired, enginePath, rateFamilyOf } from './authPaths.ts';
+import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
+import { createUser } from './createUser.ts';
+import { CLIENT_IP_HEADER } from './engineOptions.ts';
+import { importUsers } from './import/importUsers.ts';
+import { errorFromResponse } from './mapAuthError.ts';
+import type { PrincipalCache } from './principalCache.ts';
+import type { RateLimiter } from './rateLimiter.ts';
+import { isTrustedOrigin } from './trustedOrigins.ts';
+import { toAuthUser } from './userView.ts';
+
+export interface IdentityDeps {
+  environments: ReadonlyMap<string, EnvironmentAuth>;
+  cache: PrincipalCache;
+  limiter: RateLimiter;
+  options: AuthOptions;
+  email: () => EmailSend | undefined;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The `auth.identity` service: every identity operation, per environment, with its checks. */
+export function createIdentityService(deps: IdentityDeps): AuthIdentity {
+  const { cache, limiter, options } = deps;
+
+  const envOf = (context: AuthRequestContext): EnvironmentAuth => {
+    const env = deps.environments.get(context.environmentId);
+    if (!env) throw codedError('NOT_FOUND', { what: `Environment '${context.environmentId.slice(0, 64)}'` });
+    return env;
+  };
+
+  const principalOf = (context: AuthRequestContext) => {
+    if (!context.principal) throw codedError('UNAUTHENTICATED');
+    return context.principal;
+  };
+
+  // A browser request from an origin we do not trust never acts, whatever it carries.
+  const checkOrigin = (context: AuthRequestContext) => {
+    if (context.clientOrigin !== null && !isTrustedOrigin(context.clientOrigin, context.origin, options.trustedOrigins)) {
+      throw codedError('PERMISSION_DENIED', { reason: 'INVALID_ORIGIN', origin: context.clientOrigin.slice(0, 200) },
+        'Permission denied: requests from this origin are not trusted (add it to auth.trustedOrigins).');
+    }
+  };
+
+  const engineHeaders = (context: AuthRequestContext, extra: Record<string, string> = {}) => {
+    const headers = new Headers(extra);
+    headers.set(CLIENT_IP_HEADER, context.ip);
+    if (context.userAgent) headers.set('user-agent', context.userAgent);
+    if (context.clientOrigin) headers.set('origin', context.clientOrigin);
+    return headers;
+  };
+
+  const accountOf = async (request: Request, context: AuthRequestContext): Promise<string | null> => {
+    if (!SAFE_METHODS.has(request.method) && (request.headers.get('content-type') ?? '').includes('json')) {
+      const body = (await request.clone().json().catch(() => null)) as { email?: unknown } | null;
+      if (body && typeof body.email === 'string') return body.email.trim();
+    }
+    return context.principal?.userId ?? null;
+  };
+
+  return {
+    async handle(request, context) {
+      const env = envOf(context);
+      const path = enginePath(request.url);
+      if (path === null) throw codedError('ROUTE_NOT_FOUND', { method: request.method, path: new URL(request.url).pathname });
+      if (context.principal?.mustChangePassword && !allowedWhilePasswordExpired(path)) {
+        throw codedError('PASSWORD_EXPIRED', { subjectId: context.principal.userId });
+      }
+      const mutating = !SAFE_METHODS.has(request.method);
+      if (mutating) checkOrigin(context);
+      const family = rateFamilyOf(path);
+      if (family) limiter.hit(family, { environmentId: env.id, ip: context.ip, account: await accountOf(request, context) });
+      const response = await env.engine.handler(request);
+      // Sessions, users or keys may have changed: forget what was verified in this environment.
+      if (mutating) cache.clear(env.id);
+      if (response.status >= 400) throw await errorFromResponse(response, request.method, new URL(request.url).pathname);
+      return response;
+    },
+
+    async signIn(input, context) {
+      const env = envOf(context);
+      checkOrigin(context);
+      limiter.hit('signIn', { environmentId: env.id, ip: context.ip, account: input.email });
+      const response = await env.engine.handler(new Request(`${context.origin}${AUTH_BASE_PATH}/sign-in/email`, {
+        method: 'POST',
+        headers: engineHeaders(context, { 'content-type': 'application/json' }),
+        body: JSON.stringify({ email: input.email.trim(), password: input.password }),
+      }));
+      if (response.status >= 400) throw await errorFromResponse(response, 'POST', `${AUTH_BASE_PATH}/sign-in`);
+      const token = response.headers.get('set-auth-token');
+      const body = (await response.json()) as { user: EngineUser };
+      if (!token) throw new Error('the auth engine issued no bearer token');
+      return { token, user: toAuthUser(body.user), cookies: response.headers.getSetCookie() };
+    },
+
+    async signOut(headers, context) {
+      const env = envOf(context);
+      const principal = principalOf(context);
+      if (principal.kind !== 'user') {
+        throw codedError('VALIDATION_ERROR', { summary: 'sign-out ends a session; revoke an API key with DELETE /api/v1/keys/:id' });
+      }
+      checkOrigin(context);
+      const forwarded = engineHeaders(context, { 'content-type': 'application/json' });
+      for (const name of ['authorization', 'cookie']) {
+        const value = headers.get(name);
+        if (value) forwarded.set(name, value);
+      }
+      // The origin was checked above; the engine insists on one whenever a cookie is sent.
+      if (!context.clientOrigin) forwarded.set('origin', context.origin);
+      const response = await env.engine.handler(new Request(`${context.origin}${AUTH_BASE_PATH}/sign-out`, { method: 'POST', headers: forwarded, body: '{}' }));
+      cache.clear(env.id);
+      if (response.status >= 400) throw await errorFromResponse(response, 'POST', `${AUTH_BASE_PATH}/sign-out`);
+      return { cookies: response.headers.getSetCookie() };
+    },
+
+    async createUser(input, context) {
+      const env = envOf(context);
+      principalOf(context);
+      return createUser(env, input, options.minPasswordLength);
+    },
+
+    async importUsers(input, context) {
+      const env = envOf(context);
+      principalOf(context);
+      // Invitation links use the configured public origin when there is one, not the Host header.
+      const origin = options.baseURL ? new URL(options.baseURL).origin : context.origin;
+      const result = await importUsers({ env, email: deps.email(), origin, inviteExpiresIn: options.inviteExpiresIn }, input);
+      if (!result.dryRun) cache.clear(env.id);
+      return result;
+    },
+
+    async mintKey(input, context) {
+      return mintKey(envOf(context), principalOf(context), input);
+    },
+
+    async listKeys(context) {
+      return listKeys(envOf(context), principalOf(context));
+    },
+
+    async revokeKey(id, context) {
+      const env = envOf(context);
+      await revokeKey(env, principalOf(context), id);
+      cache.clear(env.id);
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { apiKey } from '@better-auth/api-key';
+import type { BetterAuthOptions } from 'better-auth';
+import { admin, bearer } from 'better-auth/plugins';
+import type { EmailSend } from '../../capabilities/emailSend.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { AuthEngine } from './authEngine.ts';
+import { TABLES } from './authEngine.ts';
+import type { AuthOptions } from './authOptions.ts';
+import { AUTH_BASE_PATH } from './authPaths.ts';
+import { environmentAuthUrl } from './environmentAuthUrl.ts';
+import type { AuthDatabase } from './openAuthDatabase.ts';
+
+export interface EngineSettings {
+  environmentId: string;
+  database: AuthDatabase;
+  /** This environment's secret, derived from OS_AUTH_SECRET. */
+  secret: string;
+  production: boolean;
+  options: AuthOptions;
+  email: EmailSend | undefined;
+  log: Logger;
+  /** Filled once the engine exists, for callbacks that need it. */
+  engine: { current: AuthEngine | null };
+}
+
+/** Set by the HTTP bridge from the socket (and trusted proxies), never by the client. */
+export const CLIENT_IP_HEADER = 'x-osr-client-ip';
+
+/** Engine paths served by our own routes instead (one way to mint keys and create users). */
+const DISABLED_PATHS = ['/api-key/create', '/api-key/update', '/api-key/delete', '/api-key/list', '/api-key/get', '/api-key/verify', '/admin/create-user'];
+
+const clearMustChange = { must_change_password: false };
+
+/** The engine's configuration for one environment: its tables, secret, cookies and plugins. */
+export function engineOptions(s: EngineSettings): BetterAuthOptions {
+  const { options, log } = s;
+  const email = s.email;
+  return {
+    appName: 'osr',
+    secret: s.secret,
+    basePath: AUTH_BASE_PATH,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    database: s.database.engineHandle,
+    // The server's own origin is trusted through the request it serves.
+    trustedOrigins: (request?: Request) => [...options.trustedOrigins, request ? new URL(request.url).origin : null],
+    telemetry: { enabled: false },
+    logger: {
+      level: 'warn',
+      log(level, message, ...args) {
+        // Without a configured baseURL the origin comes from each request, on purpose.
+        if (!options.baseURL && message.includes('Base URL is not set')) return;
+        const target = level === 'error' ? log.error.bind(log) : level === 'warn' ? log.warn.bind(log) : log.debug.bind(log);
+        target({ engine: args.length > 0 ? args.map(String).join(' ') : undefined }, message);
+      },
+    },
+    // Our own limiter covers the sensitive routes (see rateLimiter.ts), in every NODE_ENV.
+    rateLimit: { enabled: false },
+    disabledPaths: DISABLED_PATHS,
+    advanced: {
+      cookiePrefix: `osr-${s.environmentId}`,
+      useSecureCookies: s.production,
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+    },
+    user: {
+      modelName: TABLES.user,
+      additionalFields: {
+        // input: false everywhere: users cannot set these through update-user or sign-up.
+        must_change_password: { type: 'boolean', required: true, defaultValue: false, input: false },
+        phone_number: { type: 'string', required: false, unique: true, input: false },
+        phone_number_verified: { type: 'boolean', required: false, defaultValue: false, input: false },
+      },
+    },
+    session: { modelName: TABLES.session, expiresIn: options.sessionExpiresIn, updateAge: options.sessionUpdateAge },
+    account: { modelName: TABLES.account },
+    verification: { modelName: TABLES.verification },
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: !options.signUp,
+      minPasswordLength: options.minPasswordLength,
+      revokeSessionsOnPasswordReset: true,
+      async onPasswordReset({ user }) {
+        const engine = s.engine.current;
+        if (engine) await (await engine.$context).internalAdapter.updateUser(user.id, clearMustChange);
+      },
+      ...(email
+        ? {
+          async sendResetPassword({ user, url }) {
+            await email.send({
+              to: user.email,
+              subject: 'Reset your password',
+              text: `A password reset was requested for ${user.email}.\n\nSet a new password: ${environmentAuthUrl(url, s.environmentId)}\n\nIf you did not ask for it, ignore this message.`,
+            });
+          },
+        }
+        : {}),
+    },
+    ...(email
+      ? {
+        emailVerification: {
+          async sendVerificationEmail({ user, url }) {
+            await email.send({
+              to: user.email,
+              subject: 'Confirm your email address',
+              text: `Confirm ${user.email}: ${environmentAuthUrl(url, s.environmentId)}`,
+            });
+          },
+        },
+      }
+      : {}),
+    databaseHooks: {
+      account: {
+        update: {
+          async after(account, context) {
+            // A changed password clears the forced rotation (inside the change's transaction).
+            if (context?.path === '/change-password' && account.providerId === 'credential') {
+              await context.context.internalAdapter.updateUser(account.userId, clearMustChange);
+            }
+          },
+        },
+      },
+    },
+    plugins: [
+      // Signed tokens only: changing OS_AUTH_SECRET invalidates every bearer token too.
+      bearer({ requireSignature: true }),
+      admin({ defaultRole: 'user', adminRoles: ['admin'] }),
+      apiKey({
+        defaultPrefix: 'osk_',
+        schema: { apikey: { modelName: TABLES.apiKey } },
+        // The engine's per-key quota (10 a day by default) is not an authentication rule.
+        rateLimit: { enabled: false },
+        keyExpiration: { minExpiresIn: 0, maxExpiresIn: options.apiKeyMaxExpiresIn / 86_400 },
+        maximumNameLength: 100,
+        startingCharactersConfig: { shouldStore: true, charactersLength: 8 },
+        enableSessionForAPIKeys: false,
+      }),
+    ],
+  };
+}

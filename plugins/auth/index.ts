@@ -1,0 +1,70 @@
+import { definePlugin } from '../../kernel/definePlugin.ts';
+import { authOptionsSchema } from './authOptions.ts';
+import { createAuthenticator } from './createAuthenticator.ts';
+import { createEnvironmentAuth, type EnvironmentAuth } from './createEnvironmentAuth.ts';
+import { createIdentityService } from './createIdentityService.ts';
+import { PrincipalCache } from './principalCache.ts';
+import { RateLimiter } from './rateLimiter.ts';
+
+// One map per kernel: the kernel hands the same context object to every phase of a plugin.
+const states = new WeakMap<object, Map<string, EnvironmentAuth>>();
+
+/**
+ * Identity: one auth engine (better-auth) per environment, with its own tables in that
+ * environment's database and its own secret derived from OS_AUTH_SECRET. Provides the request
+ * authenticator and the identity service; the `auth-routes` plugin serves it over HTTP.
+ */
+export default definePlugin({
+  name: 'auth',
+  version: '16.0.0',
+  kernel: '^16.0.0',
+  requires: ['runtime.info', 'secrets.keys'],
+  optional: ['email.send'],
+  provides: ['auth.session', 'auth.identity'],
+  // Creating the tables of several environments on a remote database takes a while.
+  timeoutMs: 60_000,
+  options: authOptionsSchema,
+  register(ctx) {
+    const environments = new Map<string, EnvironmentAuth>();
+    states.set(ctx, environments);
+    const cache = new PrincipalCache(ctx.options.credentialCacheMs);
+    const limiter = new RateLimiter(ctx.options.rateLimit);
+    ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log));
+    ctx.provide('auth.identity', createIdentityService({
+      environments, cache, limiter, options: ctx.options, email: () => ctx.resolve('email.send'),
+    }));
+  },
+  async start(ctx) {
+    const environments = states.get(ctx)!;
+    const info = ctx.resolve('runtime.info');
+    const keys = ctx.resolve('secrets.keys');
+    if (info.production && !ctx.options.baseURL && ctx.has('email.send')) {
+      ctx.log.warn('plugins.auth.baseURL is not set: links in password-reset, verification and invitation mails follow the Host header of the request that caused them. Set it to the public origin.');
+    }
+    try {
+      for (const env of info.environments) {
+        environments.set(env.id, await createEnvironmentAuth({
+          env,
+          // Per environment: a token of one environment is meaningless in another.
+          secret: keys.derive('auth', env.id),
+          production: info.production,
+          options: ctx.options,
+          email: ctx.resolve('email.send'),
+          log: ctx.log.child({ environment: env.id }),
+        }));
+      }
+    } catch (error) {
+      await closeAll(environments);
+      throw error;
+    }
+  },
+  async stop(ctx) {
+    const environments = states.get(ctx);
+    if (environments) await closeAll(environments);
+  },
+});
+
+async function closeAll(environments: Map<string, EnvironmentAuth>): Promise<void> {
+  await Promise.all([...environments.values()].map((env) => env.close().catch(() => undefined)));
+  environments.clear();
+}

@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { codedError } from '../../kernel/errors.ts';
+import type { EnvironmentInfo } from '../../capabilities/runtimeInfo.ts';
+
+type Row = Record<string, unknown>;
+
+/** The identity database of one environment, as the auth engine and our own few statements use it. */
+export interface AuthDatabase {
+  dialect: 'sqlite' | 'postgres';
+  /** What the engine takes as `database`: a better-sqlite3 connection or a pg pool. */
+  engineHandle: Database.Database | pg.Pool;
+  /** Run one statement with `?` placeholders. */
+  query(sql: string, params?: unknown[]): Promise<Row[]>;
+  close(): Promise<void>;
+}
+
+const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Open the environment's database: its SQLite file, or its PostgreSQL schema (created if missing). */
+export async function openAuthDatabase(env: EnvironmentInfo): Promise<AuthDatabase> {
+  const url = env.databaseUrl.trim();
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') || ':memory:');
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, env.schema);
+  throw codedError('CONFIG_INVALID', { path: `environments.${env.id}.databaseUrl`, reason: 'use sqlite:PATH or postgres://...' });
+}
+
+function openSqlite(file: string): AuthDatabase {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  if (file !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  return {
+    dialect: 'sqlite',
+    engineHandle: db,
+    async query(sql, params = []) {
+      const statement = db.prepare(sql);
+      return statement.reader ? (statement.all(...params) as Row[]) : (statement.run(...params), []);
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, schema: string | null): Promise<AuthDatabase> {
+  if (schema !== null && !SCHEMA.test(schema)) {
+    throw codedError('CONFIG_INVALID', { path: 'environments', reason: `'${schema}' is not a valid PostgreSQL schema name` });
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  try {
+    if (schema) await pool.query(`create schema if not exists "${schema}"`);
+  } catch (error) {
+    await pool.end();
+    throw codedError('SERVICE_UNAVAILABLE', { service: 'PostgreSQL', reason: (error as Error).message });
+  }
+  return {
+    dialect: 'postgres',
+    engineHandle: pool,
+    async query(sql, params = []) {
+      let n = 0;
+      const result = await pool.query(sql.replace(/\?/g, () => `$${++n}`), params);
+      return result.rows as Row[];
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { AuthIdentity } from '../../../capabilities/authIdentity.ts';
+import type { HttpRoutes } from '../../../capabilities/httpRoutes.ts';
+import { requestContext } from './fetchBridge.ts';
+
+const mintBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    expiresIn: { type: 'integer', minimum: 1, description: 'Seconds until the key expires; default: never' },
+  },
+};
+
+/** API keys of the caller: mint (the secret shown once), list, revoke. */
+export function addKeyRoutes(routes: HttpRoutes, identity: AuthIdentity): void {
+  routes.add({
+    method: 'POST', path: '/keys', tags: ['keys'], summary: 'Mint an API key (osk_...) for the caller; the secret is shown once',
+    schema: { body: mintBody },
+    handler: async (request, reply) => {
+      const body = (request.body ?? {}) as { name?: string; expiresIn?: number };
+      const key = await identity.mintKey(body, requestContext(request));
+      reply.code(201);
+      return key;
+    },
+  });
+  routes.add({
+    method: 'GET', path: '/keys', tags: ['keys'], summary: "List the caller's API keys (never their secrets)",
+    handler: async (request) => ({ items: await identity.listKeys(requestContext(request)) }),
+  });
+  routes.add({
+    method: 'DELETE', path: '/keys/:id', tags: ['keys'], summary: 'Revoke one of the caller\'s API keys',
+    schema: { params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } } },
+    handler: async (request, reply) => {
+      await identity.revokeKey((request.params as { id: string }).id, requestContext(request));
+      return reply.code(204).send();
+    },
+  });
+}

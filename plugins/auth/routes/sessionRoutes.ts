@@ -1,0 +1,46 @@
+import type { AuthIdentity } from '../../../capabilities/authIdentity.ts';
+import type { HttpRoutes } from '../../../capabilities/httpRoutes.ts';
+import { requestContext, sendResponse, setCookies, toFetchRequest } from './fetchBridge.ts';
+
+const signInBody = {
+  type: 'object',
+  required: ['email', 'password'],
+  additionalProperties: false,
+  properties: { email: { type: 'string', minLength: 1, maxLength: 320 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
+};
+
+/** The engine's own routes under /auth/*, and our sign-in and sign-out beside them. */
+export function addSessionRoutes(routes: HttpRoutes, identity: AuthIdentity): void {
+  for (const method of ['GET', 'POST'] as const) {
+    routes.add({
+      method, path: '/auth/*', public: true, tags: ['auth'],
+      summary: 'Auth engine routes: session, password change and reset, email verification, admin',
+      handler: async (request, reply) => sendResponse(reply, await identity.handle(toFetchRequest(request), requestContext(request))),
+    });
+  }
+  routes.add({
+    method: 'POST', path: '/auth/sign-in', public: true, tags: ['auth'],
+    summary: 'Sign in with email and password: a bearer token, and a session cookie',
+    schema: { body: signInBody },
+    handler: async (request, reply) => {
+      const { email, password } = request.body as { email: string; password: string };
+      const result = await identity.signIn({ email, password }, requestContext(request));
+      setCookies(reply, result.cookies);
+      return { token: result.token, user: result.user };
+    },
+  });
+  routes.add({
+    method: 'POST', path: '/auth/sign-out', public: true, tags: ['auth'],
+    summary: 'Revoke the session of the bearer token or session cookie',
+    handler: async (request, reply) => {
+      const headers = new Headers();
+      for (const name of ['authorization', 'cookie'] as const) {
+        const value = request.headers[name];
+        if (typeof value === 'string') headers.set(name, value);
+      }
+      const result = await identity.signOut(headers, requestContext(request));
+      setCookies(reply, result.cookies);
+      return { success: true };
+    },
+  });
+}
