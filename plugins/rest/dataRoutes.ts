@@ -43,13 +43,16 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
   routes.add({
     method: 'GET', path: '/data/:object/:id', tags: ['data'], summary: 'One record; select and expand as in the list',
     schema: { params: recordParams, querystring: { type: 'object', properties: { select: { type: 'string' }, expand: { type: 'string' } }, additionalProperties: false } },
-    handler: (request) => {
+    handler: async (request, reply) => {
       const { object, id } = request.params as { object: string; id: string };
       apiObject(metadata, object, 'get');
       const q = request.query as { select?: string; expand?: string };
       const select = list(q.select);
       const expand = list(q.expand);
-      return engine.get(object, id, { ...(select ? { select } : {}), ...(expand ? { expand } : {}) }, dataContext(request));
+      const record = await engine.get(object, id, { ...(select ? { select } : {}), ...(expand ? { expand } : {}) }, dataContext(request));
+      // The version to send back as If-Match, when the selection includes it.
+      if (typeof record.version === 'number') reply.header('etag', `"${record.version}"`);
+      return record;
     },
   });
   routes.add({

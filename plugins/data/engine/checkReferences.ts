@@ -1,8 +1,14 @@
 import type { Knex } from 'knex';
 import type { ResolvedObject } from '../../../metadata/types.ts';
+import { dialectOf } from '../sql/dialect.ts';
 import type { FieldError } from './coerceInput.ts';
 
-/** Lookup values must name existing records of the referenced object: one query per referenced object. */
+/**
+ * Lookup values must name existing records of the referenced object: one query per referenced object.
+ * On PostgreSQL the referenced rows are key-share locked until commit, so a concurrent delete
+ * (which locks its row for update, then looks for references) either waits and sees this record,
+ * or wins and this check finds the target gone. SQLite has one writer and needs no lock.
+ */
 export async function checkReferences(trx: Knex.Transaction | Knex, object: ResolvedObject, values: Record<string, unknown>): Promise<FieldError[]> {
   const byTarget = new Map<string, { field: string; id: string }[]>();
   for (const [name, value] of Object.entries(values)) {
@@ -12,7 +18,9 @@ export async function checkReferences(trx: Knex.Transaction | Knex, object: Reso
   }
   const errors: FieldError[] = [];
   for (const [target, refs] of byTarget) {
-    const found = new Set((await trx(target).whereIn('id', refs.map((r) => r.id)).select('id')).map((r: { id: string }) => r.id));
+    const query = trx(target).whereIn('id', refs.map((r) => r.id)).select('id');
+    const rows = (await (dialectOf(trx) === 'postgres' ? query.forKeyShare() : query)) as Array<{ id: string }>;
+    const found = new Set(rows.map((r) => r.id));
     for (const ref of refs) if (!found.has(ref.id)) errors.push({ path: ref.field, message: `no ${target} record has id '${ref.id.slice(0, 64)}'` });
   }
   return errors;

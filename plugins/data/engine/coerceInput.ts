@@ -16,11 +16,25 @@ const PHONE = /^\+?[0-9][0-9 ().-]{2,31}$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** Both drivers store years 0001 to 9999; PostgreSQL has no year 0. */
 function validDate(text: string): boolean {
   const m = DATE.exec(text);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  if (!m || m[1] === '0000') return false;
+  const d = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999.
+  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+}
+
+/** numeric(18,4) on PostgreSQL: 14 digits before the decimal point. */
+const CURRENCY_LIMIT = 1e14;
+
+/** PostgreSQL refuses U+0000 in text and jsonb, so neither driver stores it. */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (typeof value === 'object' && value !== null) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || hasNul(v));
+  return false;
 }
 
 /** One field's value, checked and normalized; a string result is the error message. */
@@ -30,6 +44,7 @@ function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: u
   switch (field.type) {
     case 'text': case 'textarea': case 'email': case 'url': case 'phone': {
       if (typeof value !== 'string') return fail('must be a string');
+      if (value.includes('\u0000')) return fail('must not contain the NUL character (U+0000)');
       if (field.maxLength !== undefined && value.length > field.maxLength) return fail(`must be at most ${field.maxLength} characters`);
       if (field.type === 'email' && !EMAIL.test(value)) return fail('must be an email address');
       if (field.type === 'phone' && !PHONE.test(value)) return fail('must be a phone number (digits, spaces, + ( ) . -)');
@@ -46,6 +61,7 @@ function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: u
     case 'integer': case 'number': case 'currency': case 'percent': {
       if (typeof value !== 'number' || !Number.isFinite(value)) return fail('must be a number');
       if (field.type === 'integer' && !Number.isSafeInteger(value)) return fail('must be a whole number');
+      if (field.type === 'currency' && Math.abs(value) >= CURRENCY_LIMIT) return fail(`must be less than ${CURRENCY_LIMIT} in absolute value`);
       if (field.min !== undefined && value < field.min) return fail(`must be at least ${field.min}`);
       if (field.max !== undefined && value > field.max) return fail(`must be at most ${field.max}`);
       return ok(value);
@@ -54,10 +70,11 @@ function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: u
       return typeof value === 'boolean' ? ok(value) : fail('must be true or false');
     case 'date':
       return typeof value === 'string' && validDate(value) ? ok(value) : fail('must be a date YYYY-MM-DD');
-    case 'datetime':
-      return typeof value === 'string' && DATETIME.test(value) && !Number.isNaN(Date.parse(value))
-        ? ok(new Date(value).toISOString())
-        : fail('must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T09:30:00Z');
+    case 'datetime': {
+      const iso = typeof value === 'string' && DATETIME.test(value) && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : null;
+      if (iso === null) return fail('must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T09:30:00Z');
+      return /^\d{4}-/.test(iso) && !iso.startsWith('0000') ? ok(iso) : fail('must be between the years 0001 and 9999 (UTC)');
+    }
     case 'select':
       return typeof value === 'string' && field.optionValues?.includes(value) ? ok(value) : fail(`must be one of ${(field.optionValues ?? []).join(', ')}`);
     case 'multiselect': {
@@ -67,9 +84,9 @@ function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: u
       return ok([...new Set(value as string[])]);
     }
     case 'lookup':
-      return typeof value === 'string' && value.length > 0 && value.length <= 64 ? ok(value) : fail(`must be the id of a ${field.reference} record`);
+      return typeof value === 'string' && value.length > 0 && value.length <= 64 && !value.includes('\u0000') ? ok(value) : fail(`must be the id of a ${field.reference} record`);
     case 'json':
-      return ok(value);
+      return hasNul(value) ? fail('must not contain the NUL character (U+0000)') : ok(value);
     default:
       return fail('is computed and cannot be written');
   }

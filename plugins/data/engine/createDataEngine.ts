@@ -1,10 +1,13 @@
 import type { Knex } from 'knex';
-import type { DataContext, DataEngine, DataRecord, GetOptions, ListResult } from '../../../capabilities/dataEngine.ts';
+import type { DataContext, DataEngine, DataRecord, GetOptions, ListResult, QueryOptions } from '../../../capabilities/dataEngine.ts';
 import { codedError } from '../../../kernel/errors.ts';
+import type { ResolvedObject } from '../../../metadata/types.ts';
 import { executeQuery } from '../query/executeQuery.ts';
 import { parseQuery } from '../query/parseQuery.ts';
+import { dialectOf } from '../sql/dialect.ts';
+import { driverInputError } from './driverInputError.ts';
 import { celContext, objectOrNotFound, type EngineDeps } from './engineDeps.ts';
-import { createRecord, deleteRecord, updateRecord } from './writeRecords.ts';
+import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
 import { runHooks } from './runHooks.ts';
 
 /** A transaction the engine is bound to: every call runs inside it. */
@@ -16,10 +19,20 @@ export interface Binding {
 /**
  * The data engine: every read and write of records goes through here, whatever the route.
  * Reads: beforeFind hooks, metadata-checked query, scope filter, afterFind hooks.
- * Writes: see writeRecords.ts; each runs in one transaction with its hooks.
+ * Writes: see writeRecords.ts; each runs in one transaction with its hooks, and answers with
+ * its record read back in that transaction without the find hooks, so a beforeFind that hides
+ * rows cannot turn a write into a 404 and afterInsert/afterUpdate see what was stored.
  */
 export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngine {
-  const registry = { get: (name: string) => deps.metadata.object(name) };
+  // An object with apiEnabled false is outside the data API: a caller's query cannot join or expand
+  // into it, and hears exactly what an unknown object gets. Engine work (ctx.system) sees everything.
+  const everything = { get: (name: string) => deps.metadata.object(name) };
+  const published = {
+    get(name: string) {
+      const object = deps.metadata.object(name);
+      return object?.apiEnabled ? object : undefined;
+    },
+  };
 
   const knexFor = (ctx: DataContext): Knex => {
     if (binding) {
@@ -31,50 +44,61 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     return deps.database(ctx.environmentId).knex;
   };
 
+  /** A query through the pipeline; `hooks` false for a write's read-back (find hooks belong to reads). */
+  async function find(object: ResolvedObject, input: Record<string, unknown>, ctx: DataContext, options: QueryOptions, hooks: boolean, knex = knexFor(ctx)): Promise<ListResult> {
+    const cel = celContext(ctx);
+    const before = { object: object.name, query: { ...input }, ctx };
+    if (hooks) await runHooks(deps.hooks, 'data.beforeFind', object.name, before);
+    const ast = parseQuery(before.query, object, ctx.system ? everything : published, { cel });
+    const scopeFilter = deps.scopeFilter?.(ctx);
+    const result = await executeQuery(ast, knex, {
+      cursorKey: deps.cursorKey(ctx.environmentId),
+      cel,
+      ...(scopeFilter ? { scopeFilter } : {}),
+      ...(options.total === false ? { total: false } : {}),
+    }).catch((error: unknown) => {
+      throw driverInputError(error) ?? error;
+    });
+    if (!hooks) return result;
+    const after = { object: object.name, query: before.query, result, ctx };
+    await runHooks(deps.hooks, 'data.afterFind', object.name, after);
+    return after.result;
+  }
+
+  async function byId(object: ResolvedObject, id: string, options: GetOptions, ctx: DataContext, hooks: boolean, knex = knexFor(ctx)): Promise<DataRecord> {
+    const query: Record<string, unknown> = { where: { id: { $eq: id } }, limit: 1 };
+    if (options.select) query.select = options.select.includes('id') ? options.select : ['id', ...options.select];
+    if (options.expand) query.expand = options.expand;
+    // Engine ids never hold U+0000, which PostgreSQL refuses even as a parameter.
+    const record = String(id).includes('\u0000') ? undefined : (await find(object, query, ctx, { total: false }, hooks, knex)).items[0];
+    if (!record) throw codedError('NOT_FOUND', { what: `${object.label} '${String(id).slice(0, 64)}'`, object: object.name, id: String(id).slice(0, 64) });
+    return record;
+  }
+
   const engine: DataEngine = {
-    async query(name, input, ctx, options = {}): Promise<ListResult> {
-      const object = objectOrNotFound(deps, name);
-      const cel = celContext(ctx);
-      const before = { object: name, query: { ...input }, ctx };
-      await runHooks(deps.hooks, 'data.beforeFind', name, before);
-      const ast = parseQuery(before.query, object, registry, { cel });
-      const scopeFilter = deps.scopeFilter?.(ctx);
-      const result = await executeQuery(ast, knexFor(ctx), {
-        cursorKey: deps.cursorKey(ctx.environmentId),
-        cel,
-        ...(scopeFilter ? { scopeFilter } : {}),
-        ...(options.total === false ? { total: false } : {}),
-      });
-      const after = { object: name, query: before.query, result, ctx };
-      await runHooks(deps.hooks, 'data.afterFind', name, after);
-      return after.result;
+    query: (name, input, ctx, options = {}) => find(objectOrNotFound(deps, name), input, ctx, options, true),
+    get: (name, id, options, ctx) => byId(objectOrNotFound(deps, name), id, options, ctx, true),
+    create: (name, input, ctx) => inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, ctx)),
+    update: (name, id, patch, options, ctx) => inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, ctx)),
+    delete: (name, id, options, ctx) => inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, ctx)),
+    transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
+    withDatabase: async (environmentId, work) => {
+      const knex = knexFor({ environmentId, principal: null, system: true });
+      return work({ knex, dialect: dialectOf(knex) });
     },
-
-    async get(name, id, options: GetOptions, ctx): Promise<DataRecord> {
-      const object = objectOrNotFound(deps, name);
-      const query: Record<string, unknown> = { where: { id: { $eq: id } }, limit: 1 };
-      if (options.select) query.select = options.select.includes('id') ? options.select : ['id', ...options.select];
-      if (options.expand) query.expand = options.expand;
-      const { items } = await engine.query(name, query, ctx, { total: false });
-      const record = items[0];
-      if (!record) throw codedError('NOT_FOUND', { what: `${object.label} '${String(id).slice(0, 64)}'`, object: name, id: String(id).slice(0, 64) });
-      return record;
-    },
-
-    create: (name, input, ctx) => inTransaction(ctx, (tx, trx) => createRecord(deps, tx, trx, objectOrNotFound(deps, name), input, ctx)),
-    update: (name, id, patch, options, ctx) => inTransaction(ctx, (tx, trx) => updateRecord(deps, tx, trx, objectOrNotFound(deps, name), id, patch, options, ctx)),
-    delete: (name, id, options, ctx) => inTransaction(ctx, (tx, trx) => deleteRecord(deps, tx, trx, objectOrNotFound(deps, name), id, options, ctx)),
-    transaction: (ctx, work) => inTransaction(ctx, (tx) => work(tx)),
   };
 
-  // Nested calls (hooks writing through the engine they were given) join the open transaction.
-  function inTransaction<T>(ctx: DataContext, work: (tx: DataEngine, trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    if (binding) {
-      knexFor(ctx);
-      return work(engine, binding.trx);
-    }
-    return deps.database(ctx.environmentId).knex.transaction((trx) =>
-      work(createDataEngine(deps, { environmentId: ctx.environmentId, trx }), trx));
+  // Nested calls (hooks writing through the engine they were given, a batch of writes in one
+  // transaction) run in a savepoint of the open transaction: a failed call undoes only its own
+  // work and leaves the outer transaction usable (PostgreSQL aborts a transaction on any failed
+  // statement otherwise). They still commit or roll back with the outer transaction.
+  function inTransaction<T>(ctx: DataContext, work: (scope: WriteScope) => Promise<T>): Promise<T> {
+    const scope = (tx: DataEngine, trx: Knex.Transaction): WriteScope => ({
+      engine: tx, trx, read: (object, id, readCtx) => byId(object, id, {}, readCtx, false, trx),
+    });
+    const outer = binding ? knexFor(ctx) : deps.database(ctx.environmentId).knex;
+    return outer.transaction((trx) =>
+      work(scope(createDataEngine(deps, { environmentId: ctx.environmentId, trx }), trx)));
   }
   return engine;
 }

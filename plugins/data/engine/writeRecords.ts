@@ -11,6 +11,7 @@ import { objectColumns } from '../sql/objectColumns.ts';
 import { checkReferences } from './checkReferences.ts';
 import { coerceInput, type FieldError } from './coerceInput.ts';
 import { constraintError } from './constraintError.ts';
+import { driverInputError } from './driverInputError.ts';
 import { celContext, validationError, type EngineDeps } from './engineDeps.ts';
 import { nextSequence } from './nextSequence.ts';
 import { runHooks } from './runHooks.ts';
@@ -21,6 +22,15 @@ import { runHooks } from './runHooks.ts';
  * Order: coerce input -> before-hook (may change values) -> coerce again -> references and
  * validation rules -> versioned write -> read back -> after-hook.
  */
+
+/** What a write runs with inside its transaction. */
+export interface WriteScope {
+  /** The engine bound to the transaction: hooks get it, so their writes commit or roll back with this one. */
+  engine: DataEngine;
+  trx: Knex.Transaction;
+  /** The stored record as the caller may see it, without the find hooks: those belong to reads, not to a write's result. */
+  read(object: ResolvedObject, id: string, ctx: DataContext): Promise<DataRecord>;
+}
 
 function assertWritable(object: ResolvedObject, ctx: DataContext): void {
   if (object.system && !ctx.system) throw codedError('SYSTEM_OBJECT_READ_ONLY', { object: object.name });
@@ -47,14 +57,20 @@ async function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise
   try {
     return await work();
   } catch (error) {
-    throw constraintError(error, object) ?? error;
+    throw constraintError(error, object) ?? driverInputError(error) ?? error;
   }
 }
 
-/** The current row, locked against concurrent writers on PostgreSQL (SQLite has one writer). */
-async function lockedRecord(trx: Knex.Transaction, object: ResolvedObject, id: string): Promise<DataRecord> {
+/**
+ * The current row, locked against concurrent writers on PostgreSQL (SQLite has one writer). An
+ * update takes the no-key lock, which lets records referencing this one be created meanwhile; a
+ * delete takes the full lock, which waits for them (see checkReferences).
+ */
+async function lockedRecord(trx: Knex.Transaction, object: ResolvedObject, id: string, purpose: 'update' | 'delete'): Promise<DataRecord> {
   const query = trx(object.name).where({ id }).first();
-  const row = await (dialectOf(trx) === 'postgres' ? query.forUpdate() : query);
+  const locked = dialectOf(trx) !== 'postgres' ? query : purpose === 'update' ? query.forNoKeyUpdate() : query.forUpdate();
+  // Engine ids never hold U+0000, which PostgreSQL refuses even as a parameter.
+  const row = id.includes('\u0000') ? undefined : await locked;
   if (!row) throw codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
   return rowToRecord(object, row, dialectOf(trx));
 }
@@ -90,7 +106,8 @@ async function refuseIfReferenced(deps: EngineDeps, trx: Knex.Transaction, objec
   }
 }
 
-export async function createRecord(deps: EngineDeps, tx: DataEngine, trx: Knex.Transaction, object: ResolvedObject, input: DataRecord, ctx: DataContext): Promise<DataRecord> {
+export async function createRecord(deps: EngineDeps, scope: WriteScope, object: ResolvedObject, input: DataRecord, ctx: DataContext): Promise<DataRecord> {
+  const { engine: tx, trx } = scope;
   assertWritable(object, ctx);
   const event = { object: object.name, record: coerceOrThrow(object, input, 'create', ctx), ctx, engine: tx };
   await runHooks(deps.hooks, 'data.beforeInsert', object.name, event);
@@ -108,17 +125,18 @@ export async function createRecord(deps: EngineDeps, tx: DataEngine, trx: Knex.T
   }
   await checkRecord(trx, object, values, record, 'create', ctx);
   await write(object, () => trx(object.name).insert(row));
-  const stored = await tx.get(object.name, record.id as string, {}, ctx);
+  const stored = await scope.read(object, record.id as string, ctx);
   await runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
   return stored;
 }
 
 export async function updateRecord(
-  deps: EngineDeps, tx: DataEngine, trx: Knex.Transaction, object: ResolvedObject,
+  deps: EngineDeps, scope: WriteScope, object: ResolvedObject,
   id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext,
 ): Promise<DataRecord> {
+  const { engine: tx, trx } = scope;
   assertWritable(object, ctx);
-  const previous = await lockedRecord(trx, object, id);
+  const previous = await lockedRecord(trx, object, id, 'update');
   const version = Number(previous.version);
   checkVersion(options, version);
   const event = { object: object.name, id, previous, patch: coerceOrThrow(object, patch, 'update', ctx), ctx, engine: tx };
@@ -128,17 +146,18 @@ export async function updateRecord(
   const row = recordToRow(object, { ...values, updated_at: new Date().toISOString(), updated_by: ctx.principal?.userId ?? null }, dialectOf(trx));
   const count = await write(object, () => trx(object.name).where({ id, version }).update({ ...row, version: version + 1 }));
   if (count === 0) throw await versionConflict(trx, object, id, version);
-  const stored = await tx.get(object.name, id, {}, ctx);
+  const stored = await scope.read(object, id, ctx);
   await runHooks(deps.hooks, 'data.afterUpdate', object.name, { object: object.name, previous, record: stored, ctx, engine: tx });
   return stored;
 }
 
 export async function deleteRecord(
-  deps: EngineDeps, tx: DataEngine, trx: Knex.Transaction, object: ResolvedObject,
+  deps: EngineDeps, scope: WriteScope, object: ResolvedObject,
   id: string, options: WriteOptions, ctx: DataContext,
 ): Promise<void> {
+  const { engine: tx, trx } = scope;
   assertWritable(object, ctx);
-  const previous = await lockedRecord(trx, object, id);
+  const previous = await lockedRecord(trx, object, id, 'delete');
   const version = Number(previous.version);
   checkVersion(options, version);
   await runHooks(deps.hooks, 'data.beforeDelete', object.name, { object: object.name, previous, ctx, engine: tx });

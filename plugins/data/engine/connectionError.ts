@@ -1,0 +1,48 @@
+import type { DataEngine } from '../../../capabilities/dataEngine.ts';
+import { codedError, isCodedError, type CodedError } from '../../../kernel/errors.ts';
+
+/** SQLSTATE classes and codes meaning the server or the connection went away, not the request. */
+const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// pg reports a dropped socket by message only.
+const UNAVAILABLE_MESSAGE = /Connection terminated|connection error and is not queryable|Client was closed and is not queryable/;
+
+/**
+ * A driver error that says the database cannot be reached right now (a terminated or refused
+ * connection, a full pool, a locked SQLite file) as SERVICE_UNAVAILABLE, so the client gets a 503
+ * it may retry instead of a 500. The details never carry the driver's message, which quotes SQL.
+ */
+export function connectionError(error: unknown): CodedError | null {
+  if (isCodedError(error) || typeof error !== 'object' || error === null) return null;
+  const e = error as { code?: unknown; name?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  let reason: string | null = null;
+  if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code) || UNAVAILABLE_MESSAGE.test(message)) reason = 'the connection to it was lost or refused';
+  else if (e.name === 'KnexTimeoutError') reason = 'no connection became free in time';
+  else if (code.startsWith('SQLITE_BUSY')) reason = 'it is locked by another writer';
+  return reason === null ? null : codedError('SERVICE_UNAVAILABLE', { service: 'The database', reason });
+}
+
+/**
+ * The same engine, its driver connection errors turned into SERVICE_UNAVAILABLE at the boundary.
+ * Every method is wrapped, so one added to the engine later is covered too.
+ */
+export function mapConnectionErrors(engine: DataEngine): DataEngine {
+  const map = (error: unknown): never => {
+    throw connectionError(error) ?? error;
+  };
+  const wrapped: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(engine)) {
+    if (typeof value !== 'function') {
+      wrapped[key] = value;
+      continue;
+    }
+    wrapped[key] = (...args: unknown[]) => {
+      const result: unknown = (value as (...a: unknown[]) => unknown).apply(engine, args);
+      // knex hands back thenables (a transaction object), not always native promises.
+      return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? Promise.resolve(result).catch(map) : result;
+    };
+  }
+  return wrapped as unknown as DataEngine;
+}
