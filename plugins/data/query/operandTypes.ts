@@ -32,14 +32,19 @@ export function checkValue(type: ValueType, value: unknown): Checked {
   switch (familyOf(type)) {
     case 'text':
     case 'multiselect':
-      return typeof value === 'string' ? { ok: true, value } : bad(type, 'a string', value);
+      if (typeof value !== 'string') return bad(type, 'a string', value);
+      // SQLite's LIKE stops at NUL and PostgreSQL refuses it: both drivers must answer the same.
+      return value.includes('\u0000') ? { ok: false, message: 'text values cannot contain the NUL character' } : { ok: true, value };
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : bad(type, 'a number', value);
+      if (typeof value !== 'number' || !Number.isFinite(value)) return bad(type, 'a number', value);
+      // A fraction or an unsafe integer cannot be bound against an integer column on every driver.
+      if (type === 'integer' && !Number.isSafeInteger(value)) return bad(type, 'a whole number', value);
+      return { ok: true, value };
     case 'boolean':
       return typeof value === 'boolean' ? { ok: true, value } : bad(type, 'true or false', value);
     case 'date': {
       const m = typeof value === 'string' ? DATE.exec(value) : null;
-      if (m && validDay(Number(m[1]), Number(m[2]), Number(m[3]))) return { ok: true, value };
+      if (m && Number(m[1]) >= 1 && validDay(Number(m[1]), Number(m[2]), Number(m[3]))) return { ok: true, value };
       return bad(type, "a date 'YYYY-MM-DD'", value);
     }
     case 'datetime': {
@@ -49,7 +54,8 @@ export function checkValue(type: ValueType, value: unknown): Checked {
       const text = value as string;
       const withZone = text.length > 10 && !m[1] ? `${text.replace(' ', 'T')}Z` : text.replace(' ', 'T');
       const iso = toIsoDateTime(withZone);
-      return Number.isNaN(Date.parse(iso)) ? bad(type, 'a valid date-time', value) : { ok: true, value: iso };
+      const year = Number(iso.slice(0, 4));
+      return Number.isNaN(Date.parse(iso)) || !(year >= 1 && year <= 9999) ? bad(type, 'a valid date-time (years 0001 to 9999)', value) : { ok: true, value: iso };
     }
     case 'json':
       return { ok: false, message: 'json fields can only be tested with $null or $exists' };

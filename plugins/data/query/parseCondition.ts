@@ -133,6 +133,7 @@ function parseOperator(target: Target, op: string, operand: unknown, path: strin
     case '$startsWith':
     case '$endsWith': {
       if (typeof operand !== 'string') return refuse(`${op} takes a string, not ${show(operand)}`);
+      if (operand.includes('\u0000')) return refuse('text values cannot contain the NUL character');
       if (family === 'multiselect' && (op === '$contains' || op === '$notContains')) {
         return { kind: 'has', target, value: operand, negate: op === '$notContains' };
       }
