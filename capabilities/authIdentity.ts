@@ -81,10 +81,18 @@ export interface ImportUsersResult {
   };
 }
 
+export type SignInResult =
+  | { token: string; user: AuthUser; cookies: string[] }
+  | { twoFactorRequired: true; methods: string[]; cookies: string[] };
+
 export interface AuthIdentity {
   /** Serve a request of the auth engine; its URL path starts with `/api/v1/auth`. Errors throw coded errors. */
   handle(request: Request, context: AuthRequestContext): Promise<Response>;
-  signIn(input: { email: string; password: string }, context: AuthRequestContext): Promise<{ token: string; user: AuthUser; cookies: string[] }>;
+  /**
+   * Password sign-in: a session, or, for an account with a second factor, the cookie that lets
+   * `/auth/two-factor/verify-*` finish it.
+   */
+  signIn(input: { email: string; password: string }, context: AuthRequestContext): Promise<SignInResult>;
   /** Revoke the session carried by these headers (cookie or bearer); returns the cookies that clear it. */
   signOut(headers: Headers, context: AuthRequestContext): Promise<{ cookies: string[] }>;
   createUser(input: CreateUserInput, context: AuthRequestContext): Promise<{ user: AuthUser; temporaryPassword?: string }>;

@@ -12,6 +12,9 @@ export interface DataContext {
   /** Read-only fields this call may write: server logic (e.g. lead conversion) setting fields users cannot. Security still applies. */
   trustedFields?: readonly string[];
   requestId?: string;
+  /** The caller as hooks and actions see it; filled by the engine from the principal. */
+  user?: { id: string; organizationId: string | null; positions: string[] } | null;
+  session?: { organizationId: string | null } | null;
 }
 
 export type DataRecord = Record<string, unknown>;

@@ -11,3 +11,6 @@ export * from './metadataRegistry.ts';
 export * from './dataEngine.ts';
 export * from './emailSend.ts';
 export * from './authIdentity.ts';
+export * from './searchIndex.ts';
+export * from './accessGrants.ts';
+export * from './dataScopes.ts';

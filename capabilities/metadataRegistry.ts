@@ -7,6 +7,13 @@ export interface MetadataRegistry {
   /** One object by name, or undefined. */
   object(name: string): ResolvedObject | undefined;
   apps(): LoadedApp[];
+  /** A content hash of what is loaded: it changes whenever the metadata does (caches key on it). */
+  version(): string;
+  /**
+   * During register only: load an app directory shipped by a plugin with the configured apps. Its
+   * objects are engine-owned (`system`): read-only through /data unless they declare userActions.
+   */
+  contributeApp(dir: string): void;
 }
 
 export const metadataRegistry = defineCapability<MetadataRegistry>()({

@@ -14,8 +14,11 @@ import { dataEngine } from './dataEngine.ts';
 import { metadataRegistry } from './metadataRegistry.ts';
 import { emailSend } from './emailSend.ts';
 import { authIdentity } from './authIdentity.ts';
+import { searchIndex } from './searchIndex.ts';
+import { accessGrants } from './accessGrants.ts';
+import { dataScopes } from './dataScopes.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, emailSend, authIdentity] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, emailSend, authIdentity, searchIndex, accessGrants, dataScopes] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -30,10 +30,19 @@ export const ERRORS = {
   FILES_DISABLED: { status: 403, message: 'Files are disabled on object {object}: set enable.files to true.' },
   SYSTEM_OBJECT_READ_ONLY: { status: 403, message: 'Object {object} is owned by the engine and is read-only through the data API.' },
   SERVICE_UNAVAILABLE: { status: 503, message: '{service} is unavailable: {reason}. Retry shortly.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not fully received within {timeoutMs} ms; the connection was closed.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts.' },
+  MALFORMED_REQUEST: { status: 400, message: 'The HTTP request could not be parsed: {reason}' },
   INTERNAL: { status: 500, message: 'An internal error occurred. Quote request id {requestId} when reporting it.' },
 
   // Identity.
   IMPORT_TOO_LARGE: { status: 400, message: 'The import holds {count} rows; at most {max} are accepted per request. Split it into smaller files.' },
+  EMAIL_NOT_CONFIGURED: { status: 500, message: 'Email delivery is not configured: {reason}. Fix: {fix}' },
+
+  // Access control.
+  DELEGATION_NOT_ALLOWED: { status: 403, message: 'Position {position} cannot be delegated: {reason}' },
+  DELEGATION_INVALID: { status: 400, message: 'The delegation is not valid: {reason}' },
+  ORGANIZATION_MISMATCH: { status: 403, message: 'A record of {object} cannot be placed in another organization than the session\'s.' },
 
   // Configuration.
   CONFIG_INVALID: { status: 500, message: 'Configuration is not valid at {path}: {reason}' },
@@ -67,6 +76,7 @@ export const ERRORS = {
 
   // Data engine.
   SCHEMA_CHANGE_REFUSED: { status: 500, message: 'Schema sync refused {count} destructive change(s), which would lose data:\n{lines}\nFix: {fix}' },
+  IMPORT_REJECTED: { status: 400, message: 'Nothing was imported: {failed} of {total} rows are not valid (first: {first}). details.errors lists every row; fix them, or send atomic: false to import the valid rows only.' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

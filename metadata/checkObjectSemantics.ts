@@ -73,6 +73,15 @@ export function checkObjectSemantics(input: unknown): MetadataProblem[] {
     });
   }
 
+  const search = input['search'];
+  if (isObject(search) && isObject(search['weights'])) {
+    for (const name of Object.keys(search['weights'])) {
+      const at = `search.weights.${name}`;
+      if (!(name in fields)) add(at, `'${name}' is not a declared field; declared: ${names.join(', ')}`);
+      else if (!isObject(fields[name]) || fields[name]['searchable'] !== true) add(at, `'${name}' is not searchable; set "searchable": true on the field or remove its weight`);
+    }
+  }
+
   if (input['owner'] === false && input['sharingModel'] === 'private') {
     add('sharingModel', "an object without an owner (owner: false) cannot be private: nobody owns its records; use 'public_read' or 'public_read_write'");
   }

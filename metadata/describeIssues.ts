@@ -36,7 +36,9 @@ function issueReason(issue: Issue, value: unknown): string {
 function unknownKeyReason(schema: z.ZodType, input: unknown, path: readonly PropertyKey[], key: string): string {
   const owner = valueAt(input, path) as Record<string, unknown> | undefined;
   const fieldType = owner?.['type'];
-  if (path.length === 2 && path[0] === 'fields' && typeof fieldType === 'string' && fieldType in FIELD_SCHEMAS) {
+  // Field declarations of an object (not other `fields` maps, such as an override's field patches).
+  const declaresType = () => keysAt(schema, input, path).includes('type');
+  if (path.length === 2 && path[0] === 'fields' && typeof fieldType === 'string' && fieldType in FIELD_SCHEMAS && declaresType()) {
     const elsewhere = typesAccepting(key);
     if (elsewhere.length > 0) return `unknown key '${key}' for a ${fieldType} field (it applies to ${elsewhere.join(', ')} fields)`;
     return withSuggestion(`unknown key '${key}' for a ${fieldType} field`, key, Object.keys(FIELD_SCHEMAS[fieldType as FieldType].shape));

@@ -2,6 +2,8 @@ import { basename, join } from 'node:path';
 import type { CodedError } from '../kernel/errors.ts';
 import { suggest } from '../kernel/suggest.ts';
 import type { LoadedApp, ResolvedObject } from './types.ts';
+import { loadBooks } from './loadBooks.ts';
+import { loadOverrides } from './loadOverrides.ts';
 import { metadataError } from './metadataError.ts';
 import { readApp, type AppRead } from './readApp.ts';
 import { resolveObject } from './resolveObject.ts';
@@ -20,7 +22,8 @@ export interface LoadAppsResult {
 
 /**
  * Loads app directories: reads and validates every declaration, checks names and lookups across
- * apps, then resolves defaults and compiles expressions. Reports all problems, never the first only.
+ * apps, then resolves defaults and compiles expressions; then the apps' books and overrides.
+ * Reports all problems, never the first only.
  */
 export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): Promise<LoadAppsResult> {
   const reads: AppRead[] = [];
@@ -63,7 +66,17 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
         objects.set(resolved.object.name, resolved.object);
       }
     }
-    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded });
+    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [] });
+  }
+
+  // Books and overrides point to objects, so they load once every object is known.
+  const sources = apps.map((app) => ({ dir: app.dir, app: app.manifest.name }));
+  const books = await loadBooks(sources, known);
+  const overrides = await loadOverrides(sources, objects, new Set(declaredIn.keys()));
+  errors.push(...books.errors, ...overrides.errors);
+  for (const app of apps) {
+    app.books = books.books.get(app.manifest.name) ?? [];
+    app.overrides = overrides.overrides.get(app.manifest.name) ?? [];
   }
   return { apps, objects, errors };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_METHODS, SHARING_MODELS, type ObjectDefinition } from './types.ts';
+import { API_METHODS, SEARCH_WEIGHTS, SHARING_MODELS, type ObjectDefinition } from './types.ts';
 import { fieldDefinitionSchema } from './fieldSchema.ts';
 
 export { fieldDefinitionSchema, FIELD_SCHEMAS, FORMULA_TYPES } from './fieldSchema.ts';
@@ -12,6 +12,18 @@ export const validationRuleSchema = z.strictObject({
   message: z.string({ error: (i) => (i.input === undefined ? 'is required: the sentence shown when the rule fails' : 'must be a string') }).min(1, 'must not be empty'),
   on: z.array(z.enum(['create', 'update'], { error: "must be 'create' or 'update'" })).min(1, 'must list create, update or both').optional(),
   field: z.string().optional(),
+});
+
+export const rowPolicySchema = z.strictObject({
+  name: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty'),
+  condition: z.string({ error: (i) => (i.input === undefined ? 'is required: a CEL condition over record and user' : 'must be a string') }).min(1, 'must not be empty'),
+  access: z.enum(['read', 'edit'], { error: "must be 'read' or 'edit'" }),
+});
+
+const searchWeight = z.literal(SEARCH_WEIGHTS, { error: 'must be a weight: 1, 2, 3 or 4 (4 ranks highest)' });
+
+export const objectSearchSchema = z.strictObject({
+  weights: z.record(z.string(), searchWeight, { error: 'must map searchable fields to weights, e.g. { "name": 3 }' }).optional(),
 });
 
 export const objectIndexSchema = z.strictObject({
@@ -38,8 +50,10 @@ export const objectDefinitionSchema = z.strictObject({
   enable: z.strictObject({ activities: flag.optional(), feeds: flag.optional(), files: flag.optional(), trackHistory: flag.optional() }).optional(),
   userActions: z.strictObject({ create: flag.optional(), update: flag.optional(), delete: flag.optional() }).optional(),
   validationRules: z.array(validationRuleSchema).optional(),
+  policies: z.array(rowPolicySchema).optional(),
   indexes: z.array(objectIndexSchema).optional(),
   nameField: z.string().optional(),
+  search: objectSearchSchema.optional(),
 });
 
 export type ParsedObjectDefinition = z.infer<typeof objectDefinitionSchema>;

@@ -57,6 +57,11 @@ export function resolveObject({ definition: def, source, app }: ResolveInput): {
     if (compiled) validationRules.push({ ...rule, on: rule.on ?? ['create', 'update'], compiled });
   });
 
+  // Row policies are compiled to SQL per request (see plugins/data/access); type-checking here fails the boot on a bad one.
+  (def.policies ?? []).forEach((policy, i) => {
+    collect(() => compileExpression(policy.condition, scope, 'boolean', { file: source, path: `policies[${i}].condition` }));
+  });
+
   if (errors.length > 0) return { object: null, errors };
   const label = def.label ?? humanize(def.name);
   const object: ResolvedObject = {
@@ -76,12 +81,17 @@ export function resolveObject({ definition: def, source, app }: ResolveInput): {
       trackHistory: def.enable?.trackHistory ?? false,
     },
     validationRules,
+    policies: def.policies ?? [],
     indexes: def.indexes ?? [],
     nameField: def.nameField ?? defaultNameField(def),
     system: false,
     source,
     app,
   };
+  const searchable = Object.values(fields).filter((f) => f.searchable).map((f) => f.name);
+  if (searchable.length > 0) {
+    object.search = { weights: Object.fromEntries(searchable.map((name) => [name, def.search?.weights?.[name] ?? 1])) };
+  }
   if (def.description !== undefined) object.description = def.description;
   if (def.userActions !== undefined) object.userActions = def.userActions;
   return { object, errors };

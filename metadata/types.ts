@@ -70,9 +70,27 @@ export interface ValidationRule {
   field?: string;
 }
 
+/** Weight classes of full-text search, lowest to highest (both index engines have four). */
+export const SEARCH_WEIGHTS = [1, 2, 3, 4] as const;
+export type SearchWeight = (typeof SEARCH_WEIGHTS)[number];
+
+/** Scoring rules of full-text search: a match in a heavier field ranks higher. */
+export interface ObjectSearch {
+  /** Searchable field -> weight (1 to 4); a searchable field not listed weighs 1. */
+  weights?: Record<string, SearchWeight>;
+}
+
 export interface ObjectIndex {
   fields: string[];
   unique?: boolean;
+}
+
+/** A row policy: the rows of an object a user may read (or edit) beyond its sharing model, as CEL over `record` and `user`. */
+export interface RowPolicy {
+  name: string;
+  condition: string;
+  /** edit also grants read. */
+  access: 'read' | 'edit';
 }
 
 export interface ObjectDefinition {
@@ -97,9 +115,12 @@ export interface ObjectDefinition {
   /** Declared by third-party system objects that accept user writes. */
   userActions?: { create?: boolean; update?: boolean; delete?: boolean };
   validationRules?: ValidationRule[];
+  /** Row policies, compiled into the query filter of every read (see docs/access.md). */
+  policies?: RowPolicy[];
   indexes?: ObjectIndex[];
   /** Field used as the record's display name (default `name` if declared, else the first text field). */
   nameField?: string;
+  search?: ObjectSearch;
 }
 
 /** A compiled CEL expression, type-checked at load time. */
@@ -155,8 +176,12 @@ export interface ResolvedObject {
   enable: { activities: boolean; feeds: boolean; files: boolean; trackHistory: boolean };
   userActions?: ObjectDefinition['userActions'];
   validationRules: ResolvedValidationRule[];
+  /** Row policies, type-checked at load. */
+  policies: RowPolicy[];
   indexes: ObjectIndex[];
   nameField: string | null;
+  /** Full-text weights of every searchable field (default 1); absent when no field is searchable. */
+  search?: { weights: Record<string, SearchWeight> };
   /** Engine-owned system object: read-only through /data. */
   system: boolean;
   /** Where it was declared (file path or `code`), for error messages. */
@@ -177,4 +202,85 @@ export interface LoadedApp {
   manifest: AppManifest;
   dir: string;
   objects: ResolvedObject[];
+  /** books/<name>.json: navigation trees. */
+  books: ResolvedBook[];
+  /** overrides/objects/<name>.json: what this package changes on objects of other apps. */
+  overrides: PackageOverride[];
+}
+
+/** Who sees a book node: callers holding the permission set (admins see every node). */
+export interface BookAudience {
+  permissionSet: string;
+}
+
+/** A node of a book: a section groups nodes, a page points to an object (and optionally a view of it). */
+export interface BookNode {
+  /** snake_case, unique among its siblings: a stable id for the node. */
+  name: string;
+  kind: 'section' | 'page';
+  label?: string;
+  description?: string;
+  /** page: the object it shows. */
+  object?: string;
+  /** page: a view of that object (declared by an override or an overlay). */
+  view?: string;
+  audience?: BookAudience;
+  /** section: its nodes. */
+  children?: BookNode[];
+}
+
+export interface BookDefinition {
+  name: string;
+  label?: string;
+  description?: string;
+  nodes: BookNode[];
+}
+
+export interface ResolvedBook extends BookDefinition {
+  label: string;
+  /** File it was declared in. */
+  source: string;
+  app: string;
+}
+
+/** Labels of an object that a package or an overlay may change. */
+export interface LabelsPatch {
+  label?: string;
+  pluralLabel?: string;
+  description?: string;
+}
+
+/** What may change on a declared field: texts only, never its type or its stored values. */
+export interface FieldPatch {
+  label?: string;
+  help?: string;
+  /** Select and multiselect: option value -> label. */
+  options?: Record<string, string>;
+}
+
+/** A list view of an object: which columns, in which order, filtered how. */
+export interface ViewDefinition {
+  label: string;
+  description?: string;
+  columns: string[];
+  orderBy?: Array<{ field: string; order: 'asc' | 'desc' }>;
+  /** A filter condition of the query language over the object's fields. */
+  filter?: Record<string, unknown>;
+  pageSize?: number;
+}
+
+/** Changes to one object, by section: the shape of a package override file and of an object's overlays. */
+export interface ObjectPatch {
+  labels?: LabelsPatch;
+  fields?: Record<string, FieldPatch>;
+  views?: Record<string, ViewDefinition>;
+}
+
+export interface PackageOverride {
+  /** The object changed (declared by another app). */
+  object: string;
+  /** The app shipping the override. */
+  app: string;
+  source: string;
+  patch: ObjectPatch;
 }

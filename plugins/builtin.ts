@@ -3,9 +3,16 @@ import auth from './auth/index.ts';
 import authRoutes from './auth/routes/index.ts';
 import crm from './crm/index.ts';
 import data from './data/index.ts';
+import email from './email/index.ts';
+import emailRoutes from './email/routes/index.ts';
 import http from './http/index.ts';
 import meta from './meta/index.ts';
+import metaApi from './meta/api/index.ts';
+import openapi from './openapi/index.ts';
 import rest from './rest/index.ts';
+import search from './search/index.ts';
+import sharing from './sharing/index.ts';
+import orgScoping from './org-scoping/index.ts';
 
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
@@ -16,9 +23,18 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
     optionsFrom: (config) => ({ trustedOrigins: config.auth.trustedOrigins, ...(config.auth.admin ? { admin: config.auth.admin } : {}) }),
   },
   { manifest: authRoutes, enabledByDefault: true },
+  // Outside production mail is only logged by default; production needs SMTP or enabled: false.
+  { manifest: email, enabledByDefault: true },
+  { manifest: emailRoutes, enabledByDefault: true },
   { manifest: meta, enabledByDefault: true },
+  { manifest: metaApi, enabledByDefault: true },
+  { manifest: openapi, enabledByDefault: true },
   { manifest: data, enabledByDefault: true },
   { manifest: rest, enabledByDefault: true },
+  { manifest: search, enabledByDefault: true },
+  { manifest: sharing, enabledByDefault: true },
+  // Opt-in: splits objects with an organization_id field by the session's organization.
+  { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).
   { manifest: crm, enabledByDefault: false },
 ];

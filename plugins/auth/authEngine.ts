@@ -39,7 +39,7 @@ export interface EngineApiKey {
 export interface EngineWhere {
   field: string;
   value: string | number | boolean | null;
-  operator?: 'eq' | 'ne' | 'in';
+  operator?: 'eq' | 'ne' | 'in' | 'starts_with' | 'lt';
 }
 
 export interface EngineContext {
@@ -54,8 +54,11 @@ export interface EngineContext {
     findOne<T>(query: { model: string; where: EngineWhere[] }): Promise<T | null>;
     findMany<T>(query: { model: string; where?: EngineWhere[]; limit?: number; sortBy?: { field: string; direction: 'asc' | 'desc' } }): Promise<T[]>;
     delete(query: { model: string; where: EngineWhere[] }): Promise<void>;
+    deleteMany(query: { model: string; where: EngineWhere[] }): Promise<number>;
   };
   authCookies: { sessionToken: { name: string } };
+  /** The environment's engine secret (signs cookies and bearer tokens). */
+  secret: string;
 }
 
 export interface CreateEngineUser {

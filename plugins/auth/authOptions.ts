@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { oidcProvidersSchema, socialProvidersSchema } from './oauthOptions.ts';
 
 const rule = (max: number, windowSeconds: number) =>
   z.strictObject({
@@ -43,6 +44,47 @@ export const authOptionsSchema = z.strictObject({
   credentialCacheMs: z.number().int().nonnegative().max(60_000).default(5_000),
   /** Largest `expiresIn` of an API key, in seconds (default 365 days). */
   apiKeyMaxExpiresIn: z.number().int().positive().default(31_536_000),
+  /** Lifetime of a password-reset link, in seconds (default 1 hour). */
+  passwordResetExpiresIn: z.number().int().min(60).max(604_800).default(3_600),
+  /** Email verification (needs an `email.send` provider). */
+  emailVerification: z.strictObject({
+    /** Mail a verification link on self sign-up. */
+    sendOnSignUp: z.boolean().default(true),
+    /** Refuse password sign-in until the address is verified (a new link is mailed on each refused attempt). */
+    required: z.boolean().default(false),
+    /** Following the link also signs the user in. */
+    autoSignIn: z.boolean().default(false),
+    /** Lifetime of a verification link, in seconds (default 1 hour). */
+    expiresIn: z.number().int().min(60).max(604_800).default(3_600),
+  }).prefault({}),
+  /** Generic OpenID Connect / OAuth 2.0 providers (callbacks at /auth/oauth2/callback/<id>). */
+  oidcProviders: oidcProvidersSchema,
+  /** Built-in social providers by id (callbacks at /auth/callback/<id>). */
+  socialProviders: socialProvidersSchema,
+  /** Second factor (TOTP and backup codes), which each user may turn on for their account. */
+  twoFactor: z.strictObject({
+    enabled: z.boolean().default(true),
+    /** Name shown in authenticator apps. */
+    issuer: z.string().min(1).max(100).default('osr'),
+  }).prefault({}),
+  /** Sign-in by a link mailed to the address (needs an `email.send` provider). */
+  magicLink: z.strictObject({
+    enabled: z.boolean().default(false),
+    /** Lifetime of a link, in seconds (default 5 minutes). */
+    expiresIn: z.number().int().min(60).max(86_400).default(300),
+  }).prefault({}),
+  /** OAuth 2.0 device authorization grant (RFC 8628) for devices without a browser. */
+  deviceAuthorization: z.strictObject({
+    enabled: z.boolean().default(false),
+    /** Client ids allowed to ask for a device code. */
+    clientIds: z.array(z.string().min(1)).default([]),
+    /** Lifetime of a device code, in seconds (default 30 minutes). */
+    expiresIn: z.number().int().min(60).max(86_400).default(1_800),
+    /** Seconds a device waits between polls. */
+    interval: z.number().int().min(1).max(60).default(5),
+    /** Page (path or URL) where the user enters the code. */
+    verificationUri: z.string().min(1).default('/device'),
+  }).prefault({}),
   /** Lifetime of the set-password link of an email invitation, in seconds (default 7 days). */
   inviteExpiresIn: z.number().int().positive().default(604_800),
   rateLimit: rateLimitSchema.default({

@@ -8,7 +8,8 @@ const startsWithAny = (path: string, prefixes: readonly string[]) =>
 
 /** Which rate-limit family an engine path (below AUTH_BASE_PATH) belongs to, if any. */
 export function rateFamilyOf(path: string): RateFamily | null {
-  if (startsWithAny(path, ['/sign-in/', '/sign-up/', '/sign-in'])) return 'signIn';
+  // Second-factor codes and sign-in links are sign-in attempts too: six digits are guessable.
+  if (startsWithAny(path, ['/sign-in/', '/sign-up/', '/sign-in', '/two-factor/verify-totp', '/two-factor/verify-backup-code', '/magic-link/verify'])) return 'signIn';
   if (startsWithAny(path, ['/request-password-reset', '/forget-password', '/reset-password', '/change-password'])) return 'passwordReset';
   if (startsWithAny(path, ['/send-verification-email', '/verify-email'])) return 'verification';
   return null;
@@ -21,6 +22,7 @@ export function rateFamilyOf(path: string): RateFamily | null {
 const ALLOWED_WHILE_EXPIRED = [
   '/change-password', '/sign-out', '/get-session', '/ok', '/error',
   '/sign-in/', '/request-password-reset', '/forget-password', '/reset-password', '/verify-email', '/send-verification-email',
+  '/two-factor/verify-totp', '/two-factor/verify-backup-code', '/magic-link/verify',
 ];
 
 export function allowedWhilePasswordExpired(path: string): boolean {
@@ -32,4 +34,17 @@ export function enginePath(url: string): string | null {
   const pathname = new URL(url, 'http://x').pathname;
   if (pathname === AUTH_BASE_PATH) return '/';
   return pathname.startsWith(`${AUTH_BASE_PATH}/`) ? pathname.slice(AUTH_BASE_PATH.length) : null;
+}
+
+/**
+ * The engine path that serves a request path, given the ids of the generic OAuth providers: their
+ * callbacks live at /oauth2/callback/<id> and the engine's /callback/<id> serves only the built-in
+ * social providers, so neither path reaches the other kind. Null: no such route.
+ */
+export function oauthCallbackRoute(path: string, genericIds: ReadonlySet<string>): string | null {
+  const generic = /^\/oauth2\/callback\/([^/]+)$/.exec(path);
+  if (generic) return genericIds.has(generic[1]!) ? `/callback/${generic[1]}` : null;
+  const social = /^\/callback\/([^/]+)$/.exec(path);
+  if (social && genericIds.has(social[1]!)) return null;
+  return path;
 }

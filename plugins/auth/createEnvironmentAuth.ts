@@ -6,8 +6,10 @@ import type { Logger } from '../../kernel/logger.ts';
 import type { AuthEngine, EngineContext } from './authEngine.ts';
 import { TABLES } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
+import { AUTH_BASE_PATH } from './authPaths.ts';
 import { bootstrapAdmin } from './bootstrapAdmin.ts';
 import { engineOptions } from './engineOptions.ts';
+import { environmentAuthBase } from './environmentAuthUrl.ts';
 import { openAuthDatabase, type AuthDatabase } from './openAuthDatabase.ts';
 
 /** One environment's identity: its database, its engine instance and the engine's context. */
@@ -28,6 +30,8 @@ export interface EnvironmentAuthInput {
   options: AuthOptions;
   email: EmailSend | undefined;
   log: Logger;
+  /** The default environment is also served without the environment path prefix. */
+  isDefault: boolean;
 }
 
 /** Open the database, create or update the identity tables, start the engine, create the first admin. */
@@ -44,6 +48,7 @@ export async function createEnvironmentAuth(input: EnvironmentAuthInput): Promis
       email: input.email,
       log: input.log,
       engine: ref,
+      authBase: input.isDefault ? AUTH_BASE_PATH : environmentAuthBase(input.env.id),
     });
     const { runMigrations } = await getMigrations(config);
     await runMigrations();

@@ -4,9 +4,10 @@ import { codedError } from '../../kernel/errors.ts';
 import { listKeys, mintKey, revokeKey } from './apiKeys.ts';
 import type { EngineUser } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
-import { AUTH_BASE_PATH, allowedWhilePasswordExpired, enginePath, rateFamilyOf } from './authPaths.ts';
+import { AUTH_BASE_PATH, allowedWhilePasswordExpired, enginePath, oauthCallbackRoute, rateFamilyOf } from './authPaths.ts';
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { createUser } from './createUser.ts';
+import { DEVICE_GRANT_PATHS, DEVICE_TOKEN_PATH, signDeviceToken } from './deviceToken.ts';
 import { CLIENT_IP_HEADER } from './engineOptions.ts';
 import { importUsers } from './import/importUsers.ts';
 import { errorFromResponse } from './mapAuthError.ts';
@@ -25,9 +26,18 @@ export interface IdentityDeps {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** The same request addressed to another engine path (a provider may post its answer: form_post). */
+async function withEnginePath(request: Request, path: string): Promise<Request> {
+  const url = new URL(request.url);
+  url.pathname = `${AUTH_BASE_PATH}${path}`;
+  const body = SAFE_METHODS.has(request.method) ? undefined : await request.arrayBuffer();
+  return new Request(url, { method: request.method, headers: request.headers, ...(body ? { body } : {}) });
+}
+
 /** The `auth.identity` service: every identity operation, per environment, with its checks. */
 export function createIdentityService(deps: IdentityDeps): AuthIdentity {
   const { cache, limiter, options } = deps;
+  const genericIds = new Set(options.oidcProviders.map((p) => p.id));
 
   const envOf = (context: AuthRequestContext): EnvironmentAuth => {
     const env = deps.environments.get(context.environmentId);
@@ -72,6 +82,9 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       if (context.principal?.mustChangePassword && !allowedWhilePasswordExpired(path)) {
         throw codedError('PASSWORD_EXPIRED', { subjectId: context.principal.userId });
       }
+      const routed = oauthCallbackRoute(path, genericIds);
+      if (routed === null) throw codedError('ROUTE_NOT_FOUND', { method: request.method, path: new URL(request.url).pathname });
+      if (routed !== path) request = await withEnginePath(request, routed);
       const mutating = !SAFE_METHODS.has(request.method);
       if (mutating) checkOrigin(context);
       const family = rateFamilyOf(path);
@@ -79,8 +92,9 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       const response = await env.engine.handler(request);
       // Sessions, users or keys may have changed: forget what was verified in this environment.
       if (mutating) cache.clear(env.id);
-      if (response.status >= 400) throw await errorFromResponse(response, request.method, new URL(request.url).pathname);
-      return response;
+      // RFC 8628 clients read OAuth errors (authorization_pending, slow_down) from these two as they are.
+      if (response.status >= 400 && !DEVICE_GRANT_PATHS.has(routed)) throw await errorFromResponse(response, request.method, new URL(request.url).pathname);
+      return routed === DEVICE_TOKEN_PATH ? signDeviceToken(response, env.context.secret) : response;
     },
 
     async signIn(input, context) {
@@ -94,7 +108,9 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       }));
       if (response.status >= 400) throw await errorFromResponse(response, 'POST', `${AUTH_BASE_PATH}/sign-in`);
       const token = response.headers.get('set-auth-token');
-      const body = (await response.json()) as { user: EngineUser };
+      const body = (await response.json()) as { user: EngineUser; twoFactorRedirect?: boolean; twoFactorMethods?: string[] };
+      // The password was right; the session waits for the second factor (its cookie is set).
+      if (body.twoFactorRedirect) return { twoFactorRequired: true, methods: body.twoFactorMethods ?? ['totp', 'backup-code'], cookies: response.headers.getSetCookie() };
       if (!token) throw new Error('the auth engine issued no bearer token');
       return { token, user: toAuthUser(body.user), cookies: response.headers.getSetCookie() };
     },

@@ -7,7 +7,9 @@ import type { AuthEngine } from './authEngine.ts';
 import { TABLES } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { AUTH_BASE_PATH } from './authPaths.ts';
-import { environmentAuthUrl } from './environmentAuthUrl.ts';
+import { passwordOptions, verificationOptions } from './emailFlows.ts';
+import { oauthParts } from './oauthProviders.ts';
+import { signInMethods } from './signInMethods.ts';
 import type { AuthDatabase } from './openAuthDatabase.ts';
 
 export interface EngineSettings {
@@ -19,6 +21,8 @@ export interface EngineSettings {
   options: AuthOptions;
   email: EmailSend | undefined;
   log: Logger;
+  /** The environment's own auth path (`/api/v1/auth` for the default environment). */
+  authBase: string;
   /** Filled once the engine exists, for callbacks that need it. */
   engine: { current: AuthEngine | null };
 }
@@ -29,12 +33,12 @@ export const CLIENT_IP_HEADER = 'x-osr-client-ip';
 /** Engine paths served by our own routes instead (one way to mint keys and create users). */
 const DISABLED_PATHS = ['/api-key/create', '/api-key/update', '/api-key/delete', '/api-key/list', '/api-key/get', '/api-key/verify', '/admin/create-user'];
 
-const clearMustChange = { must_change_password: false };
-
 /** The engine's configuration for one environment: its tables, secret, cookies and plugins. */
 export function engineOptions(s: EngineSettings): BetterAuthOptions {
   const { options, log } = s;
-  const email = s.email;
+  const flows = { environmentId: s.environmentId, options, email: s.email, engine: s.engine };
+  const verification = verificationOptions(flows);
+  const oauth = oauthParts(options, s.authBase);
   return {
     appName: 'osr',
     secret: s.secret,
@@ -42,7 +46,8 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
     database: s.database.engineHandle,
     // The server's own origin is trusted through the request it serves.
-    trustedOrigins: (request?: Request) => [...options.trustedOrigins, request ? new URL(request.url).origin : null],
+    // With a configured public origin, the Host header of a request is never trusted.
+    trustedOrigins: (request?: Request) => [...options.trustedOrigins, options.baseURL ? new URL(options.baseURL).origin : request ? new URL(request.url).origin : null],
     telemetry: { enabled: false },
     logger: {
       level: 'warn',
@@ -73,47 +78,16 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
     session: { modelName: TABLES.session, expiresIn: options.sessionExpiresIn, updateAge: options.sessionUpdateAge },
     account: { modelName: TABLES.account },
     verification: { modelName: TABLES.verification },
-    emailAndPassword: {
-      enabled: true,
-      disableSignUp: !options.signUp,
-      minPasswordLength: options.minPasswordLength,
-      revokeSessionsOnPasswordReset: true,
-      async onPasswordReset({ user }) {
-        const engine = s.engine.current;
-        if (engine) await (await engine.$context).internalAdapter.updateUser(user.id, clearMustChange);
-      },
-      ...(email
-        ? {
-          async sendResetPassword({ user, url }) {
-            await email.send({
-              to: user.email,
-              subject: 'Reset your password',
-              text: `A password reset was requested for ${user.email}.\n\nSet a new password: ${environmentAuthUrl(url, s.environmentId)}\n\nIf you did not ask for it, ignore this message.`,
-            });
-          },
-        }
-        : {}),
-    },
-    ...(email
-      ? {
-        emailVerification: {
-          async sendVerificationEmail({ user, url }) {
-            await email.send({
-              to: user.email,
-              subject: 'Confirm your email address',
-              text: `Confirm ${user.email}: ${environmentAuthUrl(url, s.environmentId)}`,
-            });
-          },
-        },
-      }
-      : {}),
+    emailAndPassword: { enabled: true, ...passwordOptions(flows) },
+    socialProviders: oauth.socialProviders,
+    ...(verification ? { emailVerification: verification } : {}),
     databaseHooks: {
       account: {
         update: {
           async after(account, context) {
             // A changed password clears the forced rotation (inside the change's transaction).
             if (context?.path === '/change-password' && account.providerId === 'credential') {
-              await context.context.internalAdapter.updateUser(account.userId, clearMustChange);
+              await context.context.internalAdapter.updateUser(account.userId, { must_change_password: false });
             }
           },
         },
@@ -133,6 +107,8 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
         startingCharactersConfig: { shouldStore: true, charactersLength: 8 },
         enableSessionForAPIKeys: false,
       }),
+      ...oauth.plugins,
+      ...signInMethods(options, s.email, s.environmentId),
     ],
   };
 }

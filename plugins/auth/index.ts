@@ -51,6 +51,7 @@ export default definePlugin({
           options: ctx.options,
           email: ctx.resolve('email.send'),
           log: ctx.log.child({ environment: env.id }),
+          isDefault: env.id === info.defaultEnvironment,
         }));
       }
     } catch (error) {

@@ -42,7 +42,8 @@ export function mapAuthError(error: EngineError): CodedError | Error {
 
 /** Read an error answer (a Fetch Response with status >= 400) of the engine. */
 export async function errorFromResponse(response: Response, method: string, path: string): Promise<CodedError | Error> {
-  let body: { code?: unknown; message?: unknown } = {};
+  // The engine's own errors carry code and message; its OAuth endpoints error and error_description.
+  let body: { code?: unknown; message?: unknown; error?: unknown; error_description?: unknown } = {};
   try {
     body = (await response.json()) as typeof body;
   } catch {
@@ -51,8 +52,8 @@ export async function errorFromResponse(response: Response, method: string, path
   const header = response.headers.get('x-retry-after') ?? response.headers.get('retry-after');
   return mapAuthError({
     status: response.status,
-    code: typeof body.code === 'string' ? body.code : undefined,
-    message: typeof body.message === 'string' ? body.message : undefined,
+    code: typeof body.code === 'string' ? body.code : typeof body.error === 'string' ? body.error : undefined,
+    message: typeof body.message === 'string' ? body.message : typeof body.error_description === 'string' ? body.error_description : undefined,
     retryAfter: header && /^\d+$/.test(header) ? Number(header) : undefined,
     method,
     path,

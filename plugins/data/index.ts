@@ -1,5 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../kernel/definePlugin.ts';
-import { codedError } from '../../kernel/errors.ts';
+import { codedError, KernelBootError } from '../../kernel/errors.ts';
+import { metadataError } from '../../metadata/metadataError.ts';
+import { createAccessGrants } from './access/accessGrants.ts';
+import { createAccessService } from './access/accessService.ts';
+import { checkPolicy } from './access/compilePolicy.ts';
+import { contributedScopes } from './access/contributedScopes.ts';
+import { mapConnectionErrors } from './engine/connectionError.ts';
 import { createDataEngine } from './engine/createDataEngine.ts';
 import { ensureSequenceTable } from './engine/nextSequence.ts';
 import { dataOptionsSchema } from './dataOptions.ts';
@@ -17,7 +24,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys', 'hooks.registry', 'metadata.registry'],
-  provides: ['data.engine'],
+  provides: ['data.engine', 'access.grants', 'data.scopes'],
   options: dataOptionsSchema,
   timeoutMs: 60_000,
   register(ctx) {
@@ -25,24 +32,41 @@ export default definePlugin({
     states.set(ctx, databases);
     const secrets = ctx.resolve('secrets.keys');
     const cursorKeys = new Map<string, Buffer>();
-    ctx.provide('data.engine', createDataEngine({
-      metadata: ctx.resolve('metadata.registry'),
+    const metadata = ctx.resolve('metadata.registry');
+    // The permission model (positions, permission sets, shares, sharing rules) is metadata like any object.
+    metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
+    const access = createAccessService(metadata);
+    const scopes = contributedScopes();
+    ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
+    const database = (environmentId: string) => {
+      const db = databases.get(environmentId);
+      if (!db) throw codedError('NOT_FOUND', { what: `Environment '${environmentId}'` });
+      return db;
+    };
+    // A lost database connection reaches callers as a 503 they may retry, whatever the route.
+    ctx.provide('data.engine', mapConnectionErrors(createDataEngine({
+      metadata,
       hooks: ctx.resolve('hooks.registry'),
-      database(environmentId) {
-        const db = databases.get(environmentId);
-        if (!db) throw codedError('NOT_FOUND', { what: `Environment '${environmentId}'` });
-        return db;
-      },
+      database,
+      access,
+      scopeFilter: (callCtx) => scopes.filter(callCtx),
       cursorKey(environmentId) {
         let key = cursorKeys.get(environmentId);
         if (!key) cursorKeys.set(environmentId, (key = secrets.derive('data.cursor', environmentId)));
         return key;
       },
-    }));
+    })));
+    ctx.provide('access.grants', createAccessGrants(metadata, access, (environmentId) => database(environmentId).knex));
   },
   async start(ctx) {
     const databases = states.get(ctx)!;
     const objects = ctx.resolve('metadata.registry').objects();
+    // Row policies run as SQL: one outside the compilable subset fails the boot, not a request.
+    const policyErrors = objects.flatMap((object) => object.policies.flatMap((policy, i) => {
+      const reason = checkPolicy(policy.condition, object);
+      return reason ? [metadataError(object.source, `policies[${i}].condition`, `row policy '${policy.name}' cannot run as a query filter: ${reason}`)] : [];
+    }));
+    if (policyErrors.length > 0) throw new KernelBootError(policyErrors);
     for (const env of ctx.resolve('runtime.info').environments) {
       const db = await openDatabase({ url: env.databaseUrl, ...(env.schema ? { schema: env.schema } : {}) });
       databases.set(env.id, db);

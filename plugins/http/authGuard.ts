@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
 import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
@@ -13,10 +14,12 @@ export function hasPermission(principal: Principal, permission: string): boolean
  * refuse anonymous calls to non-public routes (when requireAuth) and calls lacking the route's
  * permission key. Fails closed.
  */
-export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean, environments: EnvironmentSelector) {
+export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean, environments: EnvironmentSelector, grants?: AccessGrants) {
   return async (request: FastifyRequest): Promise<void> => {
     request.environmentId = environments(request);
-    request.principal = auth ? await auth.authenticate(request) : null;
+    const authenticated = auth ? await auth.authenticate(request) : null;
+    // Positions, permission sets and route keys come from the environment's assignments.
+    request.principal = authenticated && grants ? await grants.resolve(authenticated) : authenticated;
     const principal = request.principal;
     if (route.public && !route.permission) return;
     if (!principal) {

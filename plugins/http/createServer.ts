@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
+import { addBodyDeadline, clientErrorHandler } from './clientDeadline.ts';
 import type { HttpOptions } from './httpOptions.ts';
 import { toErrorResponse } from './toErrorResponse.ts';
 
@@ -15,6 +16,10 @@ export function createServer(options: HttpOptions, log: Logger): FastifyInstance
     bodyLimit: options.bodyLimit,
     requestTimeout: options.requestTimeoutMs,
     connectionTimeout: options.requestTimeoutMs,
+    // Node checks request deadlines every 30 s by default, so a client trickling bytes would keep
+    // its socket far past requestTimeoutMs; check often enough to cut it within a quarter of it.
+    http: { connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(options.requestTimeoutMs / 4))) },
+    clientErrorHandler: clientErrorHandler(options.requestTimeoutMs),
     keepAliveTimeout: options.keepAliveTimeoutMs,
     trustProxy: options.trustProxy,
     // Our own 503 below carries the envelope; fastify's built-in one does not.
@@ -41,6 +46,8 @@ export function createServer(options: HttpOptions, log: Logger): FastifyInstance
     // A request reaching a draining server (pipelined, or on a busy keep-alive connection).
     if (closing) throw codedError('SERVICE_UNAVAILABLE', { service: 'The server', reason: 'it is shutting down' });
   });
+
+  addBodyDeadline(app, options.requestTimeoutMs);
 
   // A response finished during drain closes its connection, so shutdown need not wait for the keep-alive timeout.
   app.addHook('onSend', async (_request, reply, payload) => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession } from '../../capabilities/authSession.ts';
 import { definePlugin, perConsumer } from '../../kernel/definePlugin.ts';
 import { authGuard } from './authGuard.ts';
@@ -26,7 +27,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
-  optional: ['auth.session'],
+  optional: ['auth.session', 'access.grants'],
   provides: ['http.routes', 'http.server'],
   options: httpOptionsSchema,
   register(ctx) {
@@ -49,10 +50,11 @@ export default definePlugin({
     const state = states.get(ctx)!;
     const info = ctx.resolve('runtime.info');
     const auth = ctx.resolve('auth.session') as AuthSession | undefined;
+    const grants = ctx.resolve('access.grants') as AccessGrants | undefined;
     const app = createServer(ctx.options, ctx.log);
     const environments = selectEnvironment(info.environments.map((e) => e.id), info.defaultEnvironment);
     for (const route of state.registry.markMounted()) {
-      const guard = authGuard(route, auth, info.requireAuth, environments);
+      const guard = authGuard(route, auth, info.requireAuth, environments, grants);
       // Every API route is also served below /api/v1/environments/:environmentId.
       const urls = route.root ? [route.fullPath] : [route.fullPath, ENVIRONMENT_PREFIX + route.fullPath.slice(API_PREFIX.length)];
       for (const url of urls) {

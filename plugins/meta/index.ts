@@ -3,12 +3,23 @@ import { definePlugin } from '../../kernel/definePlugin.ts';
 import { KernelBootError } from '../../kernel/errors.ts';
 import { loadApps } from '../../metadata/loadApps.ts';
 import type { LoadedApp, ResolvedObject } from '../../metadata/types.ts';
+import { metadataVersion } from './metadataVersion.ts';
 
-const states = new WeakMap<object, { apps: LoadedApp[]; objects: Map<string, ResolvedObject> }>();
+interface MetaState {
+  apps: LoadedApp[];
+  objects: Map<string, ResolvedObject>;
+  version: string;
+  /** App directories contributed by plugins during register. */
+  contributed: string[];
+  started: boolean;
+}
+
+const states = new WeakMap<object, MetaState>();
 
 /**
- * Loads the configured metadata apps at start and serves them to the rest of the runtime.
- * Any problem in any app fails the boot, every problem listed with its file and path.
+ * Loads the configured metadata apps, and those plugins contribute, at start and serves them to
+ * the rest of the runtime. Any problem in any app fails the boot, every problem listed with its
+ * file and path. The `meta-api` plugin beside it serves the metadata over HTTP.
  */
 export default definePlugin({
   name: 'meta',
@@ -17,21 +28,32 @@ export default definePlugin({
   requires: ['runtime.info'],
   provides: ['metadata.registry'],
   register(ctx) {
-    const state = { apps: [] as LoadedApp[], objects: new Map<string, ResolvedObject>() };
+    const state: MetaState = { apps: [], objects: new Map(), version: '', contributed: [], started: false };
     states.set(ctx, state);
     const registry: MetadataRegistry = {
       objects: () => [...state.objects.values()],
       object: (name) => state.objects.get(name),
       apps: () => state.apps,
+      version: () => state.version,
+      contributeApp(dir) {
+        if (state.started) throw new Error('metadata apps can only be contributed during register');
+        state.contributed.push(dir);
+      },
     };
     ctx.provide('metadata.registry', registry);
   },
   async start(ctx) {
     const state = states.get(ctx)!;
-    const { apps, objects, errors } = await loadApps(ctx.resolve('runtime.info').apps);
+    state.started = true;
+    const { apps, objects, errors } = await loadApps([...ctx.resolve('runtime.info').apps, ...state.contributed]);
+    for (const app of apps) {
+      if (!state.contributed.includes(app.dir)) continue;
+      for (const object of app.objects) objects.set(object.name, Object.assign(object, { system: true }));
+    }
     if (errors.length > 0) throw new KernelBootError(errors);
     state.apps = apps;
     state.objects = objects;
-    ctx.log.info({ apps: apps.map((a) => a.manifest.name), objects: objects.size }, 'metadata loaded');
+    state.version = metadataVersion(apps, [...objects.values()]);
+    ctx.log.info({ apps: apps.map((a) => a.manifest.name), objects: objects.size, version: state.version }, 'metadata loaded');
   },
 });

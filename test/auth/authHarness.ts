@@ -35,6 +35,8 @@ export interface BootOptions {
   secret?: string;
   /** Options of the auth plugin (plugins.auth). */
   auth?: Record<string, unknown>;
+  /** Options of the built-in email plugin (plugins.email); absent: the plugin is off (no `email.send`). */
+  email?: Record<string, unknown>;
   config?: RuntimeConfigInput;
   env?: NodeJS.ProcessEnv;
   plugins?: AnyPlugin[];
@@ -89,7 +91,7 @@ function baseSite(t: Test, backend: Site['backend'], ids: string[], extra: Runti
           dataDir,
           environments: ids.map((id) => ({ id })),
           auth: { secret: options.secret ?? SECRET, admin: ADMIN },
-          ...(options.auth ? { plugins: { auth: options.auth } } : {}),
+          plugins: { ...(options.auth ? { auth: options.auth } : {}), email: options.email ?? { enabled: false } },
           ...options.config,
         },
         env: options.env ?? {},

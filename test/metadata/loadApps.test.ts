@@ -49,7 +49,7 @@ t.test('unknown key, unknown type and unknown reference fail naming file and pat
   const { objects, errors } = await loadApps([dir]);
   t.same(rows(errors, dir), [
     { code: 'METADATA_INVALID', file: 'objects/note.json', path: 'fields.body.type', reason: 'unknown field type "richtext"; expected one of text, textarea, email, url, phone, integer, number, currency, percent, boolean, date, datetime, select, multiselect, lookup, json, autonumber, formula' },
-    { code: 'METADATA_INVALID', file: 'objects/task.json', path: 'colour', reason: "unknown key 'colour'; allowed keys: name, label, pluralLabel, description, fields, apiEnabled, apiMethods, maxPageSize, sharingModel, owner, enable, userActions, validationRules, indexes, nameField" },
+    { code: 'METADATA_INVALID', file: 'objects/task.json', path: 'colour', reason: "unknown key 'colour'; allowed keys: name, label, pluralLabel, description, fields, apiEnabled, apiMethods, maxPageSize, sharingModel, owner, enable, userActions, validationRules, policies, indexes, nameField, search" },
     { code: 'METADATA_INVALID', file: 'objects/task.json', path: 'fields.account.reference', reason: "unknown object 'acount' (did you mean 'account'?)" },
   ]);
   t.equal(errors[2]!.message, `Metadata is not valid in ${dir}/objects/task.json at fields.account.reference: unknown object 'acount' (did you mean 'account'?)`);

@@ -92,6 +92,12 @@ const cases: Array<[string, unknown, MetadataProblem[]]> = [
     { path: 'indexes[0].fields[2]', reason: "'meta' is a json field, which cannot be indexed" },
   ]],
   ['searchable only where search applies', withField({ type: 'integer', searchable: true }), [{ path: 'fields.x.searchable', reason: "unknown key 'searchable' for a integer field (it applies to text, textarea, email, url, phone, select, autonumber fields)" }]],
+  ['search weights name searchable fields', { ...valid, fields: { ...valid.fields, body: { type: 'textarea', searchable: true } }, search: { weights: { body: 2, title: 3, nope: 1 } } }, [
+    { path: 'search.weights.title', reason: `'title' is not searchable; set "searchable": true on the field or remove its weight` },
+    { path: 'search.weights.nope', reason: "'nope' is not a declared field; declared: title, status, account, body" },
+  ]],
+  ['search weights are 1 to 4', { ...valid, fields: { title: { type: 'text', searchable: true } }, search: { weights: { title: 5 } } }, [{ path: 'search.weights.title', reason: 'must be a weight: 1, 2, 3 or 4 (4 ranks highest)' }]],
+  ['unknown key in search', { ...valid, search: { weight: {} } }, [{ path: 'search.weight', reason: "unknown key 'weight' (did you mean 'weights'?)" }]],
 ];
 
 for (const [name, input, expected] of cases) {

@@ -83,3 +83,13 @@ t.test('expression errors are returned, not thrown, and the object is withheld',
   t.equal(object, null);
   t.same(errors.map((e) => [e.details['path'], e.details['expression']]), [['fields.x.expression', 'y'], ['validationRules[0].expression', 'nope()']]);
 });
+
+t.test('search weights: every searchable field, 1 unless declared; none without searchable fields', async (t) => {
+  const object = resolve({
+    name: 'doc',
+    fields: { title: { type: 'text', searchable: true }, body: { type: 'textarea', searchable: true }, code: { type: 'text' } },
+    search: { weights: { title: 4 } },
+  });
+  t.same(object.search, { weights: { title: 4, body: 1 } });
+  t.equal(resolve({ name: 'doc', fields: { code: { type: 'text' } } }).search, undefined);
+});

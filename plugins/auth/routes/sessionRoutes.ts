@@ -26,6 +26,7 @@ export function addSessionRoutes(routes: HttpRoutes, identity: AuthIdentity): vo
       const { email, password } = request.body as { email: string; password: string };
       const result = await identity.signIn({ email, password }, requestContext(request));
       setCookies(reply, result.cookies);
+      if ('twoFactorRequired' in result) return { twoFactorRequired: true, methods: result.methods };
       return { token: result.token, user: result.user };
     },
   });

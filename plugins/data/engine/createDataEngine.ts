@@ -6,7 +6,9 @@ import { executeQuery } from '../query/executeQuery.ts';
 import { parseQuery } from '../query/parseQuery.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { driverInputError } from './driverInputError.ts';
-import { celContext, objectOrNotFound, type EngineDeps } from './engineDeps.ts';
+import { accessFor, celContext, objectOrNotFound, withUser, type EngineDeps } from './engineDeps.ts';
+import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
+import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
 import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
 import { runHooks } from './runHooks.ts';
 
@@ -49,8 +51,13 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const cel = celContext(ctx);
     const before = { object: object.name, query: { ...input }, ctx };
     if (hooks) await runHooks(deps.hooks, 'data.beforeFind', object.name, before);
-    const ast = parseQuery(before.query, object, ctx.system ? everything : published, { cel });
-    const scopeFilter = deps.scopeFilter?.(ctx);
+    const access = await accessFor(deps, knex, ctx);
+    if (access) requireAction(access.profile, access.principal, object, 'read');
+    const ast = parseQuery(before.query, object, ctx.system ? everything : published, {
+      cel: access ? { ...cel, user: { ...cel.user!, positions: access.profile.grants.positions } } : cel,
+      ...(access ? { fieldGuard: fieldGuard(access.profile, access.principal) } : {}),
+    });
+    const scopeFilter = combineScopes(access ? readScope(access.profile) : undefined, deps.scopeFilter?.(ctx));
     const result = await executeQuery(ast, knex, {
       cursorKey: deps.cursorKey(ctx.environmentId),
       cel,
@@ -59,6 +66,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     }).catch((error: unknown) => {
       throw driverInputError(error) ?? error;
     });
+    if (access) stripHidden(result.items, ast, access.profile);
     if (!hooks) return result;
     const after = { object: object.name, query: before.query, result, ctx };
     await runHooks(deps.hooks, 'data.afterFind', object.name, after);
@@ -76,11 +84,11 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
   }
 
   const engine: DataEngine = {
-    query: (name, input, ctx, options = {}) => find(objectOrNotFound(deps, name), input, ctx, options, true),
-    get: (name, id, options, ctx) => byId(objectOrNotFound(deps, name), id, options, ctx, true),
-    create: (name, input, ctx) => inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, ctx)),
-    update: (name, id, patch, options, ctx) => inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, ctx)),
-    delete: (name, id, options, ctx) => inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, ctx)),
+    query: (name, input, ctx, options = {}) => find(objectOrNotFound(deps, name), input, withUser(ctx), options, true),
+    get: (name, id, options, ctx) => byId(objectOrNotFound(deps, name), id, options, withUser(ctx), true),
+    create: (name, input, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx)))),
+    update: (name, id, patch, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))),
+    delete: (name, id, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx)))),
     transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
     withDatabase: async (environmentId, work) => {
       const knex = knexFor({ environmentId, principal: null, system: true });
@@ -88,13 +96,25 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     },
   };
 
+  /** A committed write to the permission model or a share changes grants: drop the cached ones. */
+  async function granting<T>(name: string, ctx: DataContext, write: Promise<T>): Promise<T> {
+    if (!ACCESS_OBJECTS.has(name)) return write;
+    try {
+      return await write;
+    } finally {
+      deps.access?.invalidate(ctx.environmentId);
+    }
+  }
+
   // Nested calls (hooks writing through the engine they were given, a batch of writes in one
   // transaction) run in a savepoint of the open transaction: a failed call undoes only its own
   // work and leaves the outer transaction usable (PostgreSQL aborts a transaction on any failed
   // statement otherwise). They still commit or roll back with the outer transaction.
   function inTransaction<T>(ctx: DataContext, work: (scope: WriteScope) => Promise<T>): Promise<T> {
     const scope = (tx: DataEngine, trx: Knex.Transaction): WriteScope => ({
-      engine: tx, trx, read: (object, id, readCtx) => byId(object, id, {}, readCtx, false, trx),
+      engine: tx, trx,
+      // A delegator may create an assignment it cannot list: its answer is read as engine work.
+      read: (object, id, readCtx) => byId(object, id, {}, LINK_OBJECTS.has(object.name) ? { ...readCtx, system: true } : readCtx, false, trx),
     });
     const outer = binding ? knexFor(ctx) : deps.database(ctx.environmentId).knex;
     return outer.transaction((trx) =>

@@ -4,6 +4,9 @@ import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts
 import { codedError } from '../../../kernel/errors.ts';
 import type { ExpressionContext, ResolvedObject } from '../../../metadata/types.ts';
 import type { ScopeFilter } from '../query/types.ts';
+import type { Principal } from '../../../capabilities/authSession.ts';
+import type { Knex } from 'knex';
+import type { AccessProfile, AccessService } from '../access/accessService.ts';
 import type { Database } from '../sql/openDatabase.ts';
 import type { FieldError } from './coerceInput.ts';
 
@@ -17,12 +20,28 @@ export interface EngineDeps {
   cursorKey(environmentId: string): Buffer;
   /** Row-level security: the condition a caller's reads are limited to (none: every row). */
   scopeFilter?(ctx: DataContext): ScopeFilter | undefined;
+  /** Authorization: grants, row scopes and field access of the caller. */
+  access?: AccessService;
+}
+
+/** The caller's access profile, or null for engine work and calls without a principal. */
+export async function accessFor(deps: EngineDeps, knex: Knex, ctx: DataContext): Promise<{ profile: AccessProfile; principal: Principal } | null> {
+  if (ctx.system || !ctx.principal || !deps.access) return null;
+  return { profile: await deps.access.profile(knex, ctx.environmentId, ctx.principal), principal: ctx.principal };
 }
 
 export function objectOrNotFound(deps: EngineDeps, name: string): ResolvedObject {
   const object = deps.metadata.object(name);
   if (!object) throw codedError('NOT_FOUND', { what: `Object '${name.slice(0, 64)}'`, object: name.slice(0, 64) });
   return object;
+}
+
+/** The context with `user` and `session` filled from the principal, for hooks and actions. */
+export function withUser(ctx: DataContext): DataContext {
+  const p = ctx.principal;
+  if (!p || ctx.user) return ctx;
+  const organizationId = p.organizationId ?? null;
+  return { ...ctx, user: { id: p.userId, organizationId, positions: p.positions }, session: { organizationId } };
 }
 
 export function celContext(ctx: DataContext): ExpressionContext {

@@ -12,7 +12,11 @@ import { checkReferences } from './checkReferences.ts';
 import { coerceInput, type FieldError } from './coerceInput.ts';
 import { constraintError } from './constraintError.ts';
 import { driverInputError } from './driverInputError.ts';
-import { celContext, validationError, type EngineDeps } from './engineDeps.ts';
+import type { AccessProfile } from '../access/accessService.ts';
+import { accessFor, celContext, validationError, type EngineDeps } from './engineDeps.ts';
+import { USER_POSITION } from '../access/accessObjects.ts';
+import { checkDelegation } from '../access/delegation.ts';
+import { checkOwnerChange, checkRowWrite, checkWritableFields, requireAction, rowInScope } from '../access/enforceAccess.ts';
 import { nextSequence } from './nextSequence.ts';
 import { runHooks } from './runHooks.ts';
 
@@ -32,8 +36,49 @@ export interface WriteScope {
   read(object: ResolvedObject, id: string, ctx: DataContext): Promise<DataRecord>;
 }
 
-function assertWritable(object: ResolvedObject, ctx: DataContext): void {
-  if (object.system && !ctx.system) throw codedError('SYSTEM_OBJECT_READ_ONLY', { object: object.name });
+function assertWritable(object: ResolvedObject, ctx: DataContext, action: 'create' | 'update' | 'delete'): void {
+  if (object.system && !ctx.system && object.userActions?.[action] !== true) throw codedError('SYSTEM_OBJECT_READ_ONLY', { object: object.name });
+}
+
+/**
+ * Object permission (before the record is read, so the answer does not depend on whether it
+ * exists), delegation rules for position assignments, editable fields and ownership.
+ */
+async function guardObject(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, ctx: DataContext, action: 'create' | 'edit' | 'delete', values: DataRecord) {
+  const access = await accessFor(deps, trx, ctx);
+  if (!access) return { access, values };
+  const { profile, principal } = access;
+  let checked = values;
+  if (action === 'create' && object.name === USER_POSITION && isDelegation(profile, object, values)) {
+    checked = checkDelegation(profile.grants, profile.model, values);
+  } else {
+    requireAction(profile, principal, object, action);
+  }
+  if (action !== 'delete') checkWritableFields(object, values, profile, principal);
+  if (action === 'create') checkOwnerChange(object, values, profile, principal);
+  return { access, values: checked };
+}
+
+/**
+ * A position assignment is a delegation unless a tenant admin or delegated admin makes it plainly;
+ * an admin scope is granted by tenant admins only, never passed on by a delegated admin.
+ */
+function isDelegation(profile: AccessProfile, object: ResolvedObject, values: DataRecord): boolean {
+  const declared = values.delegated_by !== undefined && values.delegated_by !== null;
+  if (profile.grants.isAdmin) return declared;
+  const adminScope = profile.model.positions.some((p) => p.id === values.position && p.admin_scope);
+  return adminScope || declared || !profile.perms(object).create;
+}
+
+/** Row scope of an update or delete: see checkRowWrite. A row outside a contributed scope is not found. */
+async function guardRow(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, ctx: DataContext, access: Awaited<ReturnType<typeof accessFor>>, previous: DataRecord, values: DataRecord = {}) {
+  const id = String(previous.id);
+  if (!(await rowInScope(trx, object, id, deps.scopeFilter?.(ctx)))) {
+    throw codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
+  }
+  if (!access) return;
+  await checkRowWrite(trx, object, String(previous.id), access.profile, access.principal);
+  checkOwnerChange(object, values, access.profile, access.principal, previous.owner_id);
 }
 
 function coerceOrThrow(object: ResolvedObject, input: DataRecord, mode: 'create' | 'update', ctx: DataContext | 'hook') {
@@ -108,8 +153,9 @@ async function refuseIfReferenced(deps: EngineDeps, trx: Knex.Transaction, objec
 
 export async function createRecord(deps: EngineDeps, scope: WriteScope, object: ResolvedObject, input: DataRecord, ctx: DataContext): Promise<DataRecord> {
   const { engine: tx, trx } = scope;
-  assertWritable(object, ctx);
-  const event = { object: object.name, record: coerceOrThrow(object, input, 'create', ctx), ctx, engine: tx };
+  assertWritable(object, ctx, 'create');
+  const { values: coerced } = await guardObject(deps, trx, object, ctx, 'create', coerceOrThrow(object, input, 'create', ctx));
+  const event = { object: object.name, record: coerced, ctx, engine: tx };
   await runHooks(deps.hooks, 'data.beforeInsert', object.name, event);
   const values = coerceOrThrow(object, event.record, 'create', 'hook');
   const now = new Date().toISOString();
@@ -135,11 +181,13 @@ export async function updateRecord(
   id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext,
 ): Promise<DataRecord> {
   const { engine: tx, trx } = scope;
-  assertWritable(object, ctx);
+  assertWritable(object, ctx, 'update');
+  const { access, values: coerced } = await guardObject(deps, trx, object, ctx, 'edit', coerceOrThrow(object, patch, 'update', ctx));
   const previous = await lockedRecord(trx, object, id, 'update');
+  await guardRow(deps, trx, object, ctx, access, previous, coerced);
   const version = Number(previous.version);
   checkVersion(options, version);
-  const event = { object: object.name, id, previous, patch: coerceOrThrow(object, patch, 'update', ctx), ctx, engine: tx };
+  const event = { object: object.name, id, previous, patch: coerced, ctx, engine: tx };
   await runHooks(deps.hooks, 'data.beforeUpdate', object.name, event);
   const values = coerceOrThrow(object, event.patch, 'update', 'hook');
   await checkRecord(trx, object, values, { ...previous, ...values }, 'update', ctx);
@@ -156,8 +204,10 @@ export async function deleteRecord(
   id: string, options: WriteOptions, ctx: DataContext,
 ): Promise<void> {
   const { engine: tx, trx } = scope;
-  assertWritable(object, ctx);
+  assertWritable(object, ctx, 'delete');
+  const { access } = await guardObject(deps, trx, object, ctx, 'delete', {});
   const previous = await lockedRecord(trx, object, id, 'delete');
+  await guardRow(deps, trx, object, ctx, access, previous);
   const version = Number(previous.version);
   checkVersion(options, version);
   await runHooks(deps.hooks, 'data.beforeDelete', object.name, { object: object.name, previous, ctx, engine: tx });

@@ -3,6 +3,7 @@ import type { ExpressionContext } from '../../../metadata/types.ts';
 import { decodeValue } from '../sql/codec.ts';
 import type { Dialect } from '../sql/dialect.ts';
 import { dialectOf } from '../sql/dialect.ts';
+import { directReader } from '../sql/sqliteReader.ts';
 import { compileQuery, sortKeyColumn } from './compileQuery.ts';
 import { computeFormulas } from './computeFormulas.ts';
 import { decodeCursor, encodeCursor, queryShape } from './cursor.ts';
@@ -23,13 +24,25 @@ export interface ExecuteOptions {
 /** Runs a parsed query: `{ items, total, nextCursor }`, nextCursor null on the last page. */
 export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOptions): Promise<ListResult> {
   const dialect = dialectOf(knex);
-  const shape = ast.keyset ? queryShape(ast) : '';
-  const after = ast.cursor !== null ? decodeCursor(ast.cursor, shape, ast.orderBy.length, options.cursorKey) : null;
+  // Hashing the shape is only needed to check a cursor or to sign the next one.
+  let shape: string | null = null;
+  const shapeOf = () => (shape ??= queryShape(ast));
+  const after = ast.cursor !== null ? decodeCursor(ast.cursor, ast.keyset ? shapeOf() : '', ast.orderBy.length, options.cursorKey) : null;
   const compiled = compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1 });
-  const [rows, total] = await Promise.all([
-    compiled.page as Promise<Array<Record<string, unknown>>>,
-    options.total === false ? Promise.resolve(undefined) : compiled.count().then((r: Array<{ n: unknown }>) => Number(r[0]?.n ?? 0)),
-  ]);
+  const reader = directReader(knex);
+  const run = (query: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> => (reader ? Promise.resolve(reader(query)) : query);
+  const count = () => run(compiled.count()).then((r) => Number(r[0]?.n ?? 0));
+  let rows: Array<Record<string, unknown>>;
+  let total: number | undefined;
+  // Counting groups or distinct rows repeats the whole query: read the page first, and count only
+  // when it may not hold every matching row.
+  if (options.total !== false && (ast.aggregate || ast.distinct)) {
+    rows = await run(compiled.page);
+    const complete = ast.cursor === null && ast.offset === 0 && rows.length <= ast.limit;
+    total = complete ? rows.length : await count();
+  } else {
+    [rows, total] = await Promise.all([run(compiled.page), options.total === false ? Promise.resolve(undefined) : count()]);
+  }
   const more = rows.length > ast.limit;
   const pageRows = more ? rows.slice(0, ast.limit) : rows;
 
@@ -37,13 +50,24 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   if (more && ast.keyset) {
     const last = pageRows[pageRows.length - 1]!;
     const values = compiled.sortKeyTypes.map((type, i) => decodeValue(type, last[sortKeyColumn(i)], dialect));
-    nextCursor = encodeCursor({ values, id: String(last.id) }, shape, options.cursorKey);
+    nextCursor = encodeCursor({ values, id: String(last.id) }, shapeOf(), options.cursorKey);
   }
-  const items = ast.aggregate ? pageRows.map((row) => decodeGroup(ast, row, dialect)) : pageRows.map((row) => decodeRecord(ast, row, dialect, options.cel));
+  const items = ast.aggregate ? pageRows.map((row) => decodeGroup(ast, row, dialect)) : pageRows.map(recordDecoder(ast, dialect, options.cel));
   if (ast.expand.length > 0) {
     await expandRecords(items, ast.expand, knex, { dialect, ...(options.scopeFilter ? { scopeFilter: options.scopeFilter } : {}), ...(options.cel ? { cel: options.cel } : {}) });
   }
   return total === undefined ? { items, nextCursor } : { items, total, nextCursor };
+}
+
+/** The row-to-record function of a query; plain columns (no formulas, joins or projection) take a direct path. */
+function recordDecoder(ast: QueryAst, dialect: Dialect, cel?: ExpressionContext): (row: Record<string, unknown>) => Record<string, unknown> {
+  if (ast.formulas.length > 0 || ast.output !== null || ast.select.some((s) => s.key.includes('.'))) return (row) => decodeRecord(ast, row, dialect, cel);
+  const columns = ast.select.map((s) => [s.key, s.ref.type] as const);
+  return (row) => {
+    const record: Record<string, unknown> = {};
+    for (const [key, type] of columns) record[key] = decodeValue(type, row[key], dialect) ?? null;
+    return record;
+  };
 }
 
 /**

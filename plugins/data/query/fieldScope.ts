@@ -11,12 +11,17 @@ export type Resolution =
  * Resolves the field names a query may use: the object's own fields, and `alias.field` for each
  * join. Anything else (a typo, a SQL fragment) is an unknown field with a readable message.
  */
+/** Field-level security: throws (PERMISSION_DENIED) when the caller may not read a field it names. */
+export type FieldGuard = (object: string, field: string) => void;
+
 export class FieldScope {
   readonly object: ResolvedObject;
+  readonly guard: FieldGuard | undefined;
   private readonly aliases = new Map<string, ResolvedObject>();
 
-  constructor(object: ResolvedObject) {
+  constructor(object: ResolvedObject, guard?: FieldGuard) {
     this.object = object;
+    this.guard = guard;
   }
 
   addAlias(alias: string, object: ResolvedObject): void {
@@ -32,6 +37,21 @@ export class FieldScope {
   }
 
   resolve(name: unknown): Resolution {
+    const resolution = this.resolveName(name);
+    // Checked before any use of the field, so naming a hidden field answers the same whatever its values.
+    if (this.guard) {
+      if (resolution.ok) this.guard(resolution.ref.object, resolution.ref.name);
+      else if (resolution.formula && typeof name === 'string') this.guard(this.objectOf(name), resolution.formula.name);
+    }
+    return resolution;
+  }
+
+  private objectOf(name: string): string {
+    const dot = name.indexOf('.');
+    return dot === -1 ? this.object.name : (this.aliases.get(name.slice(0, dot))?.name ?? this.object.name);
+  }
+
+  private resolveName(name: unknown): Resolution {
     if (typeof name !== 'string' || name.length === 0) return { ok: false, message: 'a field name must be a non-empty string' };
     const dot = name.indexOf('.');
     if (dot === -1) return resolveIn(this.object, null, name, name);

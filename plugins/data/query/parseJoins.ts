@@ -59,6 +59,8 @@ export function parseJoins(input: unknown, scope: FieldScope, registry: ObjectRe
     if (!local.ok) issues.add(pathJoin(path, 'on'), local.message);
     if (!foreign.ok) issues.add(pathJoin(path, 'on'), foreign.message);
     if (!local.ok || !foreign.ok) return;
+    scope.guard?.(scope.object.name, local.ref.name);
+    scope.guard?.(target.name, foreign.ref.name);
     if (familyOf(local.ref.type) !== familyOf(foreign.ref.type)) {
       issues.add(pathJoin(path, 'on'), `'${localName}' (${local.ref.type}) cannot be joined to '${alias}.${foreignName}' (${foreign.ref.type})`);
       return;

@@ -1,5 +1,5 @@
 import type { ExpressionContext, ResolvedObject } from '../../../metadata/types.ts';
-import { FieldScope } from './fieldScope.ts';
+import { FieldScope, type FieldGuard } from './fieldScope.ts';
 import { parseAggregations, parseGroupBy, parseHaving, parseOutputSort } from './parseAggregation.ts';
 import { parseCondition } from './parseCondition.ts';
 import { joinKeepsRows, parseJoins } from './parseJoins.ts';
@@ -21,6 +21,8 @@ const KEYS = ['object', 'fields', 'select', 'where', 'orderBy', 'limit', 'offset
 export interface ParseQueryOptions {
   /** Clock and user for `{$cel}` operands (default: now, no user). */
   cel?: ExpressionContext;
+  /** Field-level security: called for every field the query names (where, select, orderBy, groupBy, aggregations, joins, expand). */
+  fieldGuard?: FieldGuard;
 }
 
 export function parseQuery(input: unknown, object: ResolvedObject, registry: ObjectRegistry, options: ParseQueryOptions = {}): QueryAst {
@@ -38,7 +40,7 @@ export function parseQuery(input: unknown, object: ResolvedObject, registry: Obj
   }
   if (query.fields !== undefined && query.select !== undefined) issues.add('select', 'send fields or select, not both');
 
-  const scope = new FieldScope(object);
+  const scope = new FieldScope(object, options.fieldGuard);
   const joins = parseJoins(query.joins, scope, registry, issues);
   const where = parseWhere(parseJson(query.where, 'where', issues), scope, issues, 'where', options.cel);
   const distinct = parseBoolean(query.distinct, 'distinct', issues);

@@ -132,6 +132,7 @@ export function parseExpand(input: unknown, scope: FieldScope, registry: ObjectR
         issues.add(pathJoin('expand', i), `cannot expand ${show(path)}: ${why}`);
         return;
       }
+      scope.guard?.(object.name, segment);
       let node = level.find((n) => n.field === segment);
       if (!node) {
         node = { field: segment, column: segment, object: target, children: [] };

@@ -101,8 +101,13 @@ export function toDateString(value: unknown): string {
   return Number.isNaN(parsed.getTime()) ? text : parsed.toISOString().slice(0, 10);
 }
 
+// Days up to 28 exist in every month, so such text round-trips through Date unchanged.
+const CANONICAL_DATETIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
 /** Canonical UTC ISO string with milliseconds: the one text form, so SQLite compares it in time order. */
 export function toIsoDateTime(value: unknown): string {
+  // Already canonical (how SQLite stores it): parsing and printing it again gives the same text.
+  if (typeof value === 'string' && value.length === 24 && CANONICAL_DATETIME.test(value)) return value;
   const parsed = value instanceof Date ? value : new Date(String(value));
   if (Number.isNaN(parsed.getTime())) return String(value);
   return parsed.toISOString();

@@ -19,7 +19,8 @@ export const SQLITE_LOWER = 'os_lower';
  * aliases) reach this; quoting is a second guard, not the validation.
  */
 export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
+  // Metadata names never hold a quote; skip the replace on the hot path.
+  return name.includes('"') ? `"${name.replace(/"/g, '""')}"` : `"${name}"`;
 }
 
 /** `"table"."column"`. */

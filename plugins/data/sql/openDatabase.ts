@@ -4,6 +4,7 @@ import pg from 'pg';
 import { codedError } from '../../../kernel/errors.ts';
 import type { Dialect } from './dialect.ts';
 import { SQLITE_LOWER, quoteIdent } from './dialect.ts';
+import { attachSqliteReader } from './sqliteReader.ts';
 
 export interface OpenDatabaseOptions {
   /** `sqlite:PATH` (`sqlite::memory:` for a private in-memory database) or `postgres://...`. */
@@ -27,7 +28,11 @@ export interface Database {
 interface SqliteConnection {
   pragma(sql: string): unknown;
   function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown;
+  prepare(sql: string): unknown;
 }
+
+/** Prepared statements kept per connection; the engine's SQL varies by query shape, not by value. */
+const STATEMENT_CACHE_SIZE = 256;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** RIGHT and FULL OUTER JOIN arrived in SQLite 3.39. */
@@ -56,6 +61,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Database> {
   const filename = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') || ':memory:';
   const busy = options.busyTimeoutMs ?? 5000;
+  const setupConnection = (conn: SqliteConnection) => {
+    // SQLite's lower() folds ASCII only; $contains needs the same Unicode folding as PostgreSQL.
+    conn.function(SQLITE_LOWER, { deterministic: true }, (value: unknown) =>
+      typeof value === 'string' ? value.toLowerCase() : value,
+    );
+    cacheStatements(conn);
+    conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
+  };
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename },
@@ -66,13 +79,9 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
       max: 1,
       afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
         try {
-          // SQLite's lower() folds ASCII only; $contains needs the same Unicode folding as PostgreSQL.
-          conn.function(SQLITE_LOWER, { deterministic: true }, (value: unknown) =>
-            typeof value === 'string' ? value.toLowerCase() : value,
-          );
+          setupConnection(conn);
           if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
           conn.pragma('foreign_keys = ON');
-          conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
           done(null, conn);
         } catch (error) {
           done(error as Error, conn);
@@ -89,7 +98,15 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
       reason: `SQLite ${serverVersion} lacks RIGHT and FULL JOIN; 3.39 or newer is required (update better-sqlite3)`,
     });
   }
-  return { knex, dialect: 'sqlite', schema: null, serverVersion, close: () => knex.destroy() };
+  // An in-memory database lives in its one connection: a second one would be another database.
+  const closeReader = filename === ':memory:' ? () => undefined : attachSqliteReader(knex, filename, setupConnection);
+  return {
+    knex, dialect: 'sqlite', schema: null, serverVersion,
+    close: async () => {
+      closeReader();
+      await knex.destroy();
+    },
+  };
 }
 
 async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {
@@ -118,6 +135,27 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
       reason: `${redact(url)}: ${(error as Error).message}`,
     });
   }
+}
+
+/**
+ * knex prepares every query afresh, which costs SQLite more than running a simple one. Reusing the
+ * statement of the same SQL text is safe: knex runs each to completion (all/run), and SQLite
+ * re-prepares a cached statement by itself when the schema changes. Least recently used goes first.
+ */
+function cacheStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const cache = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let statement = cache.get(sql);
+    if (statement !== undefined) {
+      cache.delete(sql);
+    } else {
+      statement = prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(sql, statement);
+    return statement;
+  };
 }
 
 function compareVersions(version: string, minimum: number[]): number {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { codedError } from '../../../kernel/errors.ts';
-import { dialectOf, quoteIdent } from './dialect.ts';
+import { dialectOf, quoteIdent, type Dialect } from './dialect.ts';
 import type { DesiredColumn } from './desiredSchema.ts';
 import { desiredSchema } from './desiredSchema.ts';
 import { introspectSchema } from './introspectSchema.ts';
@@ -45,14 +45,14 @@ export async function syncSchema(knex: Knex, objects: readonly ResolvedObject[],
   if (options.dryRun || actions.length === 0) return { applied: false, actions, lines };
   await knex.transaction(async (trx) => {
     for (const action of actions) {
-      for (const sql of actionSql(action)) await trx.raw(sql);
+      for (const sql of actionSql(action, dialect)) await trx.raw(sql);
     }
   });
   return { applied: true, actions, lines };
 }
 
 /** DDL for one action. Every identifier here comes from validated metadata and is quoted. */
-function actionSql(action: SchemaAction): string[] {
+function actionSql(action: SchemaAction, dialect: Dialect): string[] {
   const table = quoteIdent(action.table);
   switch (action.kind) {
     case 'createTable':
@@ -68,7 +68,11 @@ function actionSql(action: SchemaAction): string[] {
         `alter table ${table} add column ${columnSql(action.column)}`,
       ];
     case 'createIndex': {
-      const columns = action.index.columns.map(quoteIdent).join(', ');
+      // The engine sorts nulls as the smallest value (asc nulls first, desc nulls last). SQLite's
+      // indexes are in that order already; PostgreSQL's default is the opposite, which would make
+      // it sort instead of reading the index.
+      const nulls = dialect === 'postgres' ? ' nulls first' : '';
+      const columns = action.index.columns.map((c) => `${quoteIdent(c)}${nulls}`).join(', ');
       const unique = action.index.unique ? 'unique ' : '';
       return [`create ${unique}index ${quoteIdent(action.index.name)} on ${table} (${columns})`];
     }

@@ -1,0 +1,78 @@
+import type { Principal } from './authSession.ts';
+import { defineCapability } from './defineCapability.ts';
+
+export type AccessOperation = 'read' | 'edit';
+
+/** One reason in an explanation: what grants or denies, and through what. */
+export interface AccessReason {
+  effect: 'grant' | 'deny';
+  /** baseline, admin, permissionSet, position, owner, share, sharingRule, policy, sharingModel, field. */
+  source: string;
+  /** Name or id of the permission set, position, share, rule or policy. */
+  name?: string;
+  detail?: string;
+}
+
+export interface AccessDecision {
+  allowed: boolean;
+  reasons: AccessReason[];
+}
+
+export interface AccessExplanation {
+  userId: string;
+  object: string;
+  recordId: string | null;
+  positions: string[];
+  permissionSets: string[];
+  read: AccessDecision;
+  edit: AccessDecision;
+}
+
+export interface ObjectAccess {
+  read: boolean;
+  create: boolean;
+  edit: boolean;
+  delete: boolean;
+  viewAll: boolean;
+  modifyAll: boolean;
+}
+
+/** A sharing rule as stored (sys_sharing_rule), for a dry run. */
+export interface SharingRuleInput {
+  name: string;
+  object: string;
+  kind: 'owner' | 'criteria';
+  criteria?: unknown;
+  owner_position?: string | null;
+  recipient_type: 'user' | 'position' | 'unit_and_subordinates';
+  recipient_id: string;
+  access: AccessOperation;
+}
+
+export interface RuleEvaluation {
+  /** Whether the rule's recipient covers the user. */
+  recipient: boolean;
+  /** Records the rule would open to the user that it cannot read today (at most 200 ids). */
+  gained: string[];
+  gainedCount: number;
+}
+
+export interface AccessGrants {
+  /**
+   * The principal with its effective positions, permission sets and route permission keys filled
+   * from the environment's assignments (validity windows applied). Cached for a few seconds.
+   */
+  resolve(principal: Principal): Promise<Principal>;
+  /** Why a user may or may not read and edit an object, or one record of it. */
+  explain(environmentId: string, userId: string, object: string, recordId?: string): Promise<AccessExplanation>;
+  /** Object-level permissions of a (resolved or not) principal. */
+  objectAccess(principal: Principal, object: string): Promise<ObjectAccess>;
+  /** Dry run of a sharing rule for one user. */
+  evaluateRule(environmentId: string, rule: SharingRuleInput, userId: string): Promise<RuleEvaluation>;
+}
+
+export const accessGrants = defineCapability<AccessGrants>()({
+  id: 'access.grants',
+  cardinality: 'single',
+  description: 'Resolve the effective positions, permission sets and permission keys of a user, and explain record access.',
+});

@@ -1,0 +1,77 @@
+import { nameProblem } from './names.ts';
+import type { MetadataProblem } from './metadataError.ts';
+import { SYSTEM_FIELDS, type FieldPatch, type ObjectPatch, type ResolvedObject, type ViewDefinition } from './types.ts';
+
+const CHOICE_TYPES = new Set(['select', 'multiselect']);
+const LOGICAL = new Set(['$and', '$or', '$not']);
+const NOT_SORTABLE = new Set(['json', 'multiselect', 'formula']);
+
+/** Columns a view may show: declared fields and the system fields of the object. */
+function columnsOf(object: ResolvedObject): Set<string> {
+  return new Set([...Object.keys(object.fields), ...SYSTEM_FIELDS.filter((f) => object.owner || f !== 'owner_id')]);
+}
+
+const declared = (object: ResolvedObject) => Object.keys(object.fields).join(', ');
+
+/**
+ * A patch to a declared field: the field must exist (a patch never adds a field: that is a schema
+ * change) and option labels must name existing values of a select or multiselect.
+ */
+export function checkFieldPatch(object: ResolvedObject, field: string, patch: FieldPatch, at: string): MetadataProblem[] {
+  const problems: MetadataProblem[] = [];
+  const target = object.fields[field];
+  if (!target) {
+    return [{ path: at || 'name', reason: `'${field}' is not a declared field of ${object.name} (declared: ${declared(object)}); adding a field needs a schema change, declare it in the object's file` }];
+  }
+  if (patch.options) {
+    if (!CHOICE_TYPES.has(target.type)) problems.push({ path: `${at}${at ? '.' : ''}options`, reason: `'${field}' is a ${target.type} field; option labels apply to select and multiselect fields` });
+    else {
+      for (const value of Object.keys(patch.options)) {
+        if (!target.optionValues?.includes(value)) {
+          problems.push({ path: `${at}${at ? '.' : ''}options.${value}`, reason: `'${value}' is not an option of ${object.name}.${field} (options: ${(target.optionValues ?? []).join(', ')}); only labels of existing options change` });
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** A view: its name, columns, sort fields and filter fields must fit the object. */
+export function checkView(object: ResolvedObject, view: string, definition: ViewDefinition, at: string): MetadataProblem[] {
+  const problems: MetadataProblem[] = [];
+  const prefix = at ? `${at}.` : '';
+  const nameIssue = nameProblem(view);
+  if (nameIssue) problems.push({ path: at || 'name', reason: `view ${nameIssue}` });
+  const columns = columnsOf(object);
+  definition.columns.forEach((column, i) => {
+    if (!columns.has(column)) problems.push({ path: `${prefix}columns[${i}]`, reason: `'${column}' is not a field of ${object.name}` });
+  });
+  definition.orderBy?.forEach((node, i) => {
+    if (!columns.has(node.field)) problems.push({ path: `${prefix}orderBy[${i}].field`, reason: `'${node.field}' is not a field of ${object.name}` });
+    else if (NOT_SORTABLE.has(object.fields[node.field]?.type ?? '')) problems.push({ path: `${prefix}orderBy[${i}].field`, reason: `'${node.field}' is a ${object.fields[node.field]!.type} field, which cannot be sorted on` });
+  });
+  if (definition.filter) checkFilter(definition.filter, `${prefix}filter`, columns, object.name, problems, 0);
+  return problems;
+}
+
+/** Field names of a filter condition; operators and values are the query language's business at run time. */
+function checkFilter(condition: unknown, at: string, columns: Set<string>, object: string, problems: MetadataProblem[], depth: number): void {
+  if (depth > 16 || typeof condition !== 'object' || condition === null) return;
+  if (Array.isArray(condition)) {
+    condition.forEach((c, i) => checkFilter(c, `${at}[${i}]`, columns, object, problems, depth + 1));
+    return;
+  }
+  for (const [key, value] of Object.entries(condition)) {
+    if (LOGICAL.has(key)) checkFilter(value, `${at}.${key}`, columns, object, problems, depth + 1);
+    else if (key.startsWith('$')) problems.push({ path: `${at}.${key}`, reason: `'${key}' is not a logical combinator ($and, $or, $not); field operators go inside a field's condition` });
+    else if (!columns.has(key)) problems.push({ path: `${at}.${key}`, reason: `'${key}' is not a field of ${object}` });
+  }
+}
+
+/** Every problem of a whole object patch (a package override file), paths from the file's root. */
+export function checkObjectPatch(object: ResolvedObject, patch: ObjectPatch): MetadataProblem[] {
+  const problems: MetadataProblem[] = [];
+  for (const [field, fieldPatch] of Object.entries(patch.fields ?? {})) problems.push(...checkFieldPatch(object, field, fieldPatch, `fields.${field}`));
+  for (const [view, definition] of Object.entries(patch.views ?? {})) problems.push(...checkView(object, view, definition, `views.${view}`));
+  return problems;
+}

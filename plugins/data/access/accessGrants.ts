@@ -1,0 +1,132 @@
+import type { Knex } from 'knex';
+import type { AccessDecision, AccessExplanation, AccessGrants, AccessReason } from '../../../capabilities/accessGrants.ts';
+import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
+import { codedError } from '../../../kernel/errors.ts';
+import type { ResolvedObject } from '../../../metadata/types.ts';
+import { scopeSql } from '../query/compileQuery.ts';
+import type { Condition } from '../query/types.ts';
+import { dialectOf } from '../sql/dialect.ts';
+import type { AccessProfile, AccessService } from './accessService.ts';
+import type { ObjectAction } from './objectPermissions.ts';
+import { matchesRecipient, ruleCondition, scopeParts, type Operation, type RuleRow } from './rowScope.ts';
+import { resolveIn } from '../query/fieldScope.ts';
+
+/** The `access.grants` service: effective grants for the HTTP guard, and explanations for admins. */
+export function createAccessGrants(metadata: MetadataRegistry, access: AccessService, knexOf: (environmentId: string) => Knex): AccessGrants {
+  const objectOrNotFound = (name: string) => {
+    const object = metadata.object(name);
+    if (!object) throw codedError('NOT_FOUND', { what: `Object '${name.slice(0, 64)}'`, object: name.slice(0, 64) });
+    return object;
+  };
+  const userProfile = async (knex: Knex, environmentId: string, userId: string) =>
+    access.profile(knex, environmentId, { kind: 'user', userId, environmentId, isAdmin: await isAdminUser(knex, userId), positions: [], permissionSets: [], permissions: [] });
+  return {
+    async objectAccess(principal, name) {
+      const profile = await access.profile(knexOf(principal.environmentId), principal.environmentId, principal);
+      return { ...profile.perms(objectOrNotFound(name)) };
+    },
+    async evaluateRule(environmentId, rule, userId) {
+      const object = objectOrNotFound(rule.object);
+      const knex = knexOf(environmentId);
+      const profile = await userProfile(knex, environmentId, userId);
+      const recipient = matchesRecipient(profile.grants, rule.recipient_type, rule.recipient_id);
+      const condition = ruleCondition(object, { id: '', owner_position: null, criteria: null, ...rule } as RuleRow, profile.sharing, (name) => {
+        const resolved = resolveIn(object, null, name, name);
+        if (!resolved.ok) throw codedError('VALIDATION_ERROR', { summary: resolved.message });
+        return { kind: 'field', ref: resolved.ref };
+      });
+      const current = profile.scope(object, rule.access);
+      if (!condition || current === null) return { recipient, gained: [], gainedCount: 0 };
+      const gain: Condition = { kind: 'and', items: [condition, { kind: 'not', item: current }] };
+      const where = scopeSql(() => gain, object, object.name, dialectOf(knex))!;
+      const base = () => knex(object.name).whereRaw(`(${where.sql})`, where.bindings as Knex.RawBinding[]);
+      const [rows, count] = await Promise.all([base().select('id').orderBy('id').limit(200), base().count({ n: '*' })]);
+      return { recipient, gained: (rows as Array<{ id: string }>).map((r) => r.id), gainedCount: Number((count as Array<{ n: unknown }>)[0]?.n ?? 0) };
+    },
+    async resolve(principal) {
+      if (principal.kind === 'system') return principal;
+      const profile = await access.profile(knexOf(principal.environmentId), principal.environmentId, principal);
+      const { grants } = profile;
+      return {
+        ...principal,
+        positions: grants.positions,
+        permissionSets: grants.permissionSets,
+        permissions: [...new Set([...principal.permissions, ...grants.permissions])],
+      };
+    },
+    async explain(environmentId, userId, objectName, recordId) {
+      const object = metadata.object(objectName);
+      if (!object) throw codedError('NOT_FOUND', { what: `Object '${objectName.slice(0, 64)}'`, object: objectName.slice(0, 64) });
+      const knex = knexOf(environmentId);
+      const profile = await userProfile(knex, environmentId, userId);
+      if (recordId !== undefined && !(await knex(object.name).where('id', recordId).first('id'))) {
+        throw codedError('NOT_FOUND', { what: `${object.label} '${recordId.slice(0, 64)}'`, object: object.name, id: recordId.slice(0, 64) });
+      }
+      const explanation: AccessExplanation = {
+        userId,
+        object: object.name,
+        recordId: recordId ?? null,
+        positions: profile.grants.positions,
+        permissionSets: profile.grants.permissionSets,
+        read: await decide(knex, object, profile, 'read', recordId),
+        edit: await decide(knex, object, profile, 'edit', recordId),
+      };
+      return explanation;
+    },
+  };
+}
+
+/** better-auth keeps roles as a comma list on sys_user.role. */
+async function isAdminUser(knex: Knex, userId: string): Promise<boolean> {
+  const row = (await knex('sys_user').where('id', userId).first('role').catch(() => undefined)) as { role?: string } | undefined;
+  if (!row) throw codedError('NOT_FOUND', { what: `User '${userId.slice(0, 64)}'` });
+  return String(row.role ?? '').split(',').map((r) => r.trim()).includes('admin');
+}
+
+function setsGranting(profile: AccessProfile, object: string, actions: ObjectAction[]): AccessReason[] {
+  const reasons: AccessReason[] = [];
+  for (const set of profile.model.permissionSets) {
+    if (!profile.grants.permissionSets.includes(set.name)) continue;
+    const objects = typeof set.objects === 'string' ? safeJson(set.objects) : set.objects;
+    const perms = (objects as Record<string, Record<string, unknown>> | null)?.[object];
+    const hits = actions.filter((a) => perms?.[a] === true);
+    if (hits.length === 0) continue;
+    for (const via of profile.grants.setSources.get(set.name) ?? []) {
+      reasons.push({ effect: 'grant', source: 'permissionSet', name: set.name, detail: `${hits.join(', ')} through ${via}` });
+    }
+  }
+  return reasons;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+async function matches(knex: Knex, object: ResolvedObject, id: string, condition: Condition): Promise<boolean> {
+  const where = scopeSql(() => condition, object, object.name, dialectOf(knex))!;
+  return (await knex(object.name).where('id', id).andWhereRaw(`(${where.sql})`, where.bindings as Knex.RawBinding[]).first('id')) !== undefined;
+}
+
+async function decide(knex: Knex, object: ResolvedObject, profile: AccessProfile, op: Operation, recordId?: string): Promise<AccessDecision> {
+  if (profile.grants.isAdmin) return { allowed: true, reasons: [{ effect: 'grant', source: 'admin', detail: 'tenant admins hold every permission' }] };
+  const perms = profile.perms(object);
+  const action: ObjectAction = op === 'read' ? 'read' : 'edit';
+  const reasons: AccessReason[] = [];
+  if (!perms[action]) return { allowed: false, reasons: [{ effect: 'deny', source: 'objectPermission', detail: `no permission set grants ${object.name}:${action}${object.system ? ' (system object)' : ''}` }] };
+  reasons.push(...(object.system ? [] : [{ effect: 'grant' as const, source: 'baseline', detail: `members may ${action} ${object.name}` }]), ...setsGranting(profile, object.name, [action]));
+  const all: ObjectAction = op === 'read' ? 'viewAll' : 'modifyAll';
+  if (perms[all]) return { allowed: true, reasons: [...reasons, ...setsGranting(profile, object.name, op === 'read' ? ['viewAll', 'modifyAll'] : ['modifyAll'])] };
+  if (profile.scope(object, op) === null) return { allowed: true, reasons: [...reasons, { effect: 'grant', source: 'sharingModel', name: object.sharingModel }] };
+  const parts = scopeParts(object, profile.grants, profile.sharing, op);
+  if (recordId === undefined) {
+    return { allowed: true, reasons: [...reasons, ...parts.map((p) => ({ effect: 'grant' as const, source: p.source, name: p.name, detail: 'opens matching records' }))] };
+  }
+  const opening: AccessReason[] = [];
+  for (const part of parts) if (await matches(knex, object, recordId, part.condition)) opening.push({ effect: 'grant', source: part.source, name: part.name });
+  if (opening.length > 0) return { allowed: true, reasons: [...reasons, ...opening] };
+  return { allowed: false, reasons: [...reasons, { effect: 'deny', source: 'sharingModel', name: object.sharingModel, detail: 'not the owner, and no share, sharing rule or policy opens this record' }] };
+}

@@ -1,0 +1,128 @@
+import type { Knex } from 'knex';
+import type { Principal } from '../../../capabilities/authSession.ts';
+import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
+import type { ResolvedObject } from '../../../metadata/types.ts';
+import { rowToRecord } from '../sql/codec.ts';
+import { dialectOf } from '../sql/dialect.ts';
+import type { Condition } from '../query/types.ts';
+import { PERMISSION_SET, POSITION, POSITION_PERMISSION_SET, RECORD_SHARE, SHARING_RULE, USER_PERMISSION_SET, USER_POSITION } from './accessObjects.ts';
+import { controlledFields, effectiveGrants, type AccessModel, type Grants, type ObjectPerms } from './effectiveGrants.ts';
+import { fieldAccess, type FieldAccess } from './fieldAccess.ts';
+import { objectPermissions } from './objectPermissions.ts';
+import { matchesRecipient, rowScope, type Operation, type RuleRow, type ShareRow, type SharingInputs } from './rowScope.ts';
+import { isActive } from './validityWindow.ts';
+
+/** Everything the engine needs to secure one user's calls, built once per few seconds. */
+export interface AccessProfile {
+  grants: Grants;
+  fields: FieldAccess;
+  model: AccessModel;
+  sharing: SharingInputs;
+  perms(object: ResolvedObject): ObjectPerms;
+  /** Memoized row scope of an object (null: every row). */
+  scope(object: ResolvedObject, op: Operation): Condition | null;
+}
+
+export interface AccessService {
+  profile(knex: Knex, environmentId: string, principal: Principal): Promise<AccessProfile>;
+  /** Drops the cached grants of an environment (the permission model or a share changed). */
+  invalidate(environmentId: string): void;
+}
+
+interface EnvEntry {
+  at: number;
+  model: Promise<{ model: AccessModel; controlled: Set<string>; rules: RuleRow[] }>;
+  profiles: Map<string, { at: number; profile: Promise<AccessProfile> }>;
+}
+
+const TTL_MS = 5_000;
+
+export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS): AccessService {
+  const envs = new Map<string, EnvEntry>();
+
+  async function rows(knex: Knex, name: string): Promise<Record<string, unknown>[]> {
+    const object = metadata.object(name);
+    if (!object) return [];
+    const dialect = dialectOf(knex);
+    return ((await knex(name).select('*')) as Record<string, unknown>[]).map((row) => rowToRecord(object, row, dialect));
+  }
+
+  async function loadModel(knex: Knex) {
+    const [positions, permissionSets, positionSets, userPositions, userSets, rules] = await Promise.all(
+      [POSITION, PERMISSION_SET, POSITION_PERMISSION_SET, USER_POSITION, USER_PERMISSION_SET, SHARING_RULE].map((name) => rows(knex, name)),
+    );
+    const model = {
+      positions: positions!.map((p) => ({ id: String(p.id), name: String(p.name), parent: (p.parent as string | null) ?? null, delegatable: p.delegatable === true, admin_scope: p.admin_scope === true })),
+      permissionSets: permissionSets as unknown as AccessModel['permissionSets'],
+      positionSets: positionSets as unknown as AccessModel['positionSets'],
+      userPositions: userPositions as unknown as AccessModel['userPositions'],
+      userSets: userSets as unknown as AccessModel['userSets'],
+    };
+    return { model, controlled: controlledFields(model), rules: rules as unknown as RuleRow[] };
+  }
+
+  async function buildProfile(knex: Knex, entry: EnvEntry, principal: Principal): Promise<AccessProfile> {
+    const { model, controlled, rules } = await entry.model;
+    const now = new Date();
+    const grants = effectiveGrants(principal.userId, principal.isAdmin || principal.kind === 'system', model, now);
+    grants.organizationId = principal.organizationId ?? null;
+    const recipients = (q: Knex.QueryBuilder) => q
+      .where((w) => w.where('recipient_type', 'user').andWhere('recipient_id', grants.userId))
+      .orWhere((w) => w.where('recipient_type', 'position').whereIn('recipient_id', grants.positionIds))
+      .orWhere((w) => w.where('recipient_type', 'unit_and_subordinates').whereIn('recipient_id', grants.unitIds));
+    const shareObject = metadata.object(RECORD_SHARE);
+    const shares = grants.isAdmin || !shareObject ? [] : ((await recipients(knex(RECORD_SHARE).select('*'))) as Record<string, unknown>[])
+      .map((row) => rowToRecord(shareObject, row, dialectOf(knex)) as unknown as ShareRow);
+    const holders = new Map<string, string[]>();
+    for (const row of model.userPositions) {
+      if (!isActive(row, now)) continue;
+      holders.set(row.position, [...(holders.get(row.position) ?? []), row.user_id]);
+    }
+    const sharing: SharingInputs = {
+      shares,
+      rules: rules.filter((r) => matchesRecipient(grants, r.recipient_type, r.recipient_id)),
+      holders: (id) => holders.get(id) ?? [],
+    };
+    const permsCache = new Map<string, ObjectPerms>();
+    const scopeCache = new Map<string, Condition | null>();
+    const perms = (object: ResolvedObject) => {
+      let p = permsCache.get(object.name);
+      if (!p) permsCache.set(object.name, (p = objectPermissions(grants, object)));
+      return p;
+    };
+    return {
+      grants,
+      fields: fieldAccess(grants, controlled),
+      model,
+      sharing,
+      perms,
+      scope(object, op) {
+        const key = `${object.name}\u0000${op}`;
+        if (!scopeCache.has(key)) scopeCache.set(key, rowScope(object, grants, perms(object), sharing, op));
+        return scopeCache.get(key)!;
+      },
+    };
+  }
+
+  return {
+    profile(knex, environmentId, principal) {
+      const now = Date.now();
+      let entry = envs.get(environmentId);
+      if (!entry || now - entry.at > ttlMs) {
+        entry = { at: now, model: loadModel(knex), profiles: new Map() };
+        envs.set(environmentId, entry);
+        entry.model.catch(() => envs.delete(environmentId));
+      }
+      const key = `${principal.userId}\u0000${principal.isAdmin}\u0000${principal.organizationId ?? ''}`;
+      const cached = entry.profiles.get(key);
+      if (cached && now - cached.at <= ttlMs) return cached.profile;
+      const profile = buildProfile(knex, entry, principal);
+      entry.profiles.set(key, { at: now, profile });
+      profile.catch(() => entry.profiles.delete(key));
+      return profile;
+    },
+    invalidate(environmentId) {
+      envs.delete(environmentId);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import Sqlite from 'better-sqlite3';
+import type { Knex } from 'knex';
+
+/** Runs a compiled select and returns its rows, synchronously. */
+export type DirectRead = (query: Knex.QueryBuilder) => Array<Record<string, unknown>>;
+
+const readers = new WeakMap<Knex, DirectRead>();
+
+/**
+ * The direct reader of a knex instance that openDatabase opened on a SQLite file; undefined for
+ * anything else (a transaction, PostgreSQL, an in-memory database), which goes through knex.
+ */
+export function directReader(knex: Knex): DirectRead | undefined {
+  return readers.get(knex);
+}
+
+/** What knex's better-sqlite3 client does to bindings before running a statement. */
+function formatBinding(value: unknown): unknown {
+  if (value instanceof Date) return value.valueOf();
+  if (typeof value === 'boolean') return Number(value);
+  return value;
+}
+
+/**
+ * A second connection to the file, for reads outside a transaction. In WAL mode readers never
+ * wait for the writer and see what it committed; going straight to better-sqlite3 skips knex's
+ * pool and runner, which cost more than a simple indexed read itself. Statements are prepared by
+ * `setup` (the same cache and functions as the writer). Queries still emit knex's 'query' event.
+ * Returns the function that closes the connection.
+ */
+export function attachSqliteReader(knex: Knex, filename: string, setup: (conn: Sqlite.Database) => void): () => void {
+  const db = new Sqlite(filename);
+  setup(db);
+  db.pragma('query_only = ON');
+  readers.set(knex, (query) => {
+    const { sql, bindings } = query.toSQL();
+    if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
+    return db.prepare(sql).all(bindings.map(formatBinding)) as Array<Record<string, unknown>>;
+  });
+  return () => {
+    readers.delete(knex);
+    db.close();
+  };
+}

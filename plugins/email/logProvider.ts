@@ -1,0 +1,15 @@
+import type { EmailSend } from '../../capabilities/emailSend.ts';
+import type { Logger } from '../../kernel/logger.ts';
+
+/**
+ * Development provider: records that a mail would have gone out. Bodies carry sign-in links and
+ * codes, so only the recipient and the subject are logged.
+ */
+export function logProvider(log: Logger): EmailSend & { close(): Promise<void> } {
+  return {
+    async send(message) {
+      log.info({ to: message.to, subject: message.subject }, 'email not sent (log provider)');
+    },
+    async close() {},
+  };
+}

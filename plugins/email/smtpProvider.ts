@@ -1,0 +1,44 @@
+import nodemailer from 'nodemailer';
+import type { EmailSend } from '../../capabilities/emailSend.ts';
+import { codedError } from '../../kernel/errors.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { SmtpSettings } from './resolveEmailSettings.ts';
+
+/** Delivery through an SMTP server (nodemailer), one pooled transport per process. */
+export function smtpProvider(settings: SmtpSettings, log: Logger): EmailSend & { close(): Promise<void> } {
+  const transport = nodemailer.createTransport({
+    host: settings.host,
+    port: settings.port,
+    secure: settings.secure,
+    requireTLS: settings.requireTLS,
+    ...(settings.auth ? { auth: settings.auth } : {}),
+    pool: true,
+    connectionTimeout: settings.timeoutMs,
+    greetingTimeout: settings.timeoutMs,
+    socketTimeout: settings.timeoutMs,
+  });
+  return {
+    async send(message) {
+      try {
+        await transport.sendMail({
+          from: settings.from,
+          to: message.to,
+          subject: message.subject,
+          text: message.text,
+          ...(message.html !== undefined ? { html: message.html } : {}),
+        });
+      } catch (error) {
+        const e = error as { code?: unknown; responseCode?: unknown; message?: unknown };
+        // The reason names the failure, never the message: the body may hold a link or a code.
+        log.warn({ to: message.to, subject: message.subject, code: e.code, responseCode: e.responseCode }, 'email delivery failed');
+        throw codedError('SERVICE_UNAVAILABLE', {
+          service: 'Email delivery',
+          reason: typeof e.responseCode === 'number' ? `the SMTP server answered ${e.responseCode}` : `SMTP ${typeof e.code === 'string' ? e.code : 'error'}`,
+        });
+      }
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { relative } from 'node:path';
+import { humanize } from '../../../metadata/names.ts';
+import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
+
+export type Doc = Record<string, unknown>;
+
+export interface FieldDoc extends Doc {
+  label: string;
+  help?: string;
+  options?: Array<{ value: string; label: string }>;
+}
+
+export interface ObjectDoc extends Doc {
+  name: string;
+  label: string;
+  pluralLabel: string;
+  description?: string;
+  fields: Record<string, FieldDoc>;
+  views: Record<string, unknown>;
+}
+
+/** A declaration file's path inside its app (never the server's directory layout). */
+function sourceIn(source: string, dir: string | undefined): string {
+  return dir && source.startsWith(dir) ? relative(dir, source) : source;
+}
+
+function describeField(field: ResolvedField): FieldDoc {
+  const { compiled: _compiled, optionValues: _values, name: _name, options, ...rest } = field;
+  const doc: FieldDoc = { ...rest };
+  if (options) {
+    doc.options = options.map((o: string | SelectOption) =>
+      typeof o === 'string' ? { value: o, label: humanize(o) } : { value: o.value, label: o.label ?? humanize(o.value) });
+  }
+  return doc;
+}
+
+/**
+ * An object as the metadata API shows it: the declaration with the loader's defaults, options as
+ * `{value, label}`, expressions as their source, its package, and `views` (none are declared in
+ * object files: packages and overlays add them).
+ */
+export function describeObject(object: ResolvedObject, dirs: ReadonlyMap<string, string>): ObjectDoc {
+  const { fields, validationRules, source, app, ...rest } = object;
+  return {
+    ...rest,
+    package: app,
+    source: sourceIn(source, dirs.get(app)),
+    fields: Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, describeField(field)])),
+    validationRules: validationRules.map(({ compiled: _compiled, ...rule }) => rule),
+    views: {},
+  };
+}
+
+export function describeBook(book: ResolvedBook, dirs: ReadonlyMap<string, string>): Doc {
+  const { source, app, ...rest } = book;
+  return { ...rest, package: app, source: sourceIn(source, dirs.get(app)) };
+}
+
+export function describeApp(app: LoadedApp): Doc {
+  return {
+    ...app.manifest,
+    label: app.manifest.label ?? humanize(app.manifest.name),
+    objects: app.objects.map((o) => o.name),
+    books: app.books.map((b) => b.name),
+    overrides: app.overrides.map((o) => o.object),
+  };
+}

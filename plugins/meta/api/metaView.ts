@@ -1,0 +1,188 @@
+import type { Principal } from '../../../capabilities/authSession.ts';
+import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
+import { codedError } from '../../../kernel/errors.ts';
+import { isObjectSection, OBJECT_SECTIONS, type ObjectSection } from '../../../metadata/patchSchema.ts';
+import type { ObjectPatch, ResolvedBook, ResolvedObject } from '../../../metadata/types.ts';
+import { applyObjectPatch, mergePatches } from './applyPatch.ts';
+import { describeApp, describeBook, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
+import { findReferences, type Reference } from './findReferences.ts';
+import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
+import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } from './objectSections.ts';
+import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
+
+export const METADATA_TYPES = ['app', 'object', 'book'] as const;
+export type MetadataType = (typeof METADATA_TYPES)[number];
+
+const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [] };
+
+export interface Layers {
+  base: Doc;
+  package: ObjectPatch | null;
+  /** Apps whose overrides make up the package layer, in the order applied. */
+  packages: string[];
+  overlay: ObjectPatch | null;
+  effective: Doc;
+}
+
+function asType(type: string): MetadataType {
+  if ((METADATA_TYPES as readonly string[]).includes(type)) return type as MetadataType;
+  throw codedError('NOT_FOUND', { what: `Metadata type '${type.slice(0, 64)}'`, type: type.slice(0, 64), types: METADATA_TYPES });
+}
+
+const notFound = (type: string, name: string) => codedError('NOT_FOUND', { what: `${type[0]!.toUpperCase()}${type.slice(1)} '${name.slice(0, 200)}'`, type, name: name.slice(0, 200) });
+
+/**
+ * The metadata as the API serves it: declared items, the package layer (overrides shipped by other
+ * apps), the overlay layer (runtime customizations of this environment) and their merge. Books
+ * are gated by audience wherever they are shown.
+ */
+export function createMetaView(registry: MetadataRegistry, store: OverlayStore) {
+  const dirs = () => new Map(registry.apps().map((a) => [a.manifest.name, a.dir]));
+  const books = (): ResolvedBook[] => registry.apps().flatMap((a) => a.books);
+
+  function packageLayer(object: string): { patch: ObjectPatch | null; apps: string[] } {
+    const overrides = registry.apps().flatMap((a) => a.overrides.filter((o) => o.object === object));
+    return { patch: mergePatches(overrides.map((o) => o.patch)), apps: overrides.map((o) => o.app) };
+  }
+
+  /** Overlay patches by object, for one object or all of them. */
+  async function overlays(caller: Caller, object: string | null): Promise<Map<string, ObjectPatch>> {
+    const byItem = new Map<string, ObjectPatch[]>();
+    for (const row of await store.list('object', object, caller)) {
+      if (!isObjectSection(row.section)) continue;
+      const address = parseEntry(row.section, row.entry);
+      if (!address) continue;
+      byItem.set(row.item, [...(byItem.get(row.item) ?? []), patchOf(row.section, address.key, row.value)]);
+    }
+    const out = new Map<string, ObjectPatch>();
+    for (const [item, patches] of byItem) {
+      const merged = mergePatches(patches);
+      if (merged) out.set(item, merged);
+    }
+    return out;
+  }
+
+  function objectLayers(object: ResolvedObject, overlay: ObjectPatch | null): Layers & { effective: ObjectDoc } {
+    const base = describeObject(object, dirs());
+    const pkg = packageLayer(object.name);
+    return { base, package: pkg.patch, packages: pkg.apps, overlay, effective: applyObjectPatch(applyObjectPatch(base, pkg.patch), overlay) };
+  }
+
+  function bookDoc(book: ResolvedBook, principal: Principal | null): Doc {
+    const doc = describeBook(book, dirs());
+    return principal?.isAdmin ? doc : { ...doc, nodes: gateNodes(book.nodes, principal) };
+  }
+
+  function object(name: string): ResolvedObject {
+    const found = registry.object(name);
+    if (!found) throw notFound('object', name);
+    return found;
+  }
+
+  /** What a sectioned entry is made of, in every layer. */
+  async function sectionView(section: ObjectSection, name: string, caller: Caller) {
+    const address = parseEntry(section, name);
+    if (!address) throw codedError('VALIDATION_ERROR', { summary: `name must be ${SECTION_NAMES[section]}`, errors: [{ path: 'name', message: `must be ${SECTION_NAMES[section]}` }] });
+    const target = object(address.object);
+    const layers = objectLayers(target, (await overlays(caller, target.name)).get(target.name) ?? null);
+    return { address, target, layers };
+  }
+
+  return {
+    types: METADATA_TYPES,
+
+    summary() {
+      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length };
+      return { version: registry.version(), types: METADATA_TYPES.map((type) => ({ type, count: counts[type], sections: SECTIONS[type] })) };
+    },
+
+    async list(rawType: string, pkg: string | undefined, caller: Caller): Promise<Doc[]> {
+      const type = asType(rawType);
+      let items: Doc[];
+      if (type === 'app') items = registry.apps().map(describeApp);
+      else if (type === 'book') items = books().map((b) => bookDoc(b, caller.principal));
+      else {
+        const patches = await overlays(caller, null);
+        items = registry.objects().map((o) => objectLayers(o, patches.get(o.name) ?? null).effective);
+      }
+      return pkg === undefined ? items : items.filter((i) => (type === 'app' ? i.name : i.package) === pkg);
+    },
+
+    async item(rawType: string, name: string, caller: Caller): Promise<Layers> {
+      const type = asType(rawType);
+      if (type === 'object') {
+        const target = object(name);
+        return objectLayers(target, (await overlays(caller, name)).get(name) ?? null);
+      }
+      let doc: Doc | undefined;
+      if (type === 'app') {
+        const app = registry.apps().find((a) => a.manifest.name === name);
+        doc = app && describeApp(app);
+      } else {
+        const book = books().find((b) => b.name === name);
+        doc = book && bookDoc(book, caller.principal);
+      }
+      if (!doc) throw notFound(type, name);
+      return { base: doc, package: null, packages: [], overlay: null, effective: doc };
+    },
+
+    async references(rawType: string, name: string, caller: Caller): Promise<Reference[]> {
+      await this.item(rawType, name, caller);
+      return findReferences(rawType, name, registry.apps(), registry.objects());
+    },
+
+    async history(rawType: string, name: string, page: { limit: number; cursor?: string }, caller: Caller): Promise<{ items: HistoryEntry[]; nextCursor: string | null }> {
+      const type = asType(rawType);
+      if (type === 'object') object(name);
+      else await this.item(type, name, caller);
+      return store.history(type, name, page, caller);
+    },
+
+    tree(name: string, principal: Principal | null): { name: string; label: string; description?: string; nodes: TreeNode[] } {
+      const book = books().find((b) => b.name === name);
+      if (!book) throw notFound('book', name);
+      const labelOf = (o: string) => registry.object(o)?.pluralLabel;
+      return { name: book.name, label: book.label, ...(book.description ? { description: book.description } : {}), nodes: toTree(gateNodes(book.nodes, principal), labelOf) };
+    },
+
+    /** Resolve `/meta/:type/:section`: the section must exist for the type. */
+    section(rawType: string, section: string): ObjectSection {
+      const type = asType(rawType);
+      if (type === 'object' && isObjectSection(section)) return section;
+      throw codedError('NOT_FOUND', { what: `Section '${section.slice(0, 64)}' of metadata type '${type}'`, section: section.slice(0, 64), sections: SECTIONS[type] });
+    },
+
+    async getEntry(section: ObjectSection, name: string, caller: Caller) {
+      const { address, target, layers } = await sectionView(section, name, caller);
+      const base = entryIn(layers.base as ObjectDoc, section, address.key);
+      const effective = entryIn(layers.effective, section, address.key);
+      if (!effective) throw notFound(section === 'fields' ? 'field' : 'view', name);
+      return {
+        type: 'object', section, name, object: target.name, base,
+        package: entryOf(layers.package, section, address.key), overlay: entryOf(layers.overlay, section, address.key), effective,
+      };
+    },
+
+    async upsertEntry(section: ObjectSection, name: string, body: unknown, caller: Caller) {
+      const { address, target } = await sectionView(section, name, caller);
+      if (target.system) {
+        throw codedError('VALIDATION_ERROR', { summary: `'${target.name}' is engine-owned; its metadata is not customizable`, errors: [{ path: 'name', message: 'names an engine-owned object' }] });
+      }
+      const checked = validateEntry(target, section, address.key, body);
+      if ('problems' in checked) {
+        const errors = checked.problems.map((p) => ({ path: p.path, message: p.reason }));
+        throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
+      }
+      await store.upsert({ type: 'object', item: target.name, section, entry: name }, checked.value, caller);
+      return this.getEntry(section, name, caller);
+    },
+
+    async removeEntry(section: ObjectSection, name: string, caller: Caller): Promise<void> {
+      const { target } = await sectionView(section, name, caller);
+      const removed = await store.remove({ type: 'object', item: target.name, section, entry: name }, caller);
+      if (!removed) throw codedError('NOT_FOUND', { what: `Overlay '${section}/${name}'`, section, name });
+    },
+  };
+}
+
+export type MetaView = ReturnType<typeof createMetaView>;

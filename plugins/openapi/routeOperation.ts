@@ -1,0 +1,65 @@
+import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
+import { ERROR_RESPONSE } from './commonComponents.ts';
+import { pathParams, WILDCARD } from './routePaths.ts';
+import { toOpenApiSchema, type Schema } from './toOpenApiSchema.ts';
+
+const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Path parameters of a documented path, typed from the route's params schema when it has one. */
+export function pathParameters(path: string, params: unknown, skip: readonly string[] = []): Schema[] {
+  const properties = isSchema(params) && isSchema(params.properties) ? params.properties : {};
+  return pathParams(path).filter((name) => !skip.includes(name)).map((name) => {
+    const declared = properties[name === WILDCARD ? '*' : name];
+    return {
+      name, in: 'path', required: true,
+      ...(name === WILDCARD ? { description: 'The rest of the path; may contain /.' } : {}),
+      schema: declared ? toOpenApiSchema(declared) : { type: 'string' },
+    };
+  });
+}
+
+/** Query parameters from a route's querystring schema. */
+export function queryParameters(querystring: unknown): Schema[] {
+  if (!isSchema(querystring) || !isSchema(querystring.properties)) return [];
+  const required = new Set(Array.isArray(querystring.required) ? querystring.required : []);
+  return Object.entries(querystring.properties).map(([name, schema]) => {
+    const s = toOpenApiSchema(schema);
+    const description = typeof s.description === 'string' ? s.description : undefined;
+    return { name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: s };
+  });
+}
+
+/** Error statuses a route can answer, each pointing to the shared envelope. */
+export function errorResponses(route: Pick<RegisteredRoute, 'public' | 'permission' | 'schema' | 'method'>, extra: number[] = []): Record<string, unknown> {
+  const statuses = new Set<number>([...extra, 500]);
+  if (!route.public || route.permission) statuses.add(401).add(403);
+  const s = route.schema;
+  if (s?.params || s?.querystring || s?.body || ['POST', 'PUT', 'PATCH'].includes(route.method)) statuses.add(400);
+  if (s?.params) statuses.add(404);
+  if (['POST', 'PUT', 'PATCH'].includes(route.method)) statuses.add(413).add(415);
+  return Object.fromEntries([...statuses].sort((a, b) => a - b).map((status) => [String(status), ERROR_RESPONSE]));
+}
+
+/** Success responses from the route's response schemas, else a JSON 200. */
+export function successResponses(route: RegisteredRoute, contentType = 'application/json'): Record<string, unknown> {
+  const declared = Object.entries(route.schema?.response ?? {}).filter(([status]) => Number(status) < 400);
+  if (declared.length === 0) return { 200: { description: 'OK', content: { [contentType]: { schema: contentType === 'application/json' ? {} : { type: 'string' } } } } };
+  return Object.fromEntries(declared.map(([status, schema]) => [status, { description: 'OK', content: { 'application/json': { schema: toOpenApiSchema(schema) } } }]));
+}
+
+/** A mounted route as an OpenAPI operation, from what it declared. */
+export function routeOperation(route: RegisteredRoute, path: string, contentType?: string): Schema {
+  const parameters = [...pathParameters(path, route.schema?.params), ...queryParameters(route.schema?.querystring)];
+  const operation: Schema = {
+    summary: route.summary,
+    tags: route.tags && route.tags.length > 0 ? [...route.tags] : ['other'],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    responses: { ...successResponses(route, contentType), ...errorResponses(route) },
+    'x-plugin': route.owner,
+    ...(route.permission ? { 'x-permission': route.permission } : {}),
+  };
+  if (route.schema?.body) {
+    operation.requestBody = { required: true, content: { 'application/json': { schema: toOpenApiSchema(route.schema.body) } } };
+  }
+  return operation;
+}

@@ -1,0 +1,95 @@
+import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
+import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
+import type { SearchHit, SearchIndex, SearchRequest } from '../../capabilities/searchIndex.ts';
+import { codedError } from '../../kernel/errors.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import { fetchVisible } from './fetchVisible.ts';
+import { prepareEnvironment, rebuildObject } from './rebuildIndex.ts';
+import { buildDocument, searchPlan, type IndexedObject } from './searchPlan.ts';
+import { storeFor } from './storeFor.ts';
+import { queryTerms } from './tokenize.ts';
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+/**
+ * Matches examined per search at most. Hits the caller may not read are dropped after ranking, so
+ * a caller who can read few of very many matches may get fewer hits than asked.
+ */
+export const MAX_CANDIDATES = 1000;
+
+export interface SearchService extends SearchIndex {
+  plan: ReadonlyMap<string, IndexedObject>;
+  /** Index a stored record, through `engine` (a write hook's: inside the write's transaction). */
+  write(engine: DataEngine, environmentId: string, object: string, record: DataRecord): Promise<void>;
+  remove(engine: DataEngine, environmentId: string, object: string, id: string): Promise<void>;
+  /** Create the index tables in every environment and, unless told not to, rebuild what is missing or stale. */
+  startup(environments: readonly string[], log: Logger, options: { rebuild: boolean }): Promise<void>;
+}
+
+/** The search index behind `search.index`, the data hooks and GET /search. */
+export function createSearchService(engine: DataEngine, metadata: MetadataRegistry): SearchService {
+  let plan: { version: string; objects: Map<string, IndexedObject> } | null = null;
+  const planOf = (): Map<string, IndexedObject> => {
+    const version = metadata.version();
+    if (plan?.version !== version) plan = { version, objects: searchPlan(metadata.objects()) };
+    return plan.objects;
+  };
+
+  return {
+    get plan() {
+      return planOf();
+    },
+
+    objects: () => [...planOf().keys()],
+
+    async write(tx, environmentId, object, record) {
+      const indexed = planOf().get(object);
+      if (!indexed) return;
+      await tx.withDatabase(environmentId, (db) => storeFor(db).write(db.knex, object, String(record.id), buildDocument(indexed, record)));
+    },
+
+    async remove(tx, environmentId, object, id) {
+      if (!planOf().has(object)) return;
+      await tx.withDatabase(environmentId, (db) => storeFor(db).remove(db.knex, object, id));
+    },
+
+    async startup(environments, log, options) {
+      for (const environmentId of environments) await prepareEnvironment(engine, planOf(), environmentId, log, options);
+    },
+
+    async rebuild(environmentId, object) {
+      const targets = object === undefined ? [...planOf().values()] : [planOf().get(object)];
+      let written = 0;
+      for (const indexed of targets) {
+        if (!indexed) throw codedError('NOT_FOUND', { what: `Search index of '${String(object).slice(0, 64)}'`, object: String(object).slice(0, 64) });
+        written += await rebuildObject(engine, indexed, environmentId);
+      }
+      return written;
+    },
+
+    async search(request: SearchRequest, ctx: DataContext): Promise<{ items: SearchHit[] }> {
+      const terms = queryTerms(request.q);
+      const objects = request.objects ?? [...planOf().keys()];
+      const unknown = objects.filter((name) => !planOf().has(name));
+      if (unknown.length > 0) {
+        throw codedError('VALIDATION_ERROR', { summary: `no searchable fields on ${unknown.map((n) => `'${n.slice(0, 64)}'`).join(', ')}`, errors: unknown.map((n) => ({ path: 'object', message: `'${n.slice(0, 64)}' has no searchable fields` })) });
+      }
+      if (!terms || objects.length === 0) return { items: [] };
+      const limit = Math.min(Math.max(1, Math.floor(request.limit ?? DEFAULT_LIMIT)), MAX_LIMIT);
+      // Read twice the page per round: some candidates may be hidden from the caller.
+      const batch = Math.min(Math.max(limit * 2, 20), MAX_CANDIDATES);
+      const items: SearchHit[] = [];
+      for (let offset = 0; offset < MAX_CANDIDATES && items.length < limit; offset += batch) {
+        const candidates = await engine.withDatabase(ctx.environmentId, (db) => storeFor(db).candidates(db.knex, { terms, objects, limit: batch, offset }));
+        const records = await fetchVisible(engine, metadata, candidates, ctx);
+        for (const candidate of candidates) {
+          const record = records.get(`${candidate.object}\u0000${candidate.id}`);
+          if (record) items.push({ ...candidate, record });
+          if (items.length === limit) break;
+        }
+        if (candidates.length < batch) break;
+      }
+      return { items };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import type { DataRecord } from '../../capabilities/dataEngine.ts';
+import type { ResolvedObject, SearchWeight } from '../../metadata/types.ts';
+import { tokenize } from './tokenize.ts';
+
+/** Bumped when the way documents are built changes, so every index is rebuilt once. */
+const DOCUMENT_FORMAT = 1;
+
+/** Searchable text indexed per record (sum of its words' lengths); the rest is left out. */
+export const MAX_DOCUMENT_CHARS = 100_000;
+
+const REBUILD_PAGE = 500;
+
+export interface IndexedField {
+  name: string;
+  weight: SearchWeight;
+}
+
+export interface IndexedObject {
+  name: string;
+  /** Searchable fields, in declaration order. */
+  fields: IndexedField[];
+  /** Records read per page when the index is rebuilt (within the object's maxPageSize). */
+  pageSize: number;
+  /** Changes when the fields or their weights change: a stored index with another one is rebuilt. */
+  fingerprint: string;
+}
+
+/** Words of a record per weight class: `[weight 1, weight 2, weight 3, weight 4]`. */
+export type SearchDocument = [string[], string[], string[], string[]];
+
+/** The objects that have an index: those with searchable fields. */
+export function searchPlan(objects: readonly ResolvedObject[]): Map<string, IndexedObject> {
+  const plan = new Map<string, IndexedObject>();
+  for (const object of objects) {
+    const fields = Object.values(object.fields)
+      .filter((field) => field.searchable)
+      .map((field) => ({ name: field.name, weight: object.search?.weights[field.name] ?? 1 }));
+    if (fields.length === 0) continue;
+    const canonical = JSON.stringify([DOCUMENT_FORMAT, [...fields].sort((a, b) => (a.name < b.name ? -1 : 1)).map((f) => [f.name, f.weight])]);
+    plan.set(object.name, { name: object.name, fields, pageSize: Math.min(REBUILD_PAGE, object.maxPageSize), fingerprint: createHash('sha256').update(canonical).digest('hex').slice(0, 32) });
+  }
+  return plan;
+}
+
+/** The words of a record's searchable fields, grouped by weight, capped at MAX_DOCUMENT_CHARS. */
+export function buildDocument(indexed: IndexedObject, record: DataRecord): SearchDocument {
+  const document: SearchDocument = [[], [], [], []];
+  let budget = MAX_DOCUMENT_CHARS;
+  for (const field of indexed.fields) {
+    const value = record[field.name];
+    if (value === null || value === undefined) continue;
+    for (const token of tokenize(typeof value === 'string' ? value : String(value))) {
+      budget -= token.length + 1;
+      if (budget < 0) return document;
+      document[field.weight - 1].push(token);
+    }
+  }
+  return document;
+}
+
+/** Whether an update changed what the index holds for the record. */
+export function documentChanged(indexed: IndexedObject, previous: DataRecord, record: DataRecord): boolean {
+  return indexed.fields.some((field) => (previous[field.name] ?? null) !== (record[field.name] ?? null));
+}

@@ -1,0 +1,25 @@
+import { definePlugin } from '../../kernel/definePlugin.ts';
+import { addExplainRoute } from './explainRoute.ts';
+import { addRecordShareRoutes } from './recordShareRoutes.ts';
+import { addSharingRuleRoutes } from './sharingRuleRoutes.ts';
+
+/**
+ * Sharing over HTTP: per-record shares, sharing rules with a dry run, and the admin-only access
+ * explanation. The rows live in engine-owned objects (read-only through /data); enforcement is the
+ * data engine's.
+ */
+export default definePlugin({
+  name: 'sharing',
+  version: '16.0.0',
+  kernel: '^16.0.0',
+  requires: ['http.routes', 'data.engine', 'access.grants', 'metadata.registry'],
+  register(ctx) {
+    const routes = ctx.resolve('http.routes');
+    const engine = ctx.resolve('data.engine');
+    const grants = ctx.resolve('access.grants');
+    const metadata = ctx.resolve('metadata.registry');
+    addRecordShareRoutes(routes, engine, grants, metadata);
+    addSharingRuleRoutes(routes, engine, grants);
+    addExplainRoute(routes, grants);
+  },
+});

@@ -1,0 +1,75 @@
+import type { FastifyRequest } from 'fastify';
+import type { AccessGrants, SharingRuleInput } from '../../capabilities/accessGrants.ts';
+import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
+import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
+import { codedError } from '../../kernel/errors.ts';
+import { SHARING_RULE, adminOnly, body, callerOf, engineContext } from './sharingContext.ts';
+
+const PERMISSION = 'sharing:manage';
+const KEYS = ['name', 'object', 'kind', 'criteria', 'owner_position', 'recipient_type', 'recipient_id', 'access'];
+const ruleParams = { type: 'object', properties: { idOrName: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['idOrName'] };
+
+/** Sharing rules: tenant admins manage them; a rule opens records to its recipients on every read path. */
+export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, grants: AccessGrants): void {
+  async function find(request: FastifyRequest): Promise<DataRecord> {
+    const { idOrName } = request.params as { idOrName: string };
+    const found = await engine.query(SHARING_RULE, { where: { $or: [{ id: idOrName }, { name: idOrName }] }, limit: 1 }, engineContext(request), { total: false });
+    const rule = found.items[0];
+    if (!rule) throw codedError('NOT_FOUND', { what: `Sharing rule '${idOrName.slice(0, 64)}'` });
+    return rule;
+  }
+
+  routes.add({
+    method: 'GET', path: '/sharing/rules', tags: ['sharing'], summary: 'List sharing rules', permission: PERMISSION,
+    handler: (request) => {
+      adminOnly(callerOf(request), PERMISSION);
+      return engine.query(SHARING_RULE, { orderBy: 'name', limit: 200 }, engineContext(request));
+    },
+  });
+  routes.add({
+    method: 'POST', path: '/sharing/rules', tags: ['sharing'], summary: 'Create a sharing rule (owner-based or criteria-based)', permission: PERMISSION,
+    handler: async (request, reply) => {
+      const principal = callerOf(request);
+      adminOnly(principal, PERMISSION);
+      const input = body(request);
+      const unknown = Object.keys(input).filter((k) => !KEYS.includes(k));
+      if (unknown.length > 0) throw codedError('VALIDATION_ERROR', { summary: `unknown key(s) ${unknown.join(', ')}`, errors: unknown.map((path) => ({ path, message: 'unknown key' })) });
+      if (input.kind === 'criteria') {
+        // A criteria that does not fit the object is refused now, not silently ignored later.
+        if (typeof input.object !== 'string') throw codedError('VALIDATION_ERROR', { summary: 'object is required', errors: [{ path: 'object', message: 'is required' }] });
+        if (!input.criteria || typeof input.criteria !== 'object' || Object.keys(input.criteria).length === 0) {
+          throw codedError('VALIDATION_ERROR', { summary: 'criteria is required for a criteria rule: a where condition', errors: [{ path: 'criteria', message: 'is required' }] });
+        }
+        await engine.query(input.object, { where: input.criteria, limit: 1, select: ['id'] }, engineContext(request), { total: false });
+      } else if (input.kind === 'owner' && !input.owner_position) {
+        throw codedError('VALIDATION_ERROR', { summary: 'owner_position is required for an owner rule', errors: [{ path: 'owner_position', message: 'is required' }] });
+      }
+      const rule = await engine.create(SHARING_RULE, { access: 'read', ...input }, engineContext(request));
+      reply.code(201);
+      return rule;
+    },
+  });
+  routes.add({
+    method: 'DELETE', path: '/sharing/rules/:idOrName', tags: ['sharing'], summary: 'Delete a sharing rule', permission: PERMISSION,
+    schema: { params: ruleParams },
+    handler: async (request, reply) => {
+      adminOnly(callerOf(request), PERMISSION);
+      const rule = await find(request);
+      await engine.delete(SHARING_RULE, String(rule.id), {}, engineContext(request));
+      reply.code(204);
+      return null;
+    },
+  });
+  routes.add({
+    method: 'POST', path: '/sharing/rules/:idOrName/evaluate', tags: ['sharing'], summary: 'Dry run: which records a user would gain through the rule', permission: PERMISSION,
+    schema: { params: ruleParams },
+    handler: async (request) => {
+      adminOnly(callerOf(request), PERMISSION);
+      const rule = await find(request);
+      const { userId } = body(request);
+      if (typeof userId !== 'string' || userId === '') throw codedError('VALIDATION_ERROR', { summary: 'userId is required: the user to evaluate the rule for', errors: [{ path: 'userId', message: 'is required' }] });
+      const evaluation = await grants.evaluateRule(request.environmentId, rule as unknown as SharingRuleInput, userId);
+      return { rule: rule.name, userId, ...evaluation };
+    },
+  });
+}

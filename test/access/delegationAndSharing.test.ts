@@ -1,0 +1,114 @@
+import t from 'tap';
+import { eachBackend } from '../auth/authHarness.ts';
+import { buildWorld, iso } from './accessWorld.ts';
+
+t.test('delegation, sharing routes, sharing rules and explain', async (t) => {
+  await eachBackend(t, ['access-deleg'], async (t, site) => {
+    const w = await buildWorld(t, site);
+    const delegate = (body: object) => w.as('unitMember', 'POST', '/api/v1/data/sys_user_position', { user_id: w.users.sharee.id, position: w.ids.rep, ...body });
+
+    await t.test('delegation is bounded, explained and never of an admin scope', async (t) => {
+      const long = await delegate({ valid_from: iso(0), valid_until: iso(31), reason: 'holiday cover' });
+      t.equal(long.status, 400);
+      t.equal(long.body.error.code, 'DELEGATION_INVALID');
+      t.match(long.body.error.message, /at most 30 days/);
+      const noReason = await delegate({ valid_from: iso(0), valid_until: iso(7) });
+      t.equal(noReason.status, 400);
+      t.equal(noReason.body.error.details.errors[0].path, 'reason');
+      const open = await delegate({ valid_from: iso(0), reason: 'cover' });
+      t.equal(open.status, 400, 'a delegation without an end is refused');
+      const admin = await w.as('euManager', 'POST', '/api/v1/data/sys_user_position', { user_id: w.users.sharee.id, position: w.ids.tenant_admin, valid_from: iso(0), valid_until: iso(3), reason: 'cover' });
+      t.equal(admin.status, 403);
+      t.equal(admin.body.error.code, 'DELEGATION_NOT_ALLOWED');
+      t.match(admin.body.error.message, /admin scope/);
+      const notHeld = await w.as('sharee', 'POST', '/api/v1/data/sys_user_position', { user_id: w.users.sharee.id, position: w.ids.rep, valid_from: iso(0), valid_until: iso(3), reason: 'self' });
+      t.equal(notHeld.status, 403, 'only a holder may delegate');
+      t.equal(notHeld.body.error.code, 'DELEGATION_NOT_ALLOWED');
+
+      const before = await w.as('sharee', 'GET', '/api/v1/data/doc');
+      t.notOk(JSON.stringify(before.body).includes('DOC-C'), 'before the delegation the sharee does not see the unit doc');
+      const ok = await delegate({ valid_from: iso(0), valid_until: iso(7), reason: 'holiday cover' });
+      t.equal(ok.status, 201, JSON.stringify(ok.body));
+      t.equal(ok.body.delegated_by, w.users.unitMember.id, 'delegated_by is the delegator');
+      const after = await w.as('sharee', 'GET', '/api/v1/data/doc');
+      t.ok(JSON.stringify(after.body).includes('DOC-C'), 'the delegated position opens the unit doc at once');
+      const self = await w.as('unitMember', 'POST', '/api/v1/data/sys_user_position', { user_id: w.users.unitMember.id, position: w.ids.rep, valid_from: iso(1), valid_until: iso(20), reason: 'extension' });
+      t.equal(self.status, 201, 'self-delegation within 30 days is accepted');
+    });
+
+    await t.test('record shares: only the owner, modify all or an admin shares', async (t) => {
+      const stranger = await w.as('sharee', 'POST', `/api/v1/data/doc/${w.ids.docB}/shares`, { recipient_type: 'user', recipient_id: w.users.owner.id });
+      t.equal(stranger.status, 403, 'a read share does not allow resharing');
+      t.equal(stranger.body.error.details.permission, 'doc:share');
+      const hidden = await w.as('owner', 'GET', `/api/v1/data/doc/${w.ids.docB}/shares`);
+      t.equal(hidden.status, 404, 'shares of a hidden record are hidden too');
+      const listed = await w.as('other', 'GET', `/api/v1/data/doc/${w.ids.docB}/shares`);
+      t.equal(listed.status, 200);
+      t.same(listed.body.items.map((s: { recipient_id: string }) => s.recipient_id), [w.users.sharee.id]);
+      const removed = await w.as('other', 'DELETE', `/api/v1/data/doc/${w.ids.docB}/shares/${w.ids.shareB}`);
+      t.equal(removed.status, 204);
+      const gone = await w.as('sharee', 'GET', `/api/v1/data/doc/${w.ids.docB}`);
+      t.equal(gone.status, 404, 'removing the share hides the record at once');
+      const bad = await w.as('other', 'POST', `/api/v1/data/doc/${w.ids.docB}/shares`, { recipient_type: 'role', recipient_id: 'x' });
+      t.equal(bad.status, 400, 'recipient_type role is gone (now position)');
+    });
+
+    await t.test('sharing rules: admin only, dry run, then applied on reads', async (t) => {
+      const rule = { name: 'eu_to_sales', object: 'doc', kind: 'criteria', criteria: { region: 'EU' }, recipient_type: 'unit_and_subordinates', recipient_id: w.ids.sales, access: 'read' };
+      const member = await w.as('owner', 'POST', '/api/v1/sharing/rules', rule);
+      t.equal(member.status, 403);
+      t.equal(member.body.error.details.permission, 'sharing:manage');
+      const badCriteria = await w.as('admin', 'POST', '/api/v1/sharing/rules', { ...rule, criteria: { nope: 1 } });
+      t.equal(badCriteria.status, 400, 'a criteria naming an unknown field is refused');
+      const created = await w.as('admin', 'POST', '/api/v1/sharing/rules', rule);
+      t.equal(created.status, 201, JSON.stringify(created.body));
+      const dry = await w.as('admin', 'POST', '/api/v1/sharing/rules/eu_to_sales/evaluate', { userId: w.users.owner.id });
+      t.same({ recipient: dry.body.recipient }, { recipient: false });
+      const list = await w.as('unitMember', 'GET', '/api/v1/data/doc?orderBy=title');
+      t.same(list.body.items.map((d: { title: string }) => d.title), ['DOC-C', 'DOC-E'], 'the rule opens the EU doc to the sales unit');
+      t.notOk(JSON.stringify(list.body).includes('SECRET-E'), 'a rule opens rows, not hidden fields');
+      const deleted = await w.as('admin', 'DELETE', '/api/v1/sharing/rules/eu_to_sales');
+      t.equal(deleted.status, 204);
+      const dryAfter = await w.as('admin', 'POST', `/api/v1/sharing/rules`, { ...rule, name: 'again' });
+      t.equal(dryAfter.status, 201);
+      const evaluation = await w.as('admin', 'POST', '/api/v1/sharing/rules/again/evaluate', { userId: w.users.euManager.id });
+      t.same({ recipient: evaluation.body.recipient, gained: evaluation.body.gained }, { recipient: false, gained: [] }, 'the EU manager already sees the EU doc through its policy');
+      const gain = await w.as('admin', 'POST', '/api/v1/sharing/rules/again/evaluate', { userId: w.users.owner.id });
+      t.same({ gained: gain.body.gained, count: gain.body.gainedCount }, { gained: [w.ids.docE], count: 1 }, 'the dry run lists the records a user would gain');
+    });
+
+    await t.test('route permission keys come from permission sets, within their windows', async (t) => {
+      const member = await w.as('owner', 'GET', '/api/v1/probe/ai');
+      t.equal(member.status, 403);
+      t.same({ permission: member.body.error.details.permission, subjectId: member.body.error.details.subjectId }, { permission: 'ai:chat', subjectId: w.users.owner.id });
+      const granted = await w.as('viewAll', 'GET', '/api/v1/probe/ai');
+      t.same({ status: granted.status, body: granted.body }, { status: 200, body: { ok: true } }, 'the auditor set grants ai:chat');
+      t.equal((await w.as('expired', 'GET', '/api/v1/probe/ai')).status, 403, 'an expired assignment grants no key');
+      t.equal((await w.as('future', 'GET', '/api/v1/probe/ai')).status, 403, 'a future assignment grants no key yet');
+      t.equal((await w.as('admin', 'GET', '/api/v1/probe/ai')).status, 200, 'admins hold every key');
+    });
+
+    await t.test('explain says what grants or denies', async (t) => {
+      const member = await w.as('owner', 'GET', `/api/v1/access/explain?userId=${w.users.sharee.id}&object=doc`);
+      t.equal(member.status, 403, 'explain is admin-only');
+      const owner = await w.as('admin', 'GET', `/api/v1/access/explain?userId=${w.users.owner.id}&object=doc&recordId=${w.ids.docA}`);
+      t.equal(owner.status, 200, JSON.stringify(owner.body));
+      t.same({ read: owner.body.read.allowed, edit: owner.body.edit.allowed }, { read: true, edit: true });
+      t.ok(owner.body.read.reasons.some((r: { source: string }) => r.source === 'owner'), 'ownership is the reason');
+      const other = await w.as('admin', 'GET', `/api/v1/access/explain?userId=${w.users.owner.id}&object=doc&recordId=${w.ids.docC}`);
+      t.same({ read: other.body.read.allowed, edit: other.body.edit.allowed }, { read: false, edit: false });
+      t.ok(other.body.read.reasons.some((r: { effect: string; source: string }) => r.effect === 'deny' && r.source === 'sharingModel'));
+      const unit = await w.as('admin', 'GET', `/api/v1/access/explain?userId=${w.users.unitMember.id}&object=doc&recordId=${w.ids.docC}`);
+      t.same({ read: unit.body.read.allowed, edit: unit.body.edit.allowed }, { read: true, edit: false });
+      t.ok(unit.body.read.reasons.some((r: { source: string }) => r.source === 'share'), 'the unit share is the reason');
+      const eu = await w.as('admin', 'GET', `/api/v1/access/explain?userId=${w.users.euManager.id}&object=doc&recordId=${w.ids.docE}`);
+      t.ok(eu.body.read.reasons.some((r: { source: string; name: string }) => r.source === 'policy' && r.name === 'eu_managers_read_eu'), 'the row policy is the reason');
+      const view = await w.as('admin', 'GET', `/api/v1/access/explain?userId=${w.users.viewAll.id}&object=doc&recordId=${w.ids.docC}`);
+      t.ok(view.body.read.reasons.some((r: { source: string; name: string }) => r.source === 'permissionSet' && r.name === 'auditor'), 'the permission set is the reason');
+      const expired = await w.as('admin', 'GET', `/api/v1/access/explain?userId=${w.users.expired.id}&object=doc&recordId=${w.ids.docC}`);
+      t.same({ read: expired.body.read.allowed, sets: expired.body.permissionSets }, { read: false, sets: [] }, 'an expired assignment is no reason');
+      const del = await w.as('owner', 'DELETE', `/api/v1/data/sys_user_position/${w.ids.upUnit}`);
+      t.equal(del.status, 403, 'a member cannot delete an assignment');
+    });
+  });
+});

@@ -1,0 +1,66 @@
+import t from 'tap';
+import type { Principal } from '../../capabilities/authSession.ts';
+import type { DataContext } from '../../capabilities/dataEngine.ts';
+import { definePlugin } from '../../kernel/definePlugin.ts';
+import { BUILTIN_PLUGINS } from '../../plugins/builtin.ts';
+import { onEachDriver } from '../rest/restFixtures.ts';
+
+/** What insert hooks saw of the caller. */
+const seen: Array<{ user: unknown; session: unknown }> = [];
+const hookProbe = definePlugin({
+  name: 'org-hook-probe',
+  version: '1.0.0',
+  kernel: '^16.0.0',
+  register(ctx) {
+    ctx.hook('data.beforeInsert', (event) => {
+      seen.push({ user: event.ctx.user?.organizationId, session: event.ctx.session?.organizationId });
+    }, { object: 'project' });
+  },
+});
+
+const principal = (userId: string, organizationId: string | null, isAdmin = false): Principal =>
+  ({ kind: 'user', userId, environmentId: '', organizationId, isAdmin, positions: [], permissionSets: [], permissions: [] });
+
+t.test('org scoping', async (t) => {
+  await onEachDriver(t, 'org', async (t, rest) => {
+    const engine = rest.engine();
+    const env = rest.environments[0]!;
+    const as = (p: Principal): DataContext => ({ environmentId: env, principal: { ...p, environmentId: env } });
+    const a = as(principal('u-a', 'org-a'));
+    const b = as(principal('u-b', 'org-b'));
+    const adminA = as(principal('admin-a', 'org-a', true));
+    const system: DataContext = { environmentId: env, principal: null, system: true };
+
+    const pa = await engine.create('project', { name: 'PROJECT-A' }, a);
+    t.equal(pa.organization_id, 'org-a', 'inserts are stamped from the session');
+    t.same(seen.at(-1), { user: 'org-a', session: 'org-a' }, 'hooks see ctx.user.organizationId and ctx.session.organizationId');
+    const pb = await engine.create('project', { name: 'PROJECT-B', organization_id: 'org-b' }, b);
+    t.equal(pb.organization_id, 'org-b', 'sending one\'s own organization is fine');
+    await t.rejects(engine.create('ticket', { title: 'forged', organization_id: 'org-b' }, a), { code: 'ORGANIZATION_MISMATCH' }, 'a forged organization is refused');
+    const tb = await engine.create('ticket', { title: 'TICKET-B', project: pa.id }, b);
+
+    const listA = await engine.query('project', {}, a);
+    t.same({ names: listA.items.map((p) => p.name), total: listA.total }, { names: ['PROJECT-A'], total: 1 }, 'a query sees its organization only');
+    const countA = await engine.query('project', { aggregations: [{ function: 'count', alias: 'n' }] }, a);
+    t.equal(countA.items[0]!.n, 1, 'counts stay inside the organization');
+    const expanded = await engine.get('ticket', String(tb.id), { expand: ['project'] }, b);
+    t.equal(expanded.project, null, 'expanding into another organization finds nothing');
+    const joined = await engine.query('ticket', { joins: [{ type: 'left', object: 'project', as: 'p', on: 'project = p.id' }], fields: ['title', 'p.name'] }, b);
+    t.same(joined.items.map((r) => r.p), [null], 'joining into another organization finds nothing');
+    t.equal((await engine.query('ticket', {}, a)).total, 0, 'the other organization\'s tickets are invisible');
+
+    await t.rejects(engine.get('project', String(pb.id), {}, a), { code: 'NOT_FOUND' });
+    await t.rejects(engine.update('project', String(pb.id), { name: 'x' }, {}, a), { code: 'NOT_FOUND' }, 'another organization\'s record is not found on update');
+    await t.rejects(engine.delete('project', String(pb.id), {}, adminA), { code: 'NOT_FOUND' }, 'even an admin of another organization');
+    await t.rejects(engine.update('project', String(pa.id), { organization_id: 'org-b' }, {}, a), { code: 'ORGANIZATION_MISMATCH' }, 'moving a record to another organization is refused');
+    const kept = await engine.update('project', String(pa.id), { name: 'PROJECT-A2', organization_id: 'org-a' }, {}, a);
+    t.equal(kept.name, 'PROJECT-A2');
+
+    const all = await engine.query('project', { orderBy: 'name' }, system);
+    t.same(all.items.map((p) => p.name), ['PROJECT-A2', 'PROJECT-B'], 'engine work is not scoped');
+  }, {
+    apps: ['test/access/fixtures/org-app'],
+    config: { plugins: { 'org-scoping': { enabled: true } } },
+    builtins: [...BUILTIN_PLUGINS, { manifest: hookProbe, enabledByDefault: true }],
+  });
+});

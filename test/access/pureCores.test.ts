@@ -1,0 +1,106 @@
+import t from 'tap';
+import { resolveObject } from '../../metadata/resolveObject.ts';
+import { checkPolicy, compilePolicy, FALSE_CONDITION, TRUE_CONDITION } from '../../plugins/data/access/compilePolicy.ts';
+import { checkDelegation } from '../../plugins/data/access/delegation.ts';
+import { effectiveGrants, type AccessModel } from '../../plugins/data/access/effectiveGrants.ts';
+import { objectPermissions } from '../../plugins/data/access/objectPermissions.ts';
+import { isActive } from '../../plugins/data/access/validityWindow.ts';
+import { resolvedObject } from '../harness/fixtures.ts';
+
+const now = new Date('2026-06-15T12:00:00Z');
+
+t.test('validity windows fail closed', async (t) => {
+  const cases: Array<[string, object, boolean]> = [
+    ['open both ends', {}, true],
+    ['inside', { valid_from: '2026-06-01T00:00:00Z', valid_until: '2026-07-01T00:00:00Z' }, true],
+    ['ended', { valid_until: '2026-06-15T11:59:59Z' }, false],
+    ['ends exactly now', { valid_until: '2026-06-15T12:00:00Z' }, false],
+    ['not started', { valid_from: '2026-06-16T00:00:00Z' }, false],
+    ['unparsable start', { valid_from: 'next tuesday' }, false],
+    ['unparsable end', { valid_until: 'soon' }, false],
+    ['not a string', { valid_until: 12 }, false],
+  ];
+  for (const [name, row, expected] of cases) t.equal(isActive(row, now), expected, name);
+});
+
+const model: AccessModel = {
+  positions: [
+    { id: 'p-sales', name: 'sales', parent: null, delegatable: false, admin_scope: false },
+    { id: 'p-rep', name: 'rep', parent: 'p-sales', delegatable: true, admin_scope: false },
+    { id: 'p-admin', name: 'tenant_admin', parent: null, delegatable: true, admin_scope: true },
+  ],
+  permissionSets: [
+    { id: 's-del', name: 'deleters', objects: JSON.stringify({ doc: { delete: true } }), fields: null, permissions: ['email:send'] },
+    { id: 's-ai', name: 'ai', objects: { doc: { viewAll: true } }, fields: { 'doc.secret': { edit: true } }, permissions: ['ai:chat'] },
+  ],
+  positionSets: [{ position: 'p-rep', permission_set: 's-del' }],
+  userPositions: [
+    { id: 'up1', user_id: 'u1', position: 'p-rep' },
+    { id: 'up2', user_id: 'u2', position: 'p-rep', valid_until: '2026-01-01T00:00:00Z' },
+  ],
+  userSets: [
+    { id: 'us1', user_id: 'u1', permission_set: 's-ai', valid_from: '2026-06-01T00:00:00Z', valid_until: '2026-06-30T00:00:00Z' },
+    { id: 'us2', user_id: 'u2', permission_set: 's-ai', valid_from: '2027-01-01T00:00:00Z' },
+  ],
+};
+
+t.test('effective grants through positions and direct assignments', async (t) => {
+  const u1 = effectiveGrants('u1', false, model, now);
+  t.same(u1.positions, ['rep']);
+  t.same(u1.unitIds.sort(), ['p-rep', 'p-sales'], 'a unit covers its subordinates');
+  t.same(u1.permissionSets.sort(), ['ai', 'deleters']);
+  t.same(u1.permissions.sort(), ['ai:chat', 'email:send']);
+  t.same(u1.fields.get('doc.secret'), { read: true, edit: true }, 'edit implies read');
+  t.same(u1.setSources.get('deleters'), ['position:rep']);
+  const u2 = effectiveGrants('u2', false, model, now);
+  t.same({ positions: u2.positions, sets: u2.permissionSets, keys: u2.permissions }, { positions: [], sets: [], keys: [] }, 'expired and future assignments grant nothing');
+});
+
+t.test('object permissions: baseline, sets, admin, system objects', async (t) => {
+  const doc = resolvedObject('doc', { title: { type: 'text' } });
+  const sys = { ...resolvedObject('sys_thing', { title: { type: 'text' } }), system: true };
+  const member = effectiveGrants('u9', false, model, now);
+  t.same(objectPermissions(member, doc), { read: true, create: true, edit: true, delete: false, viewAll: false, modifyAll: false }, 'the baseline has no delete');
+  t.same(objectPermissions(member, sys), { read: false, create: false, edit: false, delete: false, viewAll: false, modifyAll: false });
+  t.equal(objectPermissions(effectiveGrants('u1', false, model, now), doc).delete, true, 'a set adds delete');
+  t.equal(objectPermissions(effectiveGrants('u9', true, model, now), sys).delete, true, 'admins hold everything');
+});
+
+t.test('row policies compile to conditions, folding the user', async (t) => {
+  const doc = resolvedObject('doc', { region: { type: 'text' }, amount: { type: 'number' }, open: { type: 'boolean' } });
+  const user = { id: 'u1', positions: ['eu_manager'], organizationId: null };
+  const eu = compilePolicy("record.region == 'EU' && 'eu_manager' in user.positions", doc, user);
+  t.match(eu, { kind: 'compare', op: 'eq', target: { ref: { name: 'region' } }, operand: { value: 'EU' } }, 'the user part folds away');
+  t.same(compilePolicy("record.region == 'EU' || 'eu_manager' in user.positions", doc, user), TRUE_CONDITION, 'a true side of || opens every row');
+  t.same(compilePolicy("record.region == 'EU' && 'cfo' in user.positions", doc, user), FALSE_CONDITION, 'a false side of && opens nothing');
+  t.same(compilePolicy("'cfo' in user.positions", doc, user), FALSE_CONDITION, 'a constant false opens nothing');
+  t.match(compilePolicy('record.owner_id == user.id', doc, user), { kind: 'compare', operand: { value: 'u1' } });
+  t.match(compilePolicy('5 < record.amount', doc, user), { kind: 'compare', op: 'gt', operand: { value: 5 } }, 'a flipped comparison');
+  t.match(compilePolicy("record.region in ['EU', 'UK']", doc, user), { kind: 'in', values: ['EU', 'UK'] });
+  t.match(compilePolicy('!record.open', doc, user), { kind: 'not', item: { kind: 'compare', operand: { value: true } } });
+  t.same(compilePolicy('record.region == user.organizationId', doc, user), FALSE_CONDITION, 'an absent user value matches nothing');
+  t.throws(() => compilePolicy('record.region.size() > 2', doc, user), /not supported|must compare/);
+});
+
+t.test('delegation rules', async (t) => {
+  const holder = effectiveGrants('u1', false, { ...model, userPositions: [...model.userPositions, { id: 'x', user_id: 'u1', position: 'p-admin' }] }, now);
+  const ok = checkDelegation(holder, model, { user_id: 'u5', position: 'p-rep', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-07-15T00:00:00Z', reason: 'cover' });
+  t.equal(ok.delegated_by, 'u1', '30 days exactly is allowed');
+  t.throws(() => checkDelegation(holder, model, { position: 'p-rep', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-07-15T00:00:01Z', reason: 'cover' }), { code: 'DELEGATION_INVALID' });
+  t.throws(() => checkDelegation(holder, model, { position: 'p-admin', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-06-16T00:00:00Z', reason: 'cover' }), { code: 'DELEGATION_NOT_ALLOWED' });
+  t.throws(() => checkDelegation(holder, model, { position: 'p-sales', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-06-16T00:00:00Z', reason: 'cover' }), { code: 'DELEGATION_NOT_ALLOWED' }, 'not delegatable');
+  t.throws(() => checkDelegation(holder, model, { position: 'p-rep', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-06-16T00:00:00Z', reason: ' ' }), { code: 'DELEGATION_INVALID' });
+  t.throws(() => checkDelegation(holder, model, { position: 'p-rep', valid_from: '2026-06-16T00:00:00Z', valid_until: '2026-06-15T00:00:00Z', reason: 'x' }), { code: 'DELEGATION_INVALID' }, 'ends before it starts');
+});
+
+t.test('row policies are checked when metadata loads', async (t) => {
+  const definition = (condition: string) => ({ name: 'doc', fields: { region: { type: 'text' as const } }, policies: [{ name: 'p', condition, access: 'read' as const }] });
+  const good = resolveObject({ definition: definition("record.region == 'EU'"), source: 'doc.json', app: 'test' });
+  t.same(good.object?.policies, [{ name: 'p', condition: "record.region == 'EU'", access: 'read' }]);
+  const typo = resolveObject({ definition: definition("record.regoin == 'EU'"), source: 'doc.json', app: 'test' });
+  t.equal(typo.object, null);
+  t.match(typo.errors[0]!.details, { file: 'doc.json', path: 'policies[0].condition' }, 'a type error names the policy');
+  const unsupported = checkPolicy('record.region.size() > 2', good.object!);
+  t.match(unsupported, /not supported|must compare/, 'outside the compilable subset: the boot fails with the reason');
+  t.equal(checkPolicy("record.region == 'EU'", good.object!), null);
+});

@@ -1,0 +1,93 @@
+/** The API explorer in a real headless Chromium: it loads the live document and lists the CRM objects. */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import t from 'tap';
+import { startTestRuntime, type TestRuntime } from '../harness/startTestRuntime.ts';
+import { BUILTINS } from '../meta/metaFixtures.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CRM = ['account', 'contact', 'lead', 'opportunity', 'task'];
+
+if (!existsSync(CHROMIUM)) {
+  if (process.env.CI === 'true') t.fail(`Chromium is required when CI=true but was not found at ${CHROMIUM} (apt-get install chromium)`);
+  else t.plan(0, `Chromium not found at ${CHROMIUM}; install it (apt-get install chromium) or set CHROMIUM_PATH to run this test`);
+} else {
+  await run();
+}
+
+/** A runtime listening on a real port (chosen by the system). */
+async function listening(requireAuth: boolean): Promise<{ rt: TestRuntime; base: string }> {
+  const rt = await startTestRuntime({
+    config: { apps: ['metadata/apps/crm'], api: { requireAuth }, server: { listen: true, port: 0, host: '127.0.0.1' } },
+    ...(requireAuth ? { builtins: BUILTINS } : {}),
+  });
+  const base = rt.runtime.http().url();
+  if (!base) throw new Error('the runtime is not listening');
+  return { rt, base };
+}
+
+/** Opens a page that records console errors (CSP violations among them) and every URL it requested. */
+async function open(context: BrowserContext): Promise<{ page: Page; errors: string[]; requests: string[] }> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('request', (request) => requests.push(request.url()));
+  return { page, errors, requests };
+}
+
+async function run(): Promise<void> {
+  const profile = mkdtempSync(join(tmpdir(), 'osr-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  t.teardown(async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+
+  await t.test('requireAuth false: the page renders the document and lists the CRM objects', async (t) => {
+    const { rt, base } = await listening(false);
+    t.teardown(() => rt.close());
+    const { page, errors, requests } = await open(context);
+    const response = await page.goto(`${base}/api/v1/docs`);
+    t.equal(response?.status(), 200, 'the page is served');
+    t.match(response?.headers()['content-security-policy'], /default-src 'none'/, 'under a strict CSP');
+    await page.locator('#objects li[data-object]').first().waitFor({ timeout: 15_000 });
+    const objects = await page.locator('#objects li[data-object]').evaluateAll((items) => items.map((i) => i.getAttribute('data-object')));
+    for (const name of CRM) t.ok(objects.includes(name), `${name} is listed`);
+    t.equal(objects.some((name) => name?.startsWith('sys_meta_')), false, 'objects the API does not serve are not');
+    t.match(await page.locator('#status').textContent(), /OpenAPI 3\.0\.3/, 'the status names the document');
+    t.match(await page.locator('#objects').textContent(), /Opportunity/, 'object labels are shown');
+    const operations = await page.locator('details.op').count();
+    t.ok(operations > 40, `operations are rendered (${operations})`);
+    t.equal(await page.locator('details.op[data-operation="listAccount"] .path').textContent(), '/data/account', 'a per-object path');
+    await page.locator('details.op[data-operation="createAccount"] > summary').click();
+    t.match(await page.locator('details.op[data-operation="createAccount"] .op-body').textContent(), /billing_email.*string \(email\)/s, 'its request body with field types');
+    await page.locator('#filter').fill('openapi.json');
+    const visible = await page.locator('details.op:visible').evaluateAll((ops) => ops.map((o) => o.getAttribute('data-operation')));
+    t.same(visible, ['getOpenapiJson'], 'the filter keeps matching operations only');
+    t.same(errors, [], 'no console error (no CSP violation)');
+    t.same(requests.filter((url) => !url.startsWith(base)), [], 'nothing requested from another origin');
+    await page.close();
+  });
+
+  await t.test('requireAuth true: the refused document shows the sign-in hint', async (t) => {
+    const { rt, base } = await listening(true);
+    t.teardown(() => rt.close());
+    const { page } = await open(context);
+    await page.goto(`${base}/api/v1/docs`);
+    await page.locator('#signin').waitFor({ timeout: 15_000 });
+    t.match(await page.locator('#signin').textContent(), /POST \/api\/v1\/auth\/sign-in/, 'how to sign in');
+    t.match(await page.locator('#status').textContent(), /Sign in/, 'the status says why');
+    t.equal(await page.locator('#objects').count(), 0, 'nothing of the API is shown');
+    await page.close();
+  });
+}
