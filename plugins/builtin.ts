@@ -6,6 +6,7 @@ import data from './data/index.ts';
 import email from './email/index.ts';
 import emailRoutes from './email/routes/index.ts';
 import http from './http/index.ts';
+import io from './io/index.ts';
 import meta from './meta/index.ts';
 import metaApi from './meta/api/index.ts';
 import openapi from './openapi/index.ts';
@@ -31,6 +32,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: openapi, enabledByDefault: true },
   { manifest: data, enabledByDefault: true },
   { manifest: rest, enabledByDefault: true },
+  { manifest: io, enabledByDefault: true },
   { manifest: search, enabledByDefault: true },
   { manifest: sharing, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.

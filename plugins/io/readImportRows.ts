@@ -1,0 +1,93 @@
+import type { DataRecord } from '../../capabilities/dataEngine.ts';
+import { codedError } from '../../kernel/errors.ts';
+import type { ResolvedObject } from '../../metadata/types.ts';
+import { coerceCell, coerceJsonValue, type CellValue } from './coerceCell.ts';
+import { parseCsv } from './parseCsv.ts';
+import { checkJsonMapping, planCsvColumns, type Mapping } from './planColumns.ts';
+
+/** Rows accepted by one import request (the interface's limit). */
+export const MAX_IMPORT_ROWS = 5000;
+
+export interface RowError {
+  /** The field (or '' for the whole row). */
+  path: string;
+  message: string;
+  /** The CSV column or JSON key the value came from, when it differs from the field. */
+  column?: string;
+}
+
+/** One data row, ready for the engine. */
+export interface ImportRow {
+  /** 1-based number of the row among the data rows (the CSV header is row 0). */
+  row: number;
+  input: DataRecord;
+  /** Values that could not be read as their field's type. */
+  errors: RowError[];
+  /** Field -> the column or key it was read from, where the names differ (for error reports). */
+  columns: Record<string, string>;
+  /** The row's shape is wrong (a CSV record with too few or too many values): the engine is not asked. */
+  unreadable: boolean;
+}
+
+function refuseIfTooLarge(count: number): void {
+  if (count > MAX_IMPORT_ROWS) throw codedError('IMPORT_TOO_LARGE', { count, max: MAX_IMPORT_ROWS });
+}
+
+function put(row: ImportRow, field: string, column: string, cell: CellValue, sources: Map<string, string>): void {
+  const from = column === field ? {} : { column };
+  const earlier = sources.get(field);
+  if (earlier !== undefined) {
+    row.errors.push({ path: field, message: `is given twice (by '${earlier}' and '${column}')`, ...from });
+    return;
+  }
+  sources.set(field, column);
+  if (column !== field) row.columns[field] = column;
+  if (cell.kind === 'value') row.input[field] = cell.value;
+  else if (cell.kind === 'error') row.errors.push({ path: field, message: cell.message, ...from });
+}
+
+/**
+ * CSV text to rows: the first line is the header, mapped to fields by planCsvColumns. Blank
+ * lines are skipped but keep their number, so row numbers match the file's records.
+ */
+export function csvRows(object: ResolvedObject, csv: string, mapping: Mapping): ImportRow[] {
+  const [head, ...records] = parseCsv(csv);
+  if (!head) throw codedError('VALIDATION_ERROR', { summary: 'csv is empty: the first line must be a header naming the columns', errors: [{ path: 'csv', message: 'is empty' }] });
+  const header = head.cells.map((c) => c.trim());
+  const data = records.map((record, i) => ({ row: i + 1, cells: record.cells })).filter((r) => !(r.cells.length === 1 && r.cells[0] === ''));
+  refuseIfTooLarge(data.length);
+  const targets = planCsvColumns(object, header, mapping);
+  return data.map(({ row, cells }) => {
+    const result: ImportRow = { row, input: {}, errors: [], columns: {}, unreadable: false };
+    if (cells.length !== header.length) {
+      result.errors.push({ path: '', message: `has ${cells.length} value(s) but the header has ${header.length} column(s)` });
+      result.unreadable = true;
+      return result;
+    }
+    const sources = new Map<string, string>();
+    targets.forEach((field, i) => {
+      if (field !== null) put(result, field, header[i]!, coerceCell(object.fields[field]!, cells[i]!), sources);
+    });
+    return result;
+  });
+}
+
+/**
+ * JSON rows: keys are renamed by the mapping (null drops a key); string values are read by the
+ * field's type like CSV cells. A key that is not a field goes to the engine, which reports it.
+ */
+export function jsonRows(object: ResolvedObject, rows: readonly Record<string, unknown>[], mapping: Mapping): ImportRow[] {
+  refuseIfTooLarge(rows.length);
+  checkJsonMapping(object, mapping);
+  return rows.map((source, i) => {
+    const result: ImportRow = { row: i + 1, input: {}, errors: [], columns: {}, unreadable: false };
+    const sources = new Map<string, string>();
+    for (const [key, raw] of Object.entries(source)) {
+      const target = Object.hasOwn(mapping, key) ? (mapping[key] ?? null) : key;
+      if (target === null) continue;
+      const field = object.fields[target];
+      put(result, target, key, field ? coerceJsonValue(field, raw) : { kind: 'value', value: raw }, sources);
+    }
+    return result;
+  });
+}
