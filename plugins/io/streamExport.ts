@@ -2,7 +2,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import { SYSTEM_FIELDS, type ResolvedObject } from '../../metadata/types.ts';
+import type { ResolvedObject } from '../../metadata/types.ts';
 import { FORMATS, type Column, type ExportFormatName } from './exportFormats.ts';
 
 export interface ExportRequest {
@@ -32,9 +32,9 @@ function fieldList(fields: unknown): string[] | null {
 
 /** The file's columns: the fields asked for, else those of the records the engine returns. */
 function columnsOf(object: ResolvedObject, fields: string[] | null, first: DataRecord | undefined): Column[] {
-  const keys = fields && fields.length > 0 ? fields
-    : first ? Object.keys(first)
-      : ['id', ...Object.keys(object.fields), ...SYSTEM_FIELDS.filter((f) => f !== 'id' && (f !== 'owner_id' || object.owner))];
+  // With no rows and no requested fields, only `id` is safe to name: the full field list could
+  // include fields the caller may not read (requested fields were checked by the first page's query).
+  const keys = fields && fields.length > 0 ? fields : first ? Object.keys(first) : ['id'];
   return keys.map((key) => ({ key, label: object.fields[key]?.label ?? SYSTEM_LABELS[key] ?? key }));
 }
 
