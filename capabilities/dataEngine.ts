@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { FastifyRequest } from 'fastify';
 import type { Principal } from './authSession.ts';
 import { defineCapability } from './defineCapability.ts';
 
@@ -70,3 +71,8 @@ export const dataEngine = defineCapability<DataEngine>()({
   cardinality: 'single',
   description: 'Read and write records through the secured pipeline: validation, hooks, security, drivers.',
 });
+
+/** The caller of an HTTP request as the engine sees it (environment, principal, request id). */
+export function dataContextOf(request: FastifyRequest): DataContext {
+  return { environmentId: request.environmentId, principal: request.principal, requestId: request.id };
+}

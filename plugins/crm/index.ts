@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { dataContextOf } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
+import { apiObject } from '../../metadata/apiObject.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { convertLead, type ConvertInput } from './convertLead.ts';
 
@@ -23,16 +25,13 @@ export default definePlugin({
       summary: 'Convert a lead into an account, a contact and optionally an opportunity (all or nothing)',
       schema: { params: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] } },
       handler: (request) => {
-        const lead = metadata.object('lead');
-        if (!lead?.apiEnabled) throw codedError('NOT_FOUND', { what: "Object 'lead'", object: 'lead' });
-        if (lead.apiMethods && !lead.apiMethods.includes('update')) throw codedError('METHOD_NOT_ALLOWED', { operation: 'update', object: 'lead', allowed: lead.apiMethods });
+        apiObject(metadata, 'lead', 'update');
         const parsed = convertBody.safeParse(request.body ?? {});
         if (!parsed.success) {
           const errors = parsed.error.issues.map((i) => ({ path: i.path.join('.') || 'body', message: i.message }));
           throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
         }
-        const ctx = { environmentId: request.environmentId, principal: request.principal, requestId: request.id };
-        return convertLead(engine, (request.params as { id: string }).id, parsed.data as ConvertInput, ctx);
+        return convertLead(engine, (request.params as { id: string }).id, parsed.data as ConvertInput, dataContextOf(request));
       },
     });
   },

@@ -2,7 +2,9 @@ import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../kernel/errors.ts';
-import { apiObject, dataContext, expectedVersion, list } from './restContext.ts';
+import { dataContextOf as dataContext } from '../../capabilities/dataEngine.ts';
+import { apiObject } from '../../metadata/apiObject.ts';
+import { expectedVersion, list } from './restContext.ts';
 
 const NAME = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' };
 const ID = { type: 'string', minLength: 1, maxLength: 64 };

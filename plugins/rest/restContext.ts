@@ -1,25 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { DataContext } from '../../capabilities/dataEngine.ts';
-import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../kernel/errors.ts';
-import type { ApiMethod, ResolvedObject } from '../../metadata/types.ts';
-
-export function dataContext(request: FastifyRequest): DataContext {
-  return { environmentId: request.environmentId, principal: request.principal, requestId: request.id };
-}
-
-/**
- * The object behind `:object`, if the REST surface serves it for this operation. An object with
- * apiEnabled false answers exactly like an unknown one; an operation outside apiMethods is 405.
- */
-export function apiObject(metadata: MetadataRegistry, name: string, operation: ApiMethod): ResolvedObject {
-  const object = metadata.object(name);
-  if (!object || !object.apiEnabled) throw codedError('NOT_FOUND', { what: `Object '${name}'`, object: name });
-  if (object.apiMethods && !object.apiMethods.includes(operation)) {
-    throw codedError('METHOD_NOT_ALLOWED', { operation, object: name, allowed: object.apiMethods });
-  }
-  return object;
-}
 
 /** Comma list from a query-string value (`a,b` or repeated parameters). */
 export function list(value: unknown): string[] | undefined {
