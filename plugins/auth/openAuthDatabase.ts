@@ -55,6 +55,9 @@ async function openPostgres(url: string, schema: string | null): Promise<AuthDat
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  // An idle connection the server terminates emits 'error' on the pool; unheard, it would end the
+  // process. The pool drops that connection and opens a new one for the next query.
+  pool.on('error', () => undefined);
   try {
     if (schema) await pool.query(`create schema if not exists "${schema}"`);
   } catch (error) {

@@ -33,6 +33,7 @@ interface SqliteConnection {
 
 /** Prepared statements kept per connection; the engine's SQL varies by query shape, not by value. */
 const STATEMENT_CACHE_SIZE = 256;
+const SAVEPOINT = /^\s*(savepoint|release|rollback to)\b/i;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** RIGHT and FULL OUTER JOIN arrived in SQLite 3.39. */
@@ -146,6 +147,8 @@ function cacheStatements(conn: SqliteConnection): void {
   const prepare = conn.prepare.bind(conn);
   const cache = new Map<string, unknown>();
   conn.prepare = (sql: string) => {
+    // knex names each savepoint anew: such text never repeats, and would push out what does.
+    if (SAVEPOINT.test(sql)) return prepare(sql);
     let statement = cache.get(sql);
     if (statement !== undefined) {
       cache.delete(sql);

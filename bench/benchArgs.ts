@@ -1,0 +1,62 @@
+import { parseArgs } from 'node:util';
+import type { BenchDriver } from './databaseTarget.ts';
+
+export interface BenchArgs {
+  drivers: BenchDriver[];
+  /** Explicitly asked for (--driver postgres): an unreachable PostgreSQL is an error, not a skip. */
+  driverExplicit: boolean;
+  duration: number;
+  warmup: number;
+  connections: number;
+  rows: number;
+  /** One scenario name (or `boot`), null for all. */
+  scenario: string | null;
+  /** Write a V8 CPU profile of each server child (into a temporary directory, printed). */
+  profile: boolean;
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+  --driver sqlite|postgres|both   databases to run on (default both)
+  --duration SECONDS              measured seconds per run (default 10)
+  --warmup SECONDS                unmeasured load before each run (default 2)
+  --connections N                 concurrent connections (default 16)
+  --rows N                        seeded rows (default 100000)
+  --scenario NAME                 run one scenario (or 'boot'); see bench/README.md
+  --profile                       write a --cpu-prof profile of each server child
+  -h, --help`;
+
+function positive(name: string, raw: string | undefined, fallback: number, allowZero = false): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0)) throw new Error(`--${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, not '${raw}'`);
+  return n;
+}
+
+export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      driver: { type: 'string', default: 'both' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      rows: { type: 'string' },
+      scenario: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const driver = values.driver!;
+  if (!['sqlite', 'postgres', 'both'].includes(driver)) throw new Error(`--driver must be sqlite, postgres or both, not '${driver}'`);
+  return {
+    drivers: driver === 'both' ? ['sqlite', 'postgres'] : [driver as BenchDriver],
+    driverExplicit: driver !== 'both',
+    duration: positive('duration', values.duration, 10),
+    warmup: positive('warmup', values.warmup, 2, true),
+    connections: Math.floor(positive('connections', values.connections, 16)),
+    rows: Math.floor(positive('rows', values.rows, 100_000)),
+    scenario: values.scenario ?? null,
+    profile: values.profile ?? false,
+  };
+}

@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BENCH_APP_DIR, REPO_ROOT } from './benchObject.ts';
+import type { DatabaseTarget } from './databaseTarget.ts';
+
+export interface BootResult {
+  /** Spawn to the first 200 of /api/v1/health on an empty database (tables created at boot). */
+  freshMs: number;
+  /** Same, database already in place: median of the runs. */
+  warmMs: number;
+  warmRunsMs: number[];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Environment of the child without variables that would override the config file. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of ['PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'OS_DATA_DIR', 'OS_AUTH_SECRET', 'AUTH_SECRET', 'OS_ENVIRONMENT_ID', 'OS_PROJECT_ID', 'NODE_ENV', 'LOG_LEVEL']) delete env[key];
+  return env;
+}
+
+/** `node bin/osr.js start` with every first-party plugin, the example plugin, the CRM and bench apps. */
+async function bootOnce(configFile: string, port: number): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/osr.js'), 'start', '--config', configFile], {
+    cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  try {
+    for (;;) {
+      if (exited) throw new Error('the runtime exited during boot (see its output above)');
+      if (performance.now() - started > 30_000) throw new Error('the runtime did not answer /api/v1/health within 30 s');
+      const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status === 200, () => false);
+      if (ok) return performance.now() - started;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    if (!exited) {
+      await new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      });
+    }
+  }
+}
+
+export async function measureBoot(target: DatabaseTarget, warmRuns = 3): Promise<BootResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-boot-'));
+  try {
+    const port = await freePort();
+    const environmentId = `boot-${process.pid}`;
+    const config = {
+      apps: [join(REPO_ROOT, 'metadata/apps/crm'), BENCH_APP_DIR],
+      dataDir: dir,
+      server: { port, host: '127.0.0.1', logRequests: false },
+      // The auth plugin is not in the runtime yet; once it is, boot with requireAuth true.
+      api: { requireAuth: false },
+      auth: { secret: 'bench-boot-secret-0123456789-abcdefghijkl' },
+      log: { level: 'warn' },
+      environments: [{ id: environmentId }],
+      ...(target.driver === 'postgres' ? { database: { url: target.url } } : {}),
+      plugins: {
+        crm: { enabled: true },
+        hello: { path: join(REPO_ROOT, 'examples/hello-plugin'), grants: ['http.routes'], greeting: 'bench' },
+      },
+    };
+    const configFile = join(dir, 'runtime.config.json');
+    writeFileSync(configFile, JSON.stringify(config, null, 2));
+    const freshMs = await bootOnce(configFile, port);
+    const warmRunsMs: number[] = [];
+    for (let i = 0; i < warmRuns; i++) warmRunsMs.push(await bootOnce(configFile, port));
+    const sorted = [...warmRunsMs].sort((a, b) => a - b);
+    return { freshMs: Math.round(freshMs), warmMs: Math.round(sorted[Math.floor(sorted.length / 2)]!), warmRunsMs: warmRunsMs.map(Math.round) };
+  } finally {
+    if (target.driver === 'postgres') await dropBootSchema(target.url, `env_boot_${process.pid}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function dropBootSchema(url: string, schema: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * npm run bench: seeds the bench object, then runs every scenario against the runtime and against
+ * a hand-written baseline on the same database, each server in its own child process, the load
+ * generated here. Writes a dated JSON file per run to bench/results/, and for a full run also
+ * latest.json and summary.md.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseBenchArgs, USAGE, type BenchArgs } from './benchArgs.ts';
+import { BENCH_APP_DIR, randomSource } from './benchObject.ts';
+import { measureBoot } from './bootTime.ts';
+import { createDatabaseTarget, postgresProblem, type BenchDriver, type DatabaseTarget } from './databaseTarget.ts';
+import { checkTargets, summaryMarkdown, type BenchReport, type DriverResult, type ScenarioResult } from './report.ts';
+import { runLoad, runTimed } from './runLoad.ts';
+import { SCENARIOS, type Scenario } from './scenarios.ts';
+import { seed } from './seed.ts';
+import { spawnServer, type ServerProcess } from './spawnServer.ts';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const RESULTS = join(HERE, 'results');
+const log = (line: string) => console.log(line);
+
+function runtimeConfig(target: DatabaseTarget): Record<string, unknown> {
+  return {
+    apps: [BENCH_APP_DIR],
+    ...target.runtimeConfig,
+    server: { port: 0, host: '127.0.0.1', logRequests: false },
+    // Anonymous requests: the signed-in scenarios (pending) will sign a bench user in and send its token.
+    api: { requireAuth: false },
+    auth: { secret: 'bench-secret-0123456789-0123456789-abcdef' },
+    log: { level: 'warn' },
+  };
+}
+
+type Servers = Record<'runtime' | 'baseline', ServerProcess>;
+
+async function runScenario(scenario: Scenario, servers: Servers, pools: { ids: string[]; updateIds: string[] }, args: BenchArgs): Promise<ScenarioResult> {
+  const base = { name: scenario.name, description: scenario.description };
+  if (scenario.pending || !(scenario.connection || scenario.timed)) return { ...base, status: 'pending', reason: scenario.pending ?? 'not implemented' };
+  const context = { ...pools, runtimeHeaders: {}, seededRows: args.rows };
+  const options = { duration: args.duration, connections: args.connections, warmup: args.warmup };
+  const measure = (target: 'runtime' | 'baseline') => scenario.timed
+    ? runTimed(servers[target], scenario, target, context)
+    : runLoad(servers[target], scenario, target, context, options);
+  try {
+    const runtime = await measure('runtime');
+    const baseline = await measure('baseline');
+    const ratio = baseline.reqPerSec > 0 ? Math.round((runtime.reqPerSec / baseline.reqPerSec) * 1000) / 1000 : 0;
+    const cpuRatio = runtime.cpuMsPerRequest && baseline.cpuMsPerRequest ? Math.round((baseline.cpuMsPerRequest / runtime.cpuMsPerRequest) * 1000) / 1000 : undefined;
+    const speed = (r: typeof runtime) => (scenario.timed ? `${String(r.p50Ms).padStart(6)} ms (${r.rowsPerSec} rows/s)` : `${String(r.reqPerSec).padStart(8)} req/s p99 ${r.p99Ms} ms`);
+    log(`  ${scenario.name.padEnd(18)} runtime ${speed(runtime)} | baseline ${speed(baseline)} | ratio ${Math.round(ratio * 100)}% (CPU ${cpuRatio === undefined ? '-' : `${Math.round(cpuRatio * 100)}%`})` +
+      (runtime.non2xx + runtime.errors + baseline.non2xx + baseline.errors > 0
+        ? ` | errors rt ${runtime.errors} ${JSON.stringify(runtime.failedStatuses)} bl ${baseline.errors} ${JSON.stringify(baseline.failedStatuses)}` : ''));
+    return { ...base, status: 'ok', runtime, baseline, ratio, ...(cpuRatio === undefined ? {} : { cpuRatio }) };
+  } catch (error) {
+    log(`  ${scenario.name}: failed: ${(error as Error).message}`);
+    return { ...base, status: 'failed', reason: (error as Error).message };
+  }
+}
+
+async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: string | null): Promise<DriverResult> {
+  const result: DriverResult = { scenarios: [] };
+  const wanted = SCENARIOS.filter((s) => args.scenario === null || s.name === args.scenario);
+  const target = await createDatabaseTarget(driver);
+  try {
+    if (wanted.length > 0) {
+      log(`[${driver}] seeding ${args.rows} rows`);
+      const seeded = await seed(target, args.rows, log);
+      result.seed = { rows: args.rows, seconds: Math.round(seeded.seconds * 10) / 10 };
+      log(`[${driver}] seeded in ${result.seed.seconds} s`);
+      const random = randomSource(7);
+      const updateIds = seeded.ids.slice(0, Math.max(args.connections, 16));
+      const readable = seeded.ids.slice(updateIds.length);
+      const ids = Array.from({ length: Math.min(1000, readable.length) }, () => readable[Math.floor(random() * readable.length)]!);
+      const runtime = await spawnServer(`runtime-${driver}`, join(HERE, 'servers/runtimeServer.ts'), runtimeConfig(target), profileDir ? { profileDir } : {});
+      const baseline = await spawnServer(`baseline-${driver}`, join(HERE, 'servers/baselineServer.ts'), { driver, url: target.url, schema: target.schema, file: target.file }, profileDir ? { profileDir } : {});
+      try {
+        for (const scenario of wanted) result.scenarios.push(await runScenario(scenario, { runtime, baseline }, { ids, updateIds }, args));
+      } finally {
+        await Promise.all([runtime.stop(), baseline.stop()]);
+      }
+    }
+    if (args.scenario === null || args.scenario === 'boot') {
+      log(`[${driver}] boot time`);
+      try {
+        result.boot = await measureBoot(target);
+        log(`  boot ${result.boot.warmMs} ms (fresh database ${result.boot.freshMs} ms)`);
+      } catch (error) {
+        result.boot = { error: (error as Error).message };
+        log(`  boot failed: ${(error as Error).message}`);
+      }
+    }
+  } finally {
+    await target.dispose();
+  }
+  return result;
+}
+
+async function main(): Promise<number> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  if (args === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (args.scenario !== null && args.scenario !== 'boot' && !SCENARIOS.some((s) => s.name === args.scenario)) {
+    console.error(`Unknown scenario '${args.scenario}'. Scenarios: ${['boot', ...SCENARIOS.map((s) => s.name)].join(', ')}`);
+    return 2;
+  }
+  const startedAt = new Date().toISOString();
+  const drivers: BenchDriver[] = [];
+  for (const driver of args.drivers) {
+    const problem = driver === 'postgres' ? await postgresProblem() : null;
+    if (problem === null) drivers.push(driver);
+    else if (args.driverExplicit || process.env.CI === 'true') throw new Error(`PostgreSQL is unreachable: ${problem}`);
+    else log(`[postgres] skipped: unreachable (${problem})`);
+  }
+  const profileDir = args.profile ? mkdtempSync(join(tmpdir(), 'osr-bench-profiles-')) : null;
+  const report: BenchReport = {
+    startedAt,
+    finishedAt: '',
+    machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown' },
+    options: { drivers, duration: args.duration, warmup: args.warmup, connections: args.connections, rows: args.rows, scenario: args.scenario },
+    drivers: {},
+    targets: [],
+  };
+  for (const driver of drivers) report.drivers[driver] = await runDriver(driver, args, profileDir);
+  report.finishedAt = new Date().toISOString();
+  report.targets = checkTargets(report.drivers);
+
+  mkdirSync(RESULTS, { recursive: true });
+  const json = JSON.stringify(report, null, 2) + '\n';
+  const summary = summaryMarkdown(report);
+  // latest.json and summary.md hold the last full run; a one-scenario run keeps only its dated file.
+  const partial = args.scenario !== null;
+  writeFileSync(join(RESULTS, `${startedAt.replace(/[:.]/g, '-')}${args.scenario ? `-${args.scenario}` : ''}.json`), json);
+  if (!partial) {
+    writeFileSync(join(RESULTS, 'latest.json'), json);
+    writeFileSync(join(RESULTS, 'summary.md'), summary);
+  }
+  console.log(`\n${summary}`);
+  if (profileDir) console.log(`CPU profiles: ${profileDir} (summarize: node --import tsx bench/profileSummary.ts ${profileDir}/<file>)`);
+  return 0;
+}
+
+main().then((code) => {
+  process.exitCode = code;
+}, (error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

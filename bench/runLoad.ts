@@ -1,0 +1,115 @@
+import autocannon from 'autocannon';
+import type { RunContext, Scenario, Target } from './scenarios.ts';
+import { sampleUsage, type ServerProcess } from './spawnServer.ts';
+
+export interface LoadOptions {
+  duration: number;
+  connections: number;
+  /** Seconds of unmeasured load first (JIT, caches, pools). */
+  warmup: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  /** Responses by status code other than 2xx, e.g. {"409": 2}. */
+  failedStatuses: Record<string, number>;
+  /** Timed (bulk) scenarios: rows per second at the median time, and bytes of one response. */
+  rowsPerSec?: number;
+  responseBytes?: number;
+  peakRssMb: number | null;
+  /** Server CPU time per request (both cores count). */
+  cpuMsPerRequest: number | null;
+}
+
+type RunContextBase = Omit<RunContext, 'claim'>;
+
+/**
+ * Load from this process (the servers are children, so the generator does not share their
+ * event loop). Every connection gets its own request sequence from the scenario.
+ */
+export async function runLoad(server: ServerProcess, scenario: Scenario, target: Target, base: RunContextBase, options: LoadOptions): Promise<LoadResult> {
+  const fire = (duration: number) => {
+    let next = 0;
+    const run: RunContext = { ...base, claim: () => next++ };
+    return autocannon({
+      url: server.url,
+      connections: options.connections,
+      duration,
+      timeout: 10,
+      setupClient: (client) => client.setRequests(scenario.connection!(target, run)),
+    });
+  };
+  if (options.warmup > 0) {
+    await fire(options.warmup);
+    // Requests the warm-up gave up on may still land; let them, so they do not race the measured run.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  const stop = sampleUsage(server);
+  const result = await fire(options.duration);
+  const usage = stop();
+  const requests = result.requests.total;
+  return {
+    requests,
+    reqPerSec: round(requests / result.duration),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    failedStatuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2')).map(([code, s]) => [code, s.count])),
+    peakRssMb: usage.peakRssMb === null ? null : round(usage.peakRssMb),
+    cpuMsPerRequest: usage.cpuSeconds === null || requests === 0 ? null : round((usage.cpuSeconds * 1000) / requests, 3),
+  };
+}
+
+function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/**
+ * A bulk scenario: the request sent `runs` times, one after the other, each timed from sending to
+ * the last byte of the response. req/s is 1000 / median ms; p50 is the median, p99 the slowest.
+ */
+export async function runTimed(server: ServerProcess, scenario: Scenario, target: Target, base: RunContextBase): Promise<LoadResult> {
+  const timed = scenario.timed!;
+  const run: RunContext = { ...base, claim: () => 0 };
+  const times: number[] = [];
+  const failedStatuses: Record<string, number> = {};
+  let errors = 0;
+  let bytes = 0;
+  const stop = sampleUsage(server);
+  for (let i = 0; i < timed.runs; i++) {
+    const { path, body } = timed.request(target, run);
+    const started = performance.now();
+    try {
+      const res = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(target === 'runtime' ? run.runtimeHeaders : {}) }, body });
+      bytes = 0;
+      for await (const chunk of res.body ?? []) bytes += (chunk as Uint8Array).byteLength;
+      if (res.status >= 300) failedStatuses[res.status] = (failedStatuses[res.status] ?? 0) + 1;
+    } catch {
+      errors++;
+    }
+    times.push(performance.now() - started);
+  }
+  const usage = stop();
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  return {
+    requests: timed.runs,
+    reqPerSec: round(1000 / median, 3),
+    p50Ms: Math.round(median),
+    p99Ms: Math.round(sorted[sorted.length - 1]!),
+    errors,
+    non2xx: Object.values(failedStatuses).reduce((a, b) => a + b, 0),
+    failedStatuses,
+    rowsPerSec: Math.round(timed.rows(run) / (median / 1000)),
+    responseBytes: bytes,
+    peakRssMb: usage.peakRssMb === null ? null : round(usage.peakRssMb),
+    cpuMsPerRequest: usage.cpuSeconds === null ? null : round((usage.cpuSeconds * 1000) / timed.runs, 3),
+  };
+}

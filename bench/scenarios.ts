@@ -1,0 +1,169 @@
+import type autocannon from 'autocannon';
+import { BENCH_OBJECT, createBody, STATUSES } from './benchObject.ts';
+
+export type Target = 'runtime' | 'baseline';
+
+/** What one load run shares between its connections. */
+export interface RunContext {
+  /** Random ids to read. */
+  ids: readonly string[];
+  /** Records updated under load: connection i owns updateIds[i]. */
+  updateIds: readonly string[];
+  /** Hands each connection the next owned record index. */
+  claim(): number;
+  /** Headers every runtime request carries (credentials, once auth runs in the bench). */
+  runtimeHeaders: Record<string, string>;
+  /** Rows seeded before the run. */
+  seededRows: number;
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  /** Targets of the issue this scenario is measured against. */
+  target?: 'get' | 'list';
+  /** Not measurable yet: why. Listed in the results as pending. */
+  pending?: string;
+  /** The request sequence of one connection (closures may keep per-connection state). */
+  connection?(target: Target, run: RunContext): autocannon.Request[];
+  /** A bulk operation: one request timed end to end, `runs` times, instead of a load. */
+  timed?: { runs: number; rows(run: RunContext): number; request(target: Target, run: RunContext): { path: string; body: string } };
+}
+
+const API = `/api/v1/data/${BENCH_OBJECT}`;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
+const where = (status: string) => encodeURIComponent(JSON.stringify({ status }));
+const headersFor = (target: Target, run: RunContext, extra: Record<string, string> = {}) =>
+  target === 'runtime' ? { ...run.runtimeHeaders, ...extra } : extra;
+
+/** Cursor from the tail of a list response, without parsing the whole page. */
+function nextCursorOf(body: string): string | null {
+  const at = body.lastIndexOf('"nextCursor":"');
+  if (at === -1) return null;
+  const start = at + '"nextCursor":"'.length;
+  return body.slice(start, body.indexOf('"', start));
+}
+
+// Once sign-in works end to end, put the token in RunContext.runtimeHeaders (a bench user created at seed time).
+const AUTH_PENDING = 'needs a signed-in admin over HTTP: the auth plugin is still being built; put its bearer token in RunContext.runtimeHeaders';
+const POLICY_PENDING = 'needs a signed-in user whose reads carry a row policy, against an admin (target: within 15%); row-level security is being built, bench/rlsCost.ts measures it inside the engine meanwhile';
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'health',
+    description: 'GET /api/v1/health: the HTTP shell alone (request id, environment, auth guard), no data engine',
+    connection: (target, run) => [{ method: 'GET', headers: headersFor(target, run), path: target === 'runtime' ? '/api/v1/health' : '/baseline/health' }],
+  },
+  {
+    name: 'get-by-id', target: 'get',
+    description: 'GET one record by a random id from a pool of 1,000 seeded ids',
+    connection: (target, run) => [{
+      method: 'GET',
+      headers: headersFor(target, run),
+      setupRequest: (request) => ({ ...request, path: `${target === 'runtime' ? API : '/baseline/items'}/${pick(run.ids)}` }),
+    }],
+  },
+  {
+    name: 'first-page', target: 'list',
+    description: 'GET the first page (limit 50, default order) with the total count',
+    connection: (target, run) => [{
+      method: 'GET',
+      headers: headersFor(target, run),
+      path: target === 'runtime' ? `${API}?limit=50` : '/baseline/items?limit=50',
+    }],
+  },
+  {
+    name: 'filtered-sorted', target: 'list',
+    description: 'GET status = <random status>, ordered by amount descending, limit 50, with the filtered total',
+    connection: (target, run) => [{
+      method: 'GET',
+      headers: headersFor(target, run),
+      setupRequest: (request) => {
+        const status = pick(STATUSES);
+        return { ...request, path: target === 'runtime' ? `${API}?where=${where(status)}&orderBy=-amount&limit=50` : `/baseline/items/filtered?status=${status}&limit=50` };
+      },
+    }],
+  },
+  {
+    name: 'cursor-walk',
+    description: 'Each connection walks the object by amount, 50 rows a page, following nextCursor (restarting at the end)',
+    connection: (target, run) => {
+      let cursor: string | null = null;
+      const base = target === 'runtime' ? `${API}?orderBy=amount&limit=50` : '/baseline/items/walk?limit=50';
+      return [{
+        method: 'GET',
+        headers: headersFor(target, run),
+        setupRequest: (request) => ({ ...request, path: cursor ? `${base}&cursor=${encodeURIComponent(cursor)}` : base }),
+        onResponse: (status, body) => {
+          cursor = status === 200 ? nextCursorOf(body) : null;
+        },
+      }];
+    },
+  },
+  {
+    name: 'group-by-count',
+    description: 'POST a query counting records per status (a full scan of the object)',
+    connection: (target, run) => [{
+      method: 'POST',
+      headers: headersFor(target, run, JSON_HEADERS),
+      path: target === 'runtime' ? `${API}/query` : '/baseline/items/count-by-status',
+      body: JSON.stringify({ groupBy: ['status'], aggregations: [{ function: 'count', alias: 'n' }] }),
+    }],
+  },
+  {
+    name: 'export-100k',
+    description: 'POST /export as CSV of every seeded row (100k by default), streamed, timed to the last byte, 3 times',
+    timed: {
+      runs: 3, rows: (run) => run.seededRows,
+      request: (target) => (target === 'runtime' ? { path: `${API}/export`, body: JSON.stringify({ format: 'csv' }) } : { path: '/baseline/items/export', body: '{}' }),
+    },
+  },
+  {
+    name: 'create',
+    description: 'POST a new record (10 fields), 201 with the stored record',
+    connection: (target, run) => {
+      let n = 0;
+      return [{
+        method: 'POST',
+        headers: headersFor(target, run, JSON_HEADERS),
+        path: target === 'runtime' ? API : '/baseline/items',
+        setupRequest: (request) => ({ ...request, body: JSON.stringify(createBody(n++)) }),
+      }];
+    },
+  },
+  {
+    name: 'update-if-match',
+    description: 'PATCH a counter with If-Match; each connection owns one record and sends its fresh version (a GET first, and after any non-2xx)',
+    connection: (target, run) => {
+      const id = run.updateIds[run.claim() % run.updateIds.length]!;
+      const path = `${target === 'runtime' ? API : '/baseline/items'}/${id}`;
+      let version: number | null = null;
+      return [{
+        setupRequest: (request) => version === null
+          ? { ...request, method: 'GET', path, headers: headersFor(target, run), body: '' }
+          : { ...request, method: 'PATCH', path, headers: headersFor(target, run, { ...JSON_HEADERS, 'if-match': `"${version}"` }), body: JSON.stringify({ counter: version }) },
+        onResponse: (status, body) => {
+          const match = status < 300 ? /"version":(\d+)/.exec(body) : null;
+          version = match ? Number(match[1]) : null;
+        },
+      }];
+    },
+  },
+  { name: 'get-by-id (signed-in admin)', target: 'get', description: 'get-by-id with a session bearer token', pending: AUTH_PENDING },
+  { name: 'get-by-id (row-policy user)', description: 'get-by-id as a user whose reads carry a row policy', pending: POLICY_PENDING },
+  { name: 'first-page (row-policy user)', description: 'first-page as a user whose reads carry a row policy', pending: POLICY_PENDING },
+  {
+    name: 'import-5000',
+    description: 'POST /import of 5,000 JSON rows in one request (atomic), timed end to end, 3 times',
+    timed: {
+      runs: 3, rows: () => 5000,
+      request: (target) => {
+        const rows = Array.from({ length: 5000 }, (_, i) => createBody(i));
+        return target === 'runtime'
+          ? { path: `${API}/import`, body: JSON.stringify({ format: 'json', rows }) }
+          : { path: '/baseline/items/import', body: JSON.stringify({ rows }) };
+      },
+    },
+  },
+];
