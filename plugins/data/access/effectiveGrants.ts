@@ -1,13 +1,8 @@
+import type { ObjectAccess } from '../../../capabilities/accessGrants.ts';
 import { isActive, type Window } from './validityWindow.ts';
 
-export interface ObjectPerms {
-  read: boolean;
-  create: boolean;
-  edit: boolean;
-  delete: boolean;
-  viewAll: boolean;
-  modifyAll: boolean;
-}
+/** Object permissions, as the access.grants capability describes them. */
+export type ObjectPerms = ObjectAccess;
 
 export interface FieldPerms {
   read: boolean;
