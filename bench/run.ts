@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseBenchArgs, USAGE, type BenchArgs } from './benchArgs.ts';
 import { BENCH_APP_DIR, randomSource } from './benchObject.ts';
 import { measureBoot } from './bootTime.ts';
+import { BENCH_ADMIN, prepareBenchUsers, type BenchUsers } from './benchUsers.ts';
 import { createDatabaseTarget, postgresProblem, type BenchDriver, type DatabaseTarget } from './databaseTarget.ts';
 import { checkTargets, summaryMarkdown, type BenchReport, type DriverResult, type ScenarioResult } from './report.ts';
 import { runLoad, runTimed } from './runLoad.ts';
@@ -27,30 +28,41 @@ function runtimeConfig(target: DatabaseTarget): Record<string, unknown> {
     apps: [BENCH_APP_DIR],
     ...target.runtimeConfig,
     server: { port: 0, host: '127.0.0.1', logRequests: false },
-    // Anonymous requests: the signed-in scenarios (pending) will sign a bench user in and send its token.
+    // Anonymous requests are served (as engine reads without a user) for the scenarios measured
+    // against the baseline; the signed-in scenarios send the bearer tokens of bench/benchUsers.ts.
     api: { requireAuth: false },
-    auth: { secret: 'bench-secret-0123456789-0123456789-abcdef' },
+    auth: { secret: 'bench-secret-0123456789-0123456789-abcdef', admin: BENCH_ADMIN },
     log: { level: 'warn' },
   };
 }
 
 type Servers = Record<'runtime' | 'baseline', ServerProcess>;
 
-async function runScenario(scenario: Scenario, servers: Servers, pools: { ids: string[]; updateIds: string[] }, args: BenchArgs): Promise<ScenarioResult> {
-  const base = { name: scenario.name, description: scenario.description };
+interface Pools {
+  ids: string[];
+  updateIds: string[];
+  memberIds: string[];
+  users: BenchUsers;
+}
+
+async function runScenario(scenario: Scenario, servers: Servers, pools: Pools, args: BenchArgs): Promise<ScenarioResult> {
+  const base = { name: scenario.name, description: scenario.description, ...(scenario.against === 'admin' ? { against: 'admin' as const } : {}) };
   if (scenario.pending || !(scenario.connection || scenario.timed)) return { ...base, status: 'pending', reason: scenario.pending ?? 'not implemented' };
   const context = { ...pools, runtimeHeaders: {}, seededRows: args.rows };
   const options = { duration: args.duration, connections: args.connections, warmup: args.warmup };
+  // Against the admin, both sides are the runtime; `baseline` then stands for the admin's requests.
+  const server = (target: 'runtime' | 'baseline') => servers[scenario.against === 'admin' ? 'runtime' : target];
   const measure = (target: 'runtime' | 'baseline') => scenario.timed
-    ? runTimed(servers[target], scenario, target, context)
-    : runLoad(servers[target], scenario, target, context, options);
+    ? runTimed(server(target), scenario, target, context)
+    : runLoad(server(target), scenario, target, context, options);
   try {
     const runtime = await measure('runtime');
     const baseline = await measure('baseline');
     const ratio = baseline.reqPerSec > 0 ? Math.round((runtime.reqPerSec / baseline.reqPerSec) * 1000) / 1000 : 0;
     const cpuRatio = runtime.cpuMsPerRequest && baseline.cpuMsPerRequest ? Math.round((baseline.cpuMsPerRequest / runtime.cpuMsPerRequest) * 1000) / 1000 : undefined;
     const speed = (r: typeof runtime) => (scenario.timed ? `${String(r.p50Ms).padStart(6)} ms (${r.rowsPerSec} rows/s)` : `${String(r.reqPerSec).padStart(8)} req/s p99 ${r.p99Ms} ms`);
-    log(`  ${scenario.name.padEnd(18)} runtime ${speed(runtime)} | baseline ${speed(baseline)} | ratio ${Math.round(ratio * 100)}% (CPU ${cpuRatio === undefined ? '-' : `${Math.round(cpuRatio * 100)}%`})` +
+    const [left, right] = scenario.against === 'admin' ? ['policy user', 'admin'] : ['runtime', 'baseline'];
+    log(`  ${scenario.name.padEnd(18)} ${left} ${speed(runtime)} | ${right} ${speed(baseline)} | ratio ${Math.round(ratio * 100)}% (CPU ${cpuRatio === undefined ? '-' : `${Math.round(cpuRatio * 100)}%`})` +
       (runtime.non2xx + runtime.errors + baseline.non2xx + baseline.errors > 0
         ? ` | errors rt ${runtime.errors} ${JSON.stringify(runtime.failedStatuses)} bl ${baseline.errors} ${JSON.stringify(baseline.failedStatuses)}` : ''));
     return { ...base, status: 'ok', runtime, baseline, ratio, ...(cpuRatio === undefined ? {} : { cpuRatio }) };
@@ -74,10 +86,15 @@ async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: strin
       const updateIds = seeded.ids.slice(0, Math.max(args.connections, 16));
       const readable = seeded.ids.slice(updateIds.length);
       const ids = Array.from({ length: Math.min(1000, readable.length) }, () => readable[Math.floor(random() * readable.length)]!);
+      // The member's row policy opens statuses 'open' and 'active': seeded rows i % 4 < 2 (benchValues).
+      const visible = readable.filter((_, i) => (i + updateIds.length) % 4 < 2);
+      const memberIds = Array.from({ length: Math.min(1000, visible.length) }, () => visible[Math.floor(random() * visible.length)]!);
       const runtime = await spawnServer(`runtime-${driver}`, join(HERE, 'servers/runtimeServer.ts'), runtimeConfig(target), profileDir ? { profileDir } : {});
       const baseline = await spawnServer(`baseline-${driver}`, join(HERE, 'servers/baselineServer.ts'), { driver, url: target.url, schema: target.schema, file: target.file }, profileDir ? { profileDir } : {});
       try {
-        for (const scenario of wanted) result.scenarios.push(await runScenario(scenario, { runtime, baseline }, { ids, updateIds }, args));
+        const users = await prepareBenchUsers(runtime.url);
+        log(`[${driver}] signed in the admin and a row-policy member (sees ${users.totals.member} of ${users.totals.admin} rows)`);
+        for (const scenario of wanted) result.scenarios.push(await runScenario(scenario, { runtime, baseline }, { ids, updateIds, memberIds, users }, args));
       } finally {
         await Promise.all([runtime.stop(), baseline.stop()]);
       }

@@ -11,8 +11,12 @@ export interface RunContext {
   updateIds: readonly string[];
   /** Hands each connection the next owned record index. */
   claim(): number;
-  /** Headers every runtime request carries (credentials, once auth runs in the bench). */
+  /** Headers every runtime request carries (anonymous scenarios: none). */
   runtimeHeaders: Record<string, string>;
+  /** The signed-in admin and row-policy member (bench/benchUsers.ts). */
+  users: { adminHeaders: Record<string, string>; memberHeaders: Record<string, string> };
+  /** Random ids of records the row-policy member may read. */
+  memberIds: readonly string[];
   /** Rows seeded before the run. */
   seededRows: number;
 }
@@ -21,9 +25,14 @@ export interface Scenario {
   name: string;
   description: string;
   /** Targets of the issue this scenario is measured against. */
-  target?: 'get' | 'list';
+  target?: 'get' | 'list' | 'rls';
   /** Not measurable yet: why. Listed in the results as pending. */
   pending?: string;
+  /**
+   * What the runtime is measured against: the bare baseline server (default), or the runtime
+   * itself signed in as the admin (then `baseline` in connection() means "the admin").
+   */
+  against?: 'baseline' | 'admin';
   /** The request sequence of one connection (closures may keep per-connection state). */
   connection?(target: Target, run: RunContext): autocannon.Request[];
   /** A bulk operation: one request timed end to end, `runs` times, instead of a load. */
@@ -45,11 +54,34 @@ function nextCursorOf(body: string): string | null {
   return body.slice(start, body.indexOf('"', start));
 }
 
-// Once sign-in works end to end, put the token in RunContext.runtimeHeaders (a bench user created at seed time).
-const AUTH_PENDING = 'needs a signed-in admin over HTTP: the auth plugin is still being built; put its bearer token in RunContext.runtimeHeaders';
-const POLICY_PENDING = 'needs a signed-in user whose reads carry a row policy, against an admin (target: within 15%); row-level security is being built, bench/rlsCost.ts measures it inside the engine meanwhile';
+/** The runtime's reads of this scenario signed in with the admin's bearer token, against the baseline. */
+function signedInAdmin(base: Scenario): Scenario {
+  return {
+    name: `${base.name} (signed-in admin)`,
+    description: `${base.name} with the admin's session bearer token (verified on every request)`,
+    connection: (target, run) => base.connection!(target, { ...run, runtimeHeaders: run.users.adminHeaders }),
+  };
+}
 
-export const SCENARIOS: Scenario[] = [
+/**
+ * The same reads as a member whose rows come from a row policy, against the admin (no row scope)
+ * on the same runtime, with the same requests (get-by-id reads ids the member may see).
+ */
+function rowPolicyUser(base: Scenario): Scenario {
+  return {
+    name: `${base.name} (row-policy user)`,
+    description: `${base.name} as a member whose reads carry a row policy (status open or active, about half the rows), against the admin`,
+    target: 'rls',
+    against: 'admin',
+    connection: (target, run) => base.connection!('runtime', {
+      ...run,
+      ids: run.memberIds,
+      runtimeHeaders: target === 'runtime' ? run.users.memberHeaders : run.users.adminHeaders,
+    }),
+  };
+}
+
+const READS: Scenario[] = [
   {
     name: 'health',
     description: 'GET /api/v1/health: the HTTP shell alone (request id, environment, auth guard), no data engine',
@@ -111,6 +143,12 @@ export const SCENARIOS: Scenario[] = [
       body: JSON.stringify({ groupBy: ['status'], aggregations: [{ function: 'count', alias: 'n' }] }),
     }],
   },
+];
+
+export const SCENARIOS: Scenario[] = [
+  ...READS,
+  signedInAdmin(READS.find((s) => s.name === 'get-by-id')!),
+  ...READS.filter((s) => s.name !== 'health').map(rowPolicyUser),
   {
     name: 'export-100k',
     description: 'POST /export as CSV of every seeded row (100k by default), streamed, timed to the last byte, 3 times',
@@ -150,9 +188,6 @@ export const SCENARIOS: Scenario[] = [
       }];
     },
   },
-  { name: 'get-by-id (signed-in admin)', target: 'get', description: 'get-by-id with a session bearer token', pending: AUTH_PENDING },
-  { name: 'get-by-id (row-policy user)', description: 'get-by-id as a user whose reads carry a row policy', pending: POLICY_PENDING },
-  { name: 'first-page (row-policy user)', description: 'first-page as a user whose reads carry a row policy', pending: POLICY_PENDING },
   {
     name: 'import-5000',
     description: 'POST /import of 5,000 JSON rows in one request (atomic), timed end to end, 3 times',

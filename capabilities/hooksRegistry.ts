@@ -34,7 +34,7 @@ export interface HookRegistration {
 
 export interface HooksRegistry {
   /** Handlers for a hook (and object), in the order they must run. */
-  handlers(hook: HookName, object?: string): HookRegistration[];
+  handlers(hook: HookName, object?: string): readonly HookRegistration[];
   all(): readonly HookRegistration[];
 }
 

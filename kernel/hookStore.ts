@@ -12,6 +12,8 @@ interface Stored {
 export class HookStore {
   private entries: Stored[] = [];
   private seq = 0;
+  /** handlers() answers by hook and object, computed once until the next add or removal. */
+  private lists = new Map<string, readonly HookRegistration[]>();
 
   add(plugin: string, hook: string, handler: HookHandler, options: { object?: string; priority?: number } = {}, rank = 0): void {
     if (!(HOOK_NAMES as readonly string[]).includes(hook)) {
@@ -28,18 +30,26 @@ export class HookStore {
     if (options.object !== undefined) registration.object = options.object;
     // Frozen so that a reader of the registry cannot reorder or retarget another plugin's handler.
     this.entries.push({ registration: Object.freeze(registration), rank, seq: this.seq++ });
+    this.lists.clear();
   }
 
   /** Drop every handler of a plugin that was left out of the boot. */
   removePlugin(plugin: string): void {
     this.entries = this.entries.filter((e) => e.registration.plugin !== plugin);
+    this.lists.clear();
   }
 
-  handlers(hook: HookName, object?: string): HookRegistration[] {
-    return this.entries
-      .filter(({ registration: r }) => r.hook === hook && (r.object === undefined || r.object === object))
-      .sort((a, b) => a.registration.priority - b.registration.priority || a.rank - b.rank || a.seq - b.seq)
-      .map((e) => e.registration);
+  handlers(hook: HookName, object?: string): readonly HookRegistration[] {
+    const key = `${hook}\u0000${object ?? ''}`;
+    let list = this.lists.get(key);
+    if (!list) {
+      list = Object.freeze(this.entries
+        .filter(({ registration: r }) => r.hook === hook && (r.object === undefined || r.object === object))
+        .sort((a, b) => a.registration.priority - b.registration.priority || a.rank - b.rank || a.seq - b.seq)
+        .map((e) => e.registration));
+      this.lists.set(key, list);
+    }
+    return list;
   }
 
   all(): readonly HookRegistration[] {

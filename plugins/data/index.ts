@@ -8,6 +8,7 @@ import { checkPolicy } from './access/compilePolicy.ts';
 import { contributedScopes } from './access/contributedScopes.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
 import { createDataEngine } from './engine/createDataEngine.ts';
+import { createCountCache } from './query/countCache.ts';
 import { ensureSequenceTable } from './engine/nextSequence.ts';
 import { dataOptionsSchema } from './dataOptions.ts';
 import { openDatabase, type Database } from './sql/openDatabase.ts';
@@ -49,6 +50,7 @@ export default definePlugin({
       hooks: ctx.resolve('hooks.registry'),
       database,
       access,
+      counts: createCountCache(),
       scopeFilter: (callCtx) => scopes.filter(callCtx),
       cursorKey(environmentId) {
         let key = cursorKeys.get(environmentId);

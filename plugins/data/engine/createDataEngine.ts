@@ -2,7 +2,11 @@ import type { Knex } from 'knex';
 import type { DataContext, DataEngine, DataRecord, GetOptions, ListResult, QueryOptions } from '../../../capabilities/dataEngine.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
+import { bindId, createByIdPlans, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
+import { compileQuery } from '../query/compileQuery.ts';
 import { executeQuery } from '../query/executeQuery.ts';
+import type { QueryAst, ScopeFilter } from '../query/types.ts';
+import { canRunNative } from '../sql/runNative.ts';
 import { parseQuery } from '../query/parseQuery.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { driverInputError } from './driverInputError.ts';
@@ -11,6 +15,15 @@ import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
 import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
 import { runHooks } from './runHooks.ts';
+
+const planStores = new WeakMap<EngineDeps, { plans: ByIdPlans; owners: Map<string, object> }>();
+const storeOf = (deps: EngineDeps) => {
+  let store = planStores.get(deps);
+  if (!store) planStores.set(deps, (store = { plans: createByIdPlans(), owners: new Map() }));
+  return store;
+};
+const plansOf = (deps: EngineDeps) => storeOf(deps).plans;
+const anonymousOwners = (deps: EngineDeps) => storeOf(deps).owners;
 
 /** A transaction the engine is bound to: every call runs inside it. */
 export interface Binding {
@@ -46,21 +59,39 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     return deps.database(ctx.environmentId).knex;
   };
 
-  /** A query through the pipeline; `hooks` false for a write's read-back (find hooks belong to reads). */
-  async function find(object: ResolvedObject, input: Record<string, unknown>, ctx: DataContext, options: QueryOptions, hooks: boolean, knex = knexFor(ctx)): Promise<ListResult> {
+  /**
+   * A query through the pipeline; `hooks` false for a write's read-back (find hooks belong to reads).
+   * `planId`: the query is a plain read of this id, which may use a plan made once (byIdPlans.ts).
+   */
+  async function find(object: ResolvedObject, input: Record<string, unknown>, ctx: DataContext, options: QueryOptions, hooks: boolean, knex = knexFor(ctx), planId?: string): Promise<ListResult> {
     const cel = celContext(ctx);
+    // Taken before anything runs: a write that starts from here on voids what this read counts.
+    const counts = options.total === false || binding || !deps.counts || dialectOf(knex) !== 'sqlite' ? undefined : deps.counts.reader(ctx.environmentId);
     const before = { object: object.name, query: { ...input }, ctx };
-    if (hooks) await runHooks(deps.hooks, 'data.beforeFind', object.name, before);
-    const access = await accessFor(deps, knex, ctx);
+    if (hooks) {
+      const running = runHooks(deps.hooks, 'data.beforeFind', object.name, before);
+      if (running) await running;
+    }
+    const pending = accessFor(deps, knex, ctx);
+    const access = pending && (await pending);
     if (access) requireAction(access.profile, access.principal, object, 'read');
-    const ast = parseQuery(before.query, object, ctx.system ? everything : published, {
+    const parse = (query: Record<string, unknown>) => parseQuery(query, object, ctx.system ? everything : published, {
       cel: access ? { ...cel, user: { ...cel.user!, positions: access.profile.grants.positions } } : cel,
       ...(access ? { fieldGuard: fieldGuard(access.profile, access.principal) } : {}),
     });
-    const scopeFilter = combineScopes(access ? readScope(access.profile) : undefined, deps.scopeFilter?.(ctx));
+    const contributed = deps.scopeFilter?.(ctx);
+    const scopeFilter = combineScopes(access ? readScope(access.profile) : undefined, contributed);
+    // A plan holds for a caller as long as nothing but the id changes: no transaction, no
+    // contributed scope (it may depend on the call), no beforeFind hook (it may rewrite the query).
+    const plan = planId !== undefined && !binding && !contributed && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0)
+      ? planFor(object, access?.profile ?? anonymousOwner(ctx), knex, parse, scopeFilter)
+      : undefined;
+    const ast = plan?.ast ?? parse(before.query);
     const result = await executeQuery(ast, knex, {
       cursorKey: deps.cursorKey(ctx.environmentId),
       cel,
+      ...(plan ? { statement: { sql: plan.sql, bindings: bindId(plan, planId!) } } : {}),
+      ...(counts ? { counts } : {}),
       ...(scopeFilter ? { scopeFilter } : {}),
       ...(options.total === false ? { total: false } : {}),
     }).catch((error: unknown) => {
@@ -69,7 +100,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     if (access) stripHidden(result.items, ast, access.profile);
     if (!hooks) return result;
     const after = { object: object.name, query: before.query, result, ctx };
-    await runHooks(deps.hooks, 'data.afterFind', object.name, after);
+    const running = runHooks(deps.hooks, 'data.afterFind', object.name, after);
+    if (running) await running;
     return after.result;
   }
 
@@ -78,9 +110,33 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     if (options.select) query.select = options.select.includes('id') ? options.select : ['id', ...options.select];
     if (options.expand) query.expand = options.expand;
     // Engine ids never hold U+0000, which PostgreSQL refuses even as a parameter.
-    const record = String(id).includes('\u0000') ? undefined : (await find(object, query, ctx, { total: false }, hooks, knex)).items[0];
+    const plain = !options.select && !options.expand;
+    const record = String(id).includes('\u0000') ? undefined : (await find(object, query, ctx, { total: false }, hooks, knex, plain ? String(id) : undefined)).items[0];
     if (!record) throw codedError('NOT_FOUND', { what: `${object.label} '${String(id).slice(0, 64)}'`, object: object.name, id: String(id).slice(0, 64) });
     return record;
+  }
+
+  /** The plan of a plain by-id read of `object` for `owner`, made on first use; undefined if the id has no single slot. */
+  function planFor(object: ResolvedObject, owner: object, knex: Knex, parse: (query: Record<string, unknown>) => QueryAst, scopeFilter: ScopeFilter | undefined): ByIdPlan | undefined {
+    const plans = plansOf(deps);
+    const known = plans.get(owner, object);
+    if (known) return known;
+    const ast = parse({ where: { id: { $eq: ID_SLOT } }, limit: 1 });
+    const { sql, bindings } = compileQuery(ast, knex, { ...(scopeFilter ? { scopeFilter } : {}), fetch: ast.limit + 1 }).page.toSQL().toNative();
+    const slots = bindings.flatMap((value, i) => (value === ID_SLOT ? [i] : []));
+    if (slots.length !== 1) return undefined;
+    const plan = { ast, sql, bindings, slot: slots[0]! };
+    plans.set(owner, object, plan);
+    return plan;
+  }
+
+  /** Callers without an access profile share a plan per environment (engine work apart). */
+  function anonymousOwner(ctx: DataContext): object {
+    const owners = anonymousOwners(deps);
+    const key = `${ctx.environmentId}\u0000${ctx.system === true}`;
+    let owner = owners.get(key);
+    if (!owner) owners.set(key, (owner = {}));
+    return owner;
   }
 
   const engine: DataEngine = {
@@ -92,7 +148,12 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
     withDatabase: async (environmentId, work) => {
       const knex = knexFor({ environmentId, principal: null, system: true });
-      return work({ knex, dialect: dialectOf(knex) });
+      try {
+        return await work({ knex, dialect: dialectOf(knex) });
+      } finally {
+        // Side tables may feed queries (a search index): their totals are no longer known.
+        if (!binding) deps.counts?.changed(environmentId);
+      }
     },
   };
 
@@ -117,8 +178,13 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       read: (object, id, readCtx) => byId(object, id, {}, LINK_OBJECTS.has(object.name) ? { ...readCtx, system: true } : readCtx, false, trx),
     });
     const outer = binding ? knexFor(ctx) : deps.database(ctx.environmentId).knex;
-    return outer.transaction((trx) =>
+    const run = () => outer.transaction((trx) =>
       work(scope(createDataEngine(deps, { environmentId: ctx.environmentId, trx }), trx)));
+    if (binding || !deps.counts) return run();
+    // Totals counted while the transaction is open or after it ends are not kept (countCache.ts).
+    const counts = deps.counts;
+    counts.changed(ctx.environmentId);
+    return run().finally(() => counts.changed(ctx.environmentId));
   }
   return engine;
 }

@@ -3,6 +3,7 @@ import type { HooksRegistry } from '../../../capabilities/hooksRegistry.ts';
 import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ExpressionContext, ResolvedObject } from '../../../metadata/types.ts';
+import type { CountCache } from '../query/countCache.ts';
 import type { ScopeFilter } from '../query/types.ts';
 import type { Principal } from '../../../capabilities/authSession.ts';
 import type { Knex } from 'knex';
@@ -22,12 +23,15 @@ export interface EngineDeps {
   scopeFilter?(ctx: DataContext): ScopeFilter | undefined;
   /** Authorization: grants, row scopes and field access of the caller. */
   access?: AccessService;
+  /** Totals remembered until the next write, for SQLite databases (see countCache.ts). */
+  counts?: CountCache;
 }
 
-/** The caller's access profile, or null for engine work and calls without a principal. */
-export async function accessFor(deps: EngineDeps, knex: Knex, ctx: DataContext): Promise<{ profile: AccessProfile; principal: Principal } | null> {
+/** The caller's access profile; null (without a promise) for engine work and calls without a principal. */
+export function accessFor(deps: EngineDeps, knex: Knex, ctx: DataContext): Promise<{ profile: AccessProfile; principal: Principal }> | null {
   if (ctx.system || !ctx.principal || !deps.access) return null;
-  return { profile: await deps.access.profile(knex, ctx.environmentId, ctx.principal), principal: ctx.principal };
+  const principal = ctx.principal;
+  return deps.access.profile(knex, ctx.environmentId, principal).then((profile) => ({ profile, principal }));
 }
 
 export function objectOrNotFound(deps: EngineDeps, name: string): ResolvedObject {

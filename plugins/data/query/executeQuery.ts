@@ -3,8 +3,10 @@ import type { ExpressionContext } from '../../../metadata/types.ts';
 import { decodeValue } from '../sql/codec.ts';
 import type { Dialect } from '../sql/dialect.ts';
 import { dialectOf } from '../sql/dialect.ts';
+import { runNative, type NativeStatement } from '../sql/runNative.ts';
 import { directReader } from '../sql/sqliteReader.ts';
 import { compileQuery, sortKeyColumn } from './compileQuery.ts';
+import type { CountReader } from './countCache.ts';
 import { computeFormulas } from './computeFormulas.ts';
 import { decodeCursor, encodeCursor, queryShape } from './cursor.ts';
 import { expandRecords } from './expandRecords.ts';
@@ -19,6 +21,10 @@ export interface ExecuteOptions {
   total?: boolean;
   /** Clock and user for formulas. */
   cel?: ExpressionContext;
+  /** Totals remembered until the next write (see countCache.ts). */
+  counts?: CountReader;
+  /** The page already compiled and bound (a planned by-id read, see byIdPlans.ts); needs total: false. */
+  statement?: NativeStatement;
 }
 
 /** Runs a parsed query: `{ items, total, nextCursor }`, nextCursor null on the last page. */
@@ -28,26 +34,38 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   let shape: string | null = null;
   const shapeOf = () => (shape ??= queryShape(ast));
   const after = ast.cursor !== null ? decodeCursor(ast.cursor, ast.keyset ? shapeOf() : '', ast.orderBy.length, options.cursorKey) : null;
-  const compiled = compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1 });
+  const compiled = options.statement ? null : compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1 });
   const reader = directReader(knex);
   const run = (query: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> => (reader ? Promise.resolve(reader(query)) : query);
-  const count = () => run(compiled.count()).then((r) => Number(r[0]?.n ?? 0));
+  const page = () => (options.statement ? runNative(knex, options.statement) : run(compiled!.page));
+  const count = async () => {
+    const statement = compiled!.count();
+    if (!options.counts) return Number((await run(statement))[0]?.n ?? 0);
+    const sql = statement.toSQL();
+    const key = `${sql.sql}\u0000${JSON.stringify(sql.bindings)}`;
+    const known = options.counts.get(key);
+    if (known !== undefined) return known;
+    const total = Number((await (reader ? reader(sql) : statement))[0]?.n ?? 0);
+    options.counts.set(key, total);
+    return total;
+  };
   let rows: Array<Record<string, unknown>>;
   let total: number | undefined;
   // Counting groups or distinct rows repeats the whole query: read the page first, and count only
   // when it may not hold every matching row.
   if (options.total !== false && (ast.aggregate || ast.distinct)) {
-    rows = await run(compiled.page);
+    rows = await page();
     const complete = ast.cursor === null && ast.offset === 0 && rows.length <= ast.limit;
     total = complete ? rows.length : await count();
   } else {
-    [rows, total] = await Promise.all([run(compiled.page), options.total === false ? Promise.resolve(undefined) : count()]);
+    if (options.total === false) rows = await page();
+    else [rows, total] = await Promise.all([page(), count()]);
   }
   const more = rows.length > ast.limit;
   const pageRows = more ? rows.slice(0, ast.limit) : rows;
 
   let nextCursor: string | null = null;
-  if (more && ast.keyset) {
+  if (more && ast.keyset && compiled) {
     const last = pageRows[pageRows.length - 1]!;
     const values = compiled.sortKeyTypes.map((type, i) => decodeValue(type, last[sortKeyColumn(i)], dialect));
     nextCursor = encodeCursor({ values, id: String(last.id) }, shapeOf(), options.cursorKey);

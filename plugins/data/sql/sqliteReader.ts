@@ -1,8 +1,8 @@
 import Sqlite from 'better-sqlite3';
 import type { Knex } from 'knex';
 
-/** Runs a compiled select and returns its rows, synchronously. */
-export type DirectRead = (query: Knex.QueryBuilder) => Array<Record<string, unknown>>;
+/** Runs a compiled select (or its SQL) and returns its rows, synchronously. */
+export type DirectRead = (query: Knex.QueryBuilder | { sql: string; bindings: readonly unknown[] }) => Array<Record<string, unknown>>;
 
 const readers = new WeakMap<Knex, DirectRead>();
 
@@ -33,7 +33,7 @@ export function attachSqliteReader(knex: Knex, filename: string, setup: (conn: S
   setup(db);
   db.pragma('query_only = ON');
   readers.set(knex, (query) => {
-    const { sql, bindings } = query.toSQL();
+    const { sql, bindings } = 'toSQL' in query ? query.toSQL() : query;
     if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
     return db.prepare(sql).all(bindings.map(formatBinding)) as Array<Record<string, unknown>>;
   });

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { ResolvedObject } from '../../../metadata/types.ts';
+import type { QueryAst } from './types.ts';
+
+/** Stands for the id while a by-id read is planned: found by value among the compiled bindings. */
+export const ID_SLOT = `id-slot-${randomUUID()}`;
+
+/** A by-id read parsed and compiled once: its AST and page statement, the id at `bindings[slot]`. */
+export interface ByIdPlan {
+  ast: QueryAst;
+  sql: string;
+  bindings: readonly unknown[];
+  slot: number;
+}
+
+export interface ByIdPlans {
+  /** `owner` is what the plan was made for (a caller's access profile, or an environment's anonymous key). */
+  get(owner: object, object: ResolvedObject): ByIdPlan | undefined;
+  set(owner: object, object: ResolvedObject, plan: ByIdPlan): void;
+}
+
+/**
+ * Plans of plain by-id reads (no select, expand or beforeFind hooks), kept as long as their owner
+ * lives: an access profile is rebuilt when grants change or expire, which drops its plans with it.
+ */
+export function createByIdPlans(): ByIdPlans {
+  const plans = new WeakMap<object, WeakMap<ResolvedObject, ByIdPlan>>();
+  return {
+    get: (owner, object) => plans.get(owner)?.get(object),
+    set(owner, object, plan) {
+      let byObject = plans.get(owner);
+      if (!byObject) plans.set(owner, (byObject = new WeakMap()));
+      byObject.set(object, plan);
+    },
+  };
+}
+
+/** The plan's bindings with the id in its slot. */
+export function bindId(plan: ByIdPlan, id: string): unknown[] {
+  const bindings = plan.bindings.slice();
+  bindings[plan.slot] = id;
+  return bindings;
+}
