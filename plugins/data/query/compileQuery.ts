@@ -8,7 +8,7 @@ import { compileCondition, fieldSql } from './compileCondition.ts';
 import type { CursorPosition } from './cursor.ts';
 import type { Sql } from './sql.ts';
 import { joinSql, sql } from './sql.ts';
-import type { FieldRef, QueryAst, ScopeFilter, SortKey } from './types.ts';
+import type { Condition, FieldRef, QueryAst, ScopeFilter, SortKey } from './types.ts';
 
 export interface CompileOptions {
   /** Row-level security: ANDed into the query, its count, every join target and expand query. */
@@ -124,10 +124,19 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
   return { page, count, sortKeyTypes };
 }
 
+/** Compiled scope conditions: a caller's scope is one condition object for as long as its grants hold. */
+const compiledScopes = new WeakMap<Condition, Map<string, Sql>>();
+
 /** The scope condition of an object, compiled against the table name it is read from. */
 export function scopeSql(filter: ScopeFilter | undefined, object: ResolvedObject, table: string, dialect: Dialect): Sql | null {
   const condition = filter?.(object);
-  return condition ? compileCondition(condition, { dialect, tableOf: () => table }) : null;
+  if (!condition) return null;
+  let byTable = compiledScopes.get(condition);
+  if (!byTable) compiledScopes.set(condition, (byTable = new Map()));
+  const key = `${dialect}\u0000${table}`;
+  let compiled = byTable.get(key);
+  if (!compiled) byTable.set(key, (compiled = compileCondition(condition, { dialect, tableOf: () => table })));
+  return compiled;
 }
 
 /** Values here were checked against metadata (or came from a signed cursor); knex only needs the type. */
