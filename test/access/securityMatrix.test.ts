@@ -46,6 +46,11 @@ const ROWS: Row[] = [
   { name: 'expired cannot get a doc', user: 'expired', method: 'GET', url: (ids) => `/api/v1/data/doc/${ids.docB}`, status: 404, code: 'NOT_FOUND', mustNot: ['DOC-B'] },
   // Query with total, aggregations: a count never reveals hidden rows.
   { name: 'owner query total counts only visible rows', user: 'owner', method: 'POST', url: () => query, body: () => ({ where: { region: 'US' } }), status: 200, must: ['DOC-A'], mustNot: ['DOC-B', 'DOC-C'], expect: (b) => total(1)(b) },
+  // A filter on a field the scope also tests narrows the scope (narrowScope.ts): never widens it.
+  { name: 'the EU manager filtering on EU sees the policy-opened doc', user: 'euManager', method: 'POST', url: () => query, body: () => ({ where: { region: 'EU' } }), status: 200, must: ['DOC-E'], mustNot: [...others('DOC-E'), ...SECRETS], expect: (b) => total(1)(b) },
+  { name: 'the EU manager filtering on US sees nothing', user: 'euManager', method: 'POST', url: () => query, body: () => ({ where: { region: 'US' } }), status: 200, mustNot: [...ALL, ...SECRETS], expect: (b) => total(0)(b) },
+  { name: 'other filtering on EU sees only its own EU doc', user: 'other', method: 'POST', url: () => query, body: () => ({ where: { region: 'EU' } }), status: 200, must: ['DOC-E'], mustNot: [...others('DOC-E'), ...SECRETS], expect: (b) => total(1)(b) },
+  { name: 'sharee filtering on US keeps its share', user: 'sharee', method: 'POST', url: () => query, body: () => ({ where: { region: 'US' } }), status: 200, must: ['DOC-B'], mustNot: [...others('DOC-B'), ...SECRETS], expect: (b) => total(1)(b) },
   { name: 'owner aggregation count is 1', user: 'owner', method: 'POST', url: () => query, body: () => ({ aggregations: count }), status: 200, expect: (b) => ({ n: b.items[0].n }) },
   { name: 'other grouped count by region hides the owner doc', user: 'other', method: 'POST', url: () => query, body: () => ({ groupBy: ['region'], aggregations: count, orderBy: 'region' }), status: 200, expect: (b) => ({ groups: JSON.stringify(b.items) }) },
   { name: 'admin aggregation count is 4', user: 'admin', method: 'POST', url: () => query, body: () => ({ aggregations: count }), status: 200, expect: (b) => ({ n: b.items[0].n }) },

@@ -122,7 +122,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const known = plans.get(owner, object);
     if (known) return known;
     const ast = parse({ where: { id: { $eq: ID_SLOT } }, limit: 1 });
-    const { sql, bindings } = compileQuery(ast, knex, { ...(scopeFilter ? { scopeFilter } : {}), fetch: ast.limit + 1 }).page.toSQL().toNative();
+    const { sql, bindings } = compileQuery(ast, knex, { ...(scopeFilter ? { scopeFilter } : {}), fetch: ast.limit + 1, narrow: false }).page.toSQL().toNative();
     const slots = bindings.flatMap((value, i) => (value === ID_SLOT ? [i] : []));
     if (slots.length !== 1) return undefined;
     const plan = { ast, sql, bindings, slot: slots[0]! };

@@ -5,6 +5,7 @@ import { dialectOf, qualified, quoteIdent } from '../sql/dialect.ts';
 import type { ValueType } from '../sql/objectColumns.ts';
 import { aggregationSql, bucketSql } from './aggregateSql.ts';
 import { compileCondition, fieldSql } from './compileCondition.ts';
+import { narrowScope } from './narrowScope.ts';
 import type { CursorPosition } from './cursor.ts';
 import type { Sql } from './sql.ts';
 import { joinSql, sql } from './sql.ts';
@@ -17,6 +18,11 @@ export interface CompileOptions {
   after?: CursorPosition | null;
   /** Rows to read (default ast.limit); the executor reads one more to learn whether a page follows. */
   fetch?: number;
+  /**
+   * Narrow the base object's scope by the where's equalities (default true; see narrowScope.ts).
+   * Off for statements compiled once and run with other values (by-id plans).
+   */
+  narrow?: boolean;
 }
 
 export interface CompiledQuery {
@@ -42,11 +48,13 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
   const scope = (object: ResolvedObject, table: string): Sql | null => scopeSql(options.scopeFilter, object, table, dialect);
 
   const from = (): Knex.QueryBuilder => {
-    const baseScope = scope(ast.object, base);
+    const fullScope = scope(ast.object, base);
     // Outer joins keep unmatched rows, so a scope must filter each table before joining, not after.
-    const derived = baseScope !== null && ast.joins.some((j) => j.type === 'right' || j.type === 'full');
+    const derived = fullScope !== null && ast.joins.some((j) => j.type === 'right' || j.type === 'full');
+    // Filtering after the joins, the where's equalities hold for every row: the scope may be narrowed.
+    const baseScope = derived || options.narrow === false || fullScope === null ? fullScope : scopeSql(narrowed(options.scopeFilter, ast.where), ast.object, base, dialect);
     const qb = derived
-      ? knex.queryBuilder().from(knex.raw(`(select * from ${quoteIdent(base)} where ${baseScope.sql}) as ${quoteIdent(base)}`, bind(baseScope.bindings)))
+      ? knex.queryBuilder().from(knex.raw(`(select * from ${quoteIdent(base)} where ${fullScope.sql}) as ${quoteIdent(base)}`, bind(fullScope.bindings)))
       : knex.queryBuilder().from(base);
     for (const join of ast.joins) {
       const joinScope = scope(join.object, join.object.name);
@@ -122,6 +130,15 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
 
   const sortKeyTypes = ast.orderBy.map((k) => (k.target.kind === 'output' ? k.target.type : k.target.ref.seqColumn ? 'integer' : k.target.ref.type));
   return { page, count, sortKeyTypes };
+}
+
+/** The scope filter with the base object's scope narrowed by the query's own equalities. */
+function narrowed(filter: ScopeFilter | undefined, where: Condition | null): ScopeFilter | undefined {
+  if (!filter || !where) return filter;
+  return (object) => {
+    const condition = filter(object);
+    return condition && narrowScope(condition, where);
+  };
 }
 
 /** Compiled scope conditions: a caller's scope is one condition object for as long as its grants hold. */
