@@ -1,3 +1,5 @@
+// First: a V8 setting that must be in place before the other modules run (see heapTuning.ts).
+import { limitHeapGrowth } from './heapTuning.ts';
 import type { HttpServer } from '../capabilities/httpServer.ts';
 import { createKernel, type Kernel } from '../kernel/createKernel.ts';
 import { createLogger, type Logger } from '../kernel/logger.ts';
@@ -54,7 +56,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     kernel,
     secret,
     logger,
-    start: () => kernel.boot(),
+    async start() {
+      await kernel.boot();
+      limitHeapGrowth();
+    },
     stop: () => kernel.stop(),
     http() {
       const server = kernel.service<HttpServer>('http.server');

@@ -91,4 +91,5 @@ export const TABLES = {
   verification: 'sys_verification',
   apiKey: 'sys_api_key',
   state: 'sys_auth_state',
+  passkey: 'sys_passkey',
 } as const;

@@ -85,6 +85,18 @@ export const authOptionsSchema = z.strictObject({
     /** Page (path or URL) where the user enters the code. */
     verificationUri: z.string().min(1).default('/device'),
   }).prefault({}),
+  /** Passkeys (WebAuthn): users register them while signed in, then sign in with one alone. */
+  passkeys: z.strictObject({
+    enabled: z.boolean().default(false),
+    /** Relying party id, a registrable domain such as `example.com`; default: the host of `baseURL`, else `localhost`. */
+    rpID: z.string().min(1).max(253).regex(/^[a-z0-9.-]+$/i, 'a domain name, without scheme or port').optional(),
+    /** Name shown by the browser and the authenticator. */
+    rpName: z.string().min(1).max(100).default('osr'),
+    /** Origins the ceremonies may run on; default: the origin of `baseURL`, else the request's (trusted) Origin. */
+    origins: z.array(z.url()).min(1).optional(),
+    /** Refuse a passkey sign-in whose authenticator did not verify the user (PIN, biometrics). */
+    requireUserVerification: z.boolean().default(true),
+  }).prefault({}),
   /** Lifetime of the set-password link of an email invitation, in seconds (default 7 days). */
   inviteExpiresIn: z.number().int().positive().default(604_800),
   rateLimit: rateLimitSchema.default({

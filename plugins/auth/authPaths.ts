@@ -8,8 +8,8 @@ const startsWithAny = (path: string, prefixes: readonly string[]) =>
 
 /** Which rate-limit family an engine path (below AUTH_BASE_PATH) belongs to, if any. */
 export function rateFamilyOf(path: string): RateFamily | null {
-  // Second-factor codes and sign-in links are sign-in attempts too: six digits are guessable.
-  if (startsWithAny(path, ['/sign-in/', '/sign-up/', '/sign-in', '/two-factor/verify-totp', '/two-factor/verify-backup-code', '/magic-link/verify'])) return 'signIn';
+  // Second-factor codes, sign-in links and passkey assertions are sign-in attempts too (six digits are guessable).
+  if (startsWithAny(path, ['/sign-in/', '/sign-up/', '/sign-in', '/two-factor/verify-totp', '/two-factor/verify-backup-code', '/magic-link/verify', '/passkey/verify-authentication'])) return 'signIn';
   if (startsWithAny(path, ['/request-password-reset', '/forget-password', '/reset-password', '/change-password'])) return 'passwordReset';
   if (startsWithAny(path, ['/send-verification-email', '/verify-email'])) return 'verification';
   return null;
@@ -23,6 +23,7 @@ const ALLOWED_WHILE_EXPIRED = [
   '/change-password', '/sign-out', '/get-session', '/ok', '/error',
   '/sign-in/', '/request-password-reset', '/forget-password', '/reset-password', '/verify-email', '/send-verification-email',
   '/two-factor/verify-totp', '/two-factor/verify-backup-code', '/magic-link/verify',
+  '/passkey/generate-authenticate-options', '/passkey/verify-authentication',
 ];
 
 export function allowedWhilePasswordExpired(path: string): boolean {

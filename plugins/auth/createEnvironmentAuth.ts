@@ -1,5 +1,3 @@
-import { betterAuth } from 'better-auth';
-import { getMigrations } from 'better-auth/db/migration';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import type { EnvironmentInfo } from '../../capabilities/runtimeInfo.ts';
 import type { Logger } from '../../kernel/logger.ts';
@@ -8,18 +6,26 @@ import { TABLES } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { AUTH_BASE_PATH } from './authPaths.ts';
 import { bootstrapAdmin } from './bootstrapAdmin.ts';
-import { engineOptions } from './engineOptions.ts';
 import { environmentAuthBase } from './environmentAuthUrl.ts';
+import { forwardCalls } from './forwardCalls.ts';
 import { openAuthDatabase, type AuthDatabase } from './openAuthDatabase.ts';
+import { sessionCookieName } from './sessionCookieName.ts';
 
 /** One environment's identity: its database, its engine instance and the engine's context. */
 export interface EnvironmentAuth {
   id: string;
+  /** The engine; calls made before it has started wait for it (see `ready`). */
   engine: AuthEngine;
+  /** The engine's context; its adapters' calls made before the engine has started wait for it. */
   context: EngineContext;
   database: AuthDatabase;
   /** Name of the session cookie (environment-specific). */
   sessionCookie: string;
+  /**
+   * Load and start the engine if not done yet: create or update the identity tables, create the
+   * configured first admin. A failure is thrown to every waiting caller, and the next call tries again.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,37 +40,109 @@ export interface EnvironmentAuthInput {
   isDefault: boolean;
 }
 
-/** Open the database, create or update the identity tables, start the engine, create the first admin. */
+interface Started {
+  engine: AuthEngine;
+  context: EngineContext;
+}
+
+/** Load the engine library, create or update the tables, start the engine, create the first admin. */
+async function startEngine(input: EnvironmentAuthInput, database: AuthDatabase, secret: string, ref: { current: AuthEngine | null }): Promise<Started> {
+  // The engine and its plugins are most of the runtime's code: loaded here, not at process start.
+  const [{ betterAuth }, { getMigrations }, { engineOptions }] = await Promise.all([
+    import('better-auth'), import('better-auth/db/migration'), import('./engineOptions.ts'),
+  ]);
+  const config = engineOptions({
+    environmentId: input.env.id,
+    database,
+    secret,
+    production: input.production,
+    options: input.options,
+    email: input.email,
+    log: input.log,
+    engine: ref,
+    authBase: input.isDefault ? AUTH_BASE_PATH : environmentAuthBase(input.env.id),
+  });
+  const { runMigrations } = await getMigrations(config);
+  await runMigrations();
+  const engine = betterAuth(config) as unknown as AuthEngine;
+  ref.current = engine;
+  const context = await engine.$context;
+  if (input.options.admin) await bootstrapAdmin({ engine, context, database, admin: input.options.admin, log: input.log });
+  return { engine, context };
+}
+
+/**
+ * Open the database and its state table. The engine starts on `ready()` (the auth plugin calls it
+ * once the runtime serves, and at start when a first admin is configured) or on the first call
+ * that needs it, whichever comes first.
+ */
 export async function createEnvironmentAuth(input: EnvironmentAuthInput): Promise<EnvironmentAuth> {
   const database = await openAuthDatabase(input.env);
   try {
-    const ref: { current: AuthEngine | null } = { current: null };
-    const config = engineOptions({
-      environmentId: input.env.id,
-      database,
-      secret: input.secret.toString('hex'),
-      production: input.production,
-      options: input.options,
-      email: input.email,
-      log: input.log,
-      engine: ref,
-      authBase: input.isDefault ? AUTH_BASE_PATH : environmentAuthBase(input.env.id),
-    });
-    const { runMigrations } = await getMigrations(config);
-    await runMigrations();
     await database.query(`create table if not exists ${TABLES.state} (key varchar(100) primary key, value text not null, updated_at varchar(40) not null)`);
-    const engine = betterAuth(config) as unknown as AuthEngine;
-    ref.current = engine;
-    const context = await engine.$context;
-    if (input.options.admin) await bootstrapAdmin({ engine, context, database, admin: input.options.admin, log: input.log });
-    return {
+    const secret = input.secret.toString('hex');
+    const ref: { current: AuthEngine | null } = { current: null };
+    const predictedCookie = sessionCookieName(input.env.id, input.production);
+    let started: Started | null = null;
+    let starting: Promise<Started> | null = null;
+    let closed = false;
+    const start = (): Promise<Started> => {
+      if (started) return Promise.resolve(started);
+      if (closed) return Promise.reject(new Error(`the identity database of environment '${input.env.id}' is closed`));
+      starting ??= startEngine(input, database, secret, ref).then(
+        (s) => {
+          const actual = s.context.authCookies.sessionToken.name;
+          if (actual !== predictedCookie) input.log.error({ expected: predictedCookie, actual }, 'the session cookie name differs from the one predicted before start');
+          started = s;
+          return s;
+        },
+        (error: unknown) => {
+          starting = null;
+          throw error;
+        },
+      );
+      return starting;
+    };
+
+    const engine: AuthEngine = {
+      handler: async (request) => (started ?? (await start())).engine.handler(request),
+      get api() {
+        return started ? started.engine.api : forwardCalls(async () => (await start()).engine.api);
+      },
+      get $context() {
+        return start().then((s) => s.context);
+      },
+    };
+    const context = new Proxy({} as EngineContext, {
+      get(_, name) {
+        if (started) return Reflect.get(started.context, name);
+        if (name === 'internalAdapter' || name === 'adapter') return forwardCalls(async () => (await start()).context[name]);
+        if (name === 'secret') return secret;
+        if (name === 'authCookies') return { sessionToken: { name: predictedCookie } };
+        throw new Error(`the auth engine of environment '${input.env.id}' has not started: call ready() before reading context.${String(name)}`);
+      },
+    });
+
+    const auth: EnvironmentAuth = {
       id: input.env.id,
       engine,
       context,
       database,
-      sessionCookie: context.authCookies.sessionToken.name,
-      close: () => database.close(),
+      get sessionCookie() {
+        return started ? started.context.authCookies.sessionToken.name : predictedCookie;
+      },
+      ready: async () => {
+        await start();
+      },
+      async close() {
+        closed = true;
+        // An engine still starting is using the database: let it finish first.
+        await starting?.catch(() => undefined);
+        await database.close();
+      },
     };
+    if (input.options.admin) await auth.ready();
+    return auth;
   } catch (error) {
     await database.close().catch(() => undefined);
     throw error;

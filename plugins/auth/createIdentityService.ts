@@ -8,9 +8,10 @@ import { AUTH_BASE_PATH, allowedWhilePasswordExpired, enginePath, oauthCallbackR
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { createUser } from './createUser.ts';
 import { DEVICE_GRANT_PATHS, DEVICE_TOKEN_PATH, signDeviceToken } from './deviceToken.ts';
-import { CLIENT_IP_HEADER } from './engineOptions.ts';
+import { CLIENT_IP_HEADER } from './clientIpHeader.ts';
 import { importUsers } from './import/importUsers.ts';
 import { errorFromResponse } from './mapAuthError.ts';
+import { PASSKEY_SIGN_IN_PATH, passkeySignInAnswer } from './passkeySignIn.ts';
 import type { PrincipalCache } from './principalCache.ts';
 import type { RateLimiter } from './rateLimiter.ts';
 import { isTrustedOrigin } from './trustedOrigins.ts';
@@ -94,7 +95,8 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       if (mutating) cache.clear(env.id);
       // RFC 8628 clients read OAuth errors (authorization_pending, slow_down) from these two as they are.
       if (response.status >= 400 && !DEVICE_GRANT_PATHS.has(routed)) throw await errorFromResponse(response, request.method, new URL(request.url).pathname);
-      return routed === DEVICE_TOKEN_PATH ? signDeviceToken(response, env.context.secret) : response;
+      if (routed === DEVICE_TOKEN_PATH) return signDeviceToken(response, env.context.secret);
+      return routed === PASSKEY_SIGN_IN_PATH ? passkeySignInAnswer(response) : response;
     },
 
     async signIn(input, context) {

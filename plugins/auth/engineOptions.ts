@@ -7,6 +7,7 @@ import type { AuthEngine } from './authEngine.ts';
 import { TABLES } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { AUTH_BASE_PATH } from './authPaths.ts';
+import { CLIENT_IP_HEADER } from './clientIpHeader.ts';
 import { passwordOptions, verificationOptions } from './emailFlows.ts';
 import { oauthParts } from './oauthProviders.ts';
 import { signInMethods } from './signInMethods.ts';
@@ -27,8 +28,7 @@ export interface EngineSettings {
   engine: { current: AuthEngine | null };
 }
 
-/** Set by the HTTP bridge from the socket (and trusted proxies), never by the client. */
-export const CLIENT_IP_HEADER = 'x-osr-client-ip';
+export { CLIENT_IP_HEADER };
 
 /** Engine paths served by our own routes instead (one way to mint keys and create users). */
 const DISABLED_PATHS = ['/api-key/create', '/api-key/update', '/api-key/delete', '/api-key/list', '/api-key/get', '/api-key/verify', '/admin/create-user'];

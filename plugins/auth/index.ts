@@ -3,6 +3,7 @@ import { authOptionsSchema } from './authOptions.ts';
 import { createAuthenticator } from './createAuthenticator.ts';
 import { createEnvironmentAuth, type EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { createIdentityService } from './createIdentityService.ts';
+import { checkPasskeyConfig } from './passkeyRelyingParty.ts';
 import { PrincipalCache } from './principalCache.ts';
 import { RateLimiter } from './rateLimiter.ts';
 
@@ -33,11 +34,15 @@ export default definePlugin({
     ctx.provide('auth.identity', createIdentityService({
       environments, cache, limiter, options: ctx.options, email: () => ctx.resolve('email.send'),
     }));
+    // The engines start once the runtime serves (requests that need no identity are answered
+    // meanwhile; those that do wait for their environment's engine), after other ready hooks.
+    ctx.hook('runtime.ready', () => Promise.all([...environments.values()].map((env) => env.ready())), { priority: 1000 });
   },
   async start(ctx) {
     const environments = states.get(ctx)!;
     const info = ctx.resolve('runtime.info');
     const keys = ctx.resolve('secrets.keys');
+    checkPasskeyConfig(ctx.options, info.production);
     if (info.production && !ctx.options.baseURL && ctx.has('email.send')) {
       ctx.log.warn('plugins.auth.baseURL is not set: links in password-reset, verification and invitation mails follow the Host header of the request that caused them. Set it to the public origin.');
     }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
+import type Database from 'better-sqlite3';
+import type pg from 'pg';
 import { codedError } from '../../kernel/errors.ts';
 import type { EnvironmentInfo } from '../../capabilities/runtimeInfo.ts';
 
@@ -27,9 +27,11 @@ export async function openAuthDatabase(env: EnvironmentInfo): Promise<AuthDataba
   throw codedError('CONFIG_INVALID', { path: `environments.${env.id}.databaseUrl`, reason: 'use sqlite:PATH or postgres://...' });
 }
 
-function openSqlite(file: string): AuthDatabase {
+// Each driver is loaded by the first database that uses it, not at start.
+async function openSqlite(file: string): Promise<AuthDatabase> {
+  const { default: Sqlite } = await import('better-sqlite3');
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
+  const db = new Sqlite(file);
   if (file !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
@@ -50,7 +52,8 @@ async function openPostgres(url: string, schema: string | null): Promise<AuthDat
   if (schema !== null && !SCHEMA.test(schema)) {
     throw codedError('CONFIG_INVALID', { path: 'environments', reason: `'${schema}' is not a valid PostgreSQL schema name` });
   }
-  const pool = new pg.Pool({
+  const { default: pgDriver } = await import('pg');
+  const pool = new pgDriver.Pool({
     connectionString: url,
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),

@@ -1,12 +1,16 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { SmtpSettings } from './resolveEmailSettings.ts';
 
-/** Delivery through an SMTP server (nodemailer), one pooled transport per process. */
+/**
+ * Delivery through an SMTP server (nodemailer), one pooled transport per process. The library is
+ * loaded and the transport created by the first message, not at start.
+ */
 export function smtpProvider(settings: SmtpSettings, log: Logger): EmailSend & { close(): Promise<void> } {
-  const transport = nodemailer.createTransport({
+  let transport: Promise<Transporter> | null = null;
+  const open = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({
     host: settings.host,
     port: settings.port,
     secure: settings.secure,
@@ -16,11 +20,12 @@ export function smtpProvider(settings: SmtpSettings, log: Logger): EmailSend & {
     connectionTimeout: settings.timeoutMs,
     greetingTimeout: settings.timeoutMs,
     socketTimeout: settings.timeoutMs,
-  });
+  })));
   return {
     async send(message) {
+      const mailer = await open();
       try {
-        await transport.sendMail({
+        await mailer.sendMail({
           from: settings.from,
           to: message.to,
           subject: message.subject,
@@ -38,7 +43,7 @@ export function smtpProvider(settings: SmtpSettings, log: Logger): EmailSend & {
       }
     },
     async close() {
-      transport.close();
+      if (transport) (await transport).close();
     },
   };
 }

@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { DataRecord } from '../../capabilities/dataEngine.ts';
 import { cellText, csvLine } from './csvLine.ts';
-import { PdfTable } from './pdfTable.ts';
 
 export interface Column {
   /** Key in the record, and the header of csv and xlsx files. */
@@ -30,8 +29,11 @@ export interface ExportWriter {
 export interface ExportFormat {
   contentType: string;
   extension: string;
-  /** `sample` is the first page, to size pdf columns. */
-  open(out: Writable, columns: readonly Column[], names: FileNames, sample: readonly DataRecord[]): ExportWriter;
+  /**
+   * `sample` is the first page, to size pdf columns. The spreadsheet and PDF libraries are loaded
+   * by the first export that needs them, not at start.
+   */
+  open(out: Writable, columns: readonly Column[], names: FileNames, sample: readonly DataRecord[]): Promise<ExportWriter>;
 }
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'pdf', 'json'] as const;
@@ -99,7 +101,7 @@ class Coalescer {
 const csv: ExportFormat = {
   contentType: 'text/csv; charset=utf-8',
   extension: 'csv',
-  open(out, columns) {
+  async open(out, columns) {
     out.write(csvLine(columns.map((c) => c.key)));
     return {
       rows: (records) => void out.write(records.map((r) => csvLine(columns.map((c) => r[c.key]))).join('')),
@@ -111,7 +113,7 @@ const csv: ExportFormat = {
 const json: ExportFormat = {
   contentType: 'application/json; charset=utf-8',
   extension: 'json',
-  open(out, columns) {
+  async open(out, columns) {
     let first = true;
     out.write('[');
     return {
@@ -133,7 +135,8 @@ const json: ExportFormat = {
 const xlsx: ExportFormat = {
   contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   extension: 'xlsx',
-  open(out, columns, names) {
+  async open(out, columns, names) {
+    const { default: ExcelJS } = await import('exceljs');
     // exceljs zips into its own stream; its bytes are forwarded so `out` alone carries backpressure.
     const zip = new PassThrough();
     const bytes = new Coalescer(out);
@@ -166,7 +169,8 @@ const xlsx: ExportFormat = {
 const pdf: ExportFormat = {
   contentType: 'application/pdf',
   extension: 'pdf',
-  open(out, columns, names, sample) {
+  async open(out, columns, names, sample) {
+    const { PdfTable } = await import('./pdfTable.ts');
     // Column widths follow the first page's typical text length, within bounds.
     const weight = (key: string, label: string) => {
       const lengths = sample.map((r) => Math.min(cellText(r[key]).length, 40));

@@ -82,7 +82,7 @@ export async function startExport(engine: DataEngine, object: ResolvedObject, re
   out.on('error', () => undefined);
   const started = Date.now();
   const title = `${object.pluralLabel} (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC)`;
-  const writer = format.open(out, columns, { label: object.pluralLabel, title }, page.items);
+  const writer = await format.open(out, columns, { label: object.pluralLabel, title }, page.items);
   const where = { object: object.name, format: request.format, requestId: ctx.requestId };
 
   const produce = async () => {

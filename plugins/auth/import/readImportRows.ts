@@ -1,4 +1,3 @@
-import ExcelJS from 'exceljs';
 import type { ImportUsersInput } from '../../../capabilities/authIdentity.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import { parseCsv } from './parseCsv.ts';
@@ -66,6 +65,8 @@ function fromObjects(rows: Array<Record<string, unknown>>): RawRow[] {
 }
 
 async function fromXlsx(base64: string): Promise<RawRow[]> {
+  // The spreadsheet library is loaded by the first xlsx import, not at start.
+  const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.Workbook();
   try {
     await workbook.xlsx.load(Buffer.from(base64, 'base64') as unknown as ArrayBuffer);

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthRequestContext } from '../../../capabilities/authIdentity.ts';
-import { CLIENT_IP_HEADER } from '../engineOptions.ts';
+import { CLIENT_IP_HEADER } from '../clientIpHeader.ts';
 
 /** Headers that describe one hop or the old body, not the request the engine should see. */
 const REQUEST_SKIP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'expect', 'upgrade', 'te', 'trailer', 'proxy-connection', CLIENT_IP_HEADER]);

@@ -1,6 +1,6 @@
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
-import pg from 'pg';
+import type pg from 'pg';
 import { codedError } from '../../../kernel/errors.ts';
 import type { Dialect } from './dialect.ts';
 import { SQLITE_LOWER, quoteIdent } from './dialect.ts';
@@ -40,13 +40,13 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const SQLITE_OUTER_JOINS = [3, 39, 0];
 
 // Per-connection type parsers, so values come back as the codec expects without touching pg's globals.
-const pgTypes = {
+const pgTypes = (types: typeof pg.types) => ({
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === 20 || oid === 1700) return (value: string) => Number(value); // int8, numeric
     if (oid === 1082) return (value: string) => value; // date stays 'YYYY-MM-DD', no local-time shift
-    return pg.types.getTypeParser(oid, format ?? 'text');
+    return types.getTypeParser(oid, format ?? 'text');
   },
-};
+});
 
 /** Opens a knex instance for the URL, with the pragmas and search path the engine relies on. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -118,9 +118,11 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
       reason: `'${schema}' is not a valid schema name (lowercase letters, digits and _; at most 63 characters)`,
     });
   }
+  // Loaded here, not at start: a SQLite deployment never needs the PostgreSQL driver.
+  const { default: pgDriver } = await import('pg');
   const knex = knexFactory({
     client: 'pg',
-    connection: { connectionString: url, types: pgTypes } as Knex.PgConnectionConfig,
+    connection: { connectionString: url, types: pgTypes(pgDriver.types) } as Knex.PgConnectionConfig,
     pool: { min: 0, max: 10 },
     ...(schema ? { searchPath: [schema] } : {}),
   });
