@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { DataContext, DataEngine, DataRecord, GetOptions, ListResult, QueryOptions } from '../../../capabilities/dataEngine.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
-import { bindId, createByIdPlans, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
+import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
 import { compileQuery } from '../query/compileQuery.ts';
 import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
@@ -15,15 +15,6 @@ import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
 import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
 import { runHooks } from './runHooks.ts';
-
-const planStores = new WeakMap<EngineDeps, { plans: ByIdPlans; owners: Map<string, object> }>();
-const storeOf = (deps: EngineDeps) => {
-  let store = planStores.get(deps);
-  if (!store) planStores.set(deps, (store = { plans: createByIdPlans(), owners: new Map() }));
-  return store;
-};
-const plansOf = (deps: EngineDeps) => storeOf(deps).plans;
-const anonymousOwners = (deps: EngineDeps) => storeOf(deps).owners;
 
 /** A transaction the engine is bound to: every call runs inside it. */
 export interface Binding {
@@ -83,8 +74,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const scopeFilter = combineScopes(access ? readScope(access.profile) : undefined, contributed);
     // A plan holds for a caller as long as nothing but the id changes: no transaction, no
     // contributed scope (it may depend on the call), no beforeFind hook (it may rewrite the query).
-    const plan = planId !== undefined && !binding && !contributed && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0)
-      ? planFor(object, access?.profile ?? anonymousOwner(ctx), knex, parse, scopeFilter)
+    const plan = planId !== undefined && deps.plans && !binding && !contributed && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0)
+      ? planFor(deps.plans, object, access?.profile ?? deps.plans.anonymous(`${ctx.environmentId}\u0000${ctx.system === true}`), knex, parse, scopeFilter)
       : undefined;
     const ast = plan?.ast ?? parse(before.query);
     const result = await executeQuery(ast, knex, {
@@ -117,8 +108,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
   }
 
   /** The plan of a plain by-id read of `object` for `owner`, made on first use; undefined if the id has no single slot. */
-  function planFor(object: ResolvedObject, owner: object, knex: Knex, parse: (query: Record<string, unknown>) => QueryAst, scopeFilter: ScopeFilter | undefined): ByIdPlan | undefined {
-    const plans = plansOf(deps);
+  function planFor(plans: ByIdPlans, object: ResolvedObject, owner: object, knex: Knex, parse: (query: Record<string, unknown>) => QueryAst, scopeFilter: ScopeFilter | undefined): ByIdPlan | undefined {
     const known = plans.get(owner, object);
     if (known) return known;
     const ast = parse({ where: { id: { $eq: ID_SLOT } }, limit: 1 });
@@ -128,15 +118,6 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const plan = { ast, sql, bindings, slot: slots[0]! };
     plans.set(owner, object, plan);
     return plan;
-  }
-
-  /** Callers without an access profile share a plan per environment (engine work apart). */
-  function anonymousOwner(ctx: DataContext): object {
-    const owners = anonymousOwners(deps);
-    const key = `${ctx.environmentId}\u0000${ctx.system === true}`;
-    let owner = owners.get(key);
-    if (!owner) owners.set(key, (owner = {}));
-    return owner;
   }
 
   const engine: DataEngine = {

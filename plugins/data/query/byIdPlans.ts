@@ -17,6 +17,8 @@ export interface ByIdPlans {
   /** `owner` is what the plan was made for (a caller's access profile, or an environment's anonymous key). */
   get(owner: object, object: ResolvedObject): ByIdPlan | undefined;
   set(owner: object, object: ResolvedObject, plan: ByIdPlan): void;
+  /** The owner standing for callers without an access profile (one per key: environment, engine work or not). */
+  anonymous(key: string): object;
 }
 
 /**
@@ -25,12 +27,18 @@ export interface ByIdPlans {
  */
 export function createByIdPlans(): ByIdPlans {
   const plans = new WeakMap<object, WeakMap<ResolvedObject, ByIdPlan>>();
+  const anonymous = new Map<string, object>();
   return {
     get: (owner, object) => plans.get(owner)?.get(object),
     set(owner, object, plan) {
       let byObject = plans.get(owner);
       if (!byObject) plans.set(owner, (byObject = new WeakMap()));
       byObject.set(object, plan);
+    },
+    anonymous(key) {
+      let owner = anonymous.get(key);
+      if (!owner) anonymous.set(key, (owner = {}));
+      return owner;
     },
   };
 }

@@ -47,16 +47,15 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
   const ctx = { dialect, tableOf };
   const scope = (object: ResolvedObject, table: string): Sql | null => scopeSql(options.scopeFilter, object, table, dialect);
 
-  // Whether the base object's rows are filtered by a scope (set by from()).
-  let scopedBase = false;
+  const fullScope = scope(ast.object, base);
+  // Outer joins keep unmatched rows, so a scope must filter each table before joining, not after.
+  const derived = fullScope !== null && ast.joins.some((j) => j.type === 'right' || j.type === 'full');
+  // Filtering after the joins, the where's equalities hold for every row: the scope may be narrowed.
+  const baseScope = derived || options.narrow === false || fullScope === null ? fullScope : scopeSql(narrowed(options.scopeFilter, ast.where), ast.object, base, dialect);
+
   const from = (): Knex.QueryBuilder => {
-    const fullScope = scope(ast.object, base);
-    // Outer joins keep unmatched rows, so a scope must filter each table before joining, not after.
-    const derived = fullScope !== null && ast.joins.some((j) => j.type === 'right' || j.type === 'full');
-    // Filtering after the joins, the where's equalities hold for every row: the scope may be narrowed.
-    const baseScope = derived || options.narrow === false || fullScope === null ? fullScope : scopeSql(narrowed(options.scopeFilter, ast.where), ast.object, base, dialect);
     const qb = derived
-      ? knex.queryBuilder().from(knex.raw(`(select * from ${quoteIdent(base)} where ${fullScope.sql}) as ${quoteIdent(base)}`, bind(fullScope.bindings)))
+      ? knex.queryBuilder().from(knex.raw(`(select * from ${quoteIdent(base)} where ${fullScope!.sql}) as ${quoteIdent(base)}`, bind(fullScope!.bindings)))
       : knex.queryBuilder().from(base);
     for (const join of ast.joins) {
       const joinScope = scope(join.object, join.object.name);
@@ -66,7 +65,6 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
       qb.joinRaw(`${JOIN_SQL[join.type]} ${target} on ${fieldSql(join.local, ctx)} = ${fieldSql(join.foreign, ctx)}`, bind(joinScope?.bindings ?? []) as Knex.Value[]);
     }
     const filters: Sql[] = [];
-    scopedBase = baseScope !== null;
     if (baseScope && !derived) filters.push(baseScope);
     if (ast.where) filters.push(compileCondition(ast.where, ctx));
     if (filters.length > 0) {
@@ -95,7 +93,7 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
       // SQLite walks an index on a group key in order and then reads every row to test a scope
       // (owner, policy fields) the index does not hold: 100k row lookups, ten times a table scan.
       // `+column` keeps the key's value but not the index's order, so it scans and groups instead.
-      const unordered = dialect === 'sqlite' && scopedBase;
+      const unordered = dialect === 'sqlite' && baseScope !== null;
       if (groups.length > 0) qb.groupByRaw(groups.map((g) => (unordered && g.expr.startsWith('"') ? `+${g.expr}` : g.expr)).join(', '));
       if (ast.having) {
         const having = compileCondition(ast.having, { ...ctx, aggregateSql: (alias) => aggregates.get(alias)! });
