@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_APP_DIR, REPO_ROOT } from './benchObject.ts';
 import type { DatabaseTarget } from './databaseTarget.ts';
+import { freePort } from '../test/harness/freePort.ts';
 
 export interface BootResult {
   /** Spawn to the first 200 of /api/v1/health on an empty database (tables created at boot). */
@@ -25,16 +25,6 @@ interface BootTimes {
   identityMs: number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Environment of the child without variables that would override the config file. */
 function childEnv(): NodeJS.ProcessEnv {

@@ -59,16 +59,3 @@ export async function createDatabaseTarget(driver: BenchDriver): Promise<Databas
   };
 }
 
-/** null when PostgreSQL answers, else why not. */
-export async function postgresProblem(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return null;
-  } catch (error) {
-    return (error as Error).message || String(error);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}

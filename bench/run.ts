@@ -12,7 +12,8 @@ import { parseBenchArgs, USAGE, type BenchArgs } from './benchArgs.ts';
 import { BENCH_APP_DIR, randomSource } from './benchObject.ts';
 import { measureBoot } from './bootTime.ts';
 import { BENCH_ADMIN, prepareBenchUsers, type BenchUsers } from './benchUsers.ts';
-import { createDatabaseTarget, postgresProblem, type BenchDriver, type DatabaseTarget } from './databaseTarget.ts';
+import { postgresProblem } from '../test/harness/postgresProblem.ts';
+import { BENCH_POSTGRES_URL, createDatabaseTarget, type BenchDriver, type DatabaseTarget } from './databaseTarget.ts';
 import { checkTargets, summaryMarkdown, type BenchReport, type DriverResult, type ScenarioResult } from './report.ts';
 import { runLoad, runTimed } from './runLoad.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
@@ -131,7 +132,7 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const drivers: BenchDriver[] = [];
   for (const driver of args.drivers) {
-    const problem = driver === 'postgres' ? await postgresProblem() : null;
+    const problem = driver === 'postgres' ? await postgresProblem(BENCH_POSTGRES_URL) : null;
     if (problem === null) drivers.push(driver);
     else if (args.driverExplicit || process.env.CI === 'true') throw new Error(`PostgreSQL is unreachable: ${problem}`);
     else log(`[postgres] skipped: unreachable (${problem})`);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
+import { postgresProblem } from '../harness/postgresProblem.ts';
 import type { Test } from 'tap';
 import type { AnyPlugin } from '../../kernel/index.ts';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.ts';
@@ -42,21 +43,6 @@ export interface BootOptions {
   plugins?: AnyPlugin[];
 }
 
-let probe: Promise<string | null> | null = null;
-function postgresProblem(): Promise<string | null> {
-  probe ??= (async () => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 });
-    try {
-      await client.connect();
-      return null;
-    } catch (error) {
-      return (error as Error).message || String(error);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  })();
-  return probe;
-}
 
 const schemaOf = (id: string) => `env_${id.replace(/-/g, '_')}`;
 
@@ -65,7 +51,7 @@ const schemaOf = (id: string) => `env_${id.replace(/-/g, '_')}`;
  * it (with the reason) otherwise.
  */
 export async function eachBackend(t: Test, ids: string[], body: (t: Test, site: Site) => Promise<void>): Promise<void> {
-  const problem = await postgresProblem();
+  const problem = await postgresProblem(POSTGRES_URL);
   const ci = process.env.CI === 'true';
   await t.test('sqlite', async (t) => body(t, sqliteSite(t, ids)));
   await t.test('postgres', { skip: problem !== null && !ci ? `PostgreSQL unreachable at ${POSTGRES_URL} (${problem}); set CI=true to make this a failure` : false }, async (t) => {

@@ -2,10 +2,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { freePort } from '../harness/freePort.ts';
 
 const BIN = new URL('../../bin/osr.js', import.meta.url).pathname;
 const HELLO = new URL('../../examples/hello-plugin', import.meta.url).pathname;
@@ -37,15 +37,6 @@ function run(args: string[], ws: { cwd: string; dataDir: string }, extra: NodeJS
   });
 }
 
-/** A port that was free a moment ago (listen on 0, read it, close). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    }).on('error', reject);
-  });
-}
 
 function fetchText(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

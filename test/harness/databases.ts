@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { postgresProblem } from './postgresProblem.ts';
 import type { Test } from 'tap';
 import type { Database } from '../../plugins/data/sql/openDatabase.ts';
 import { openDatabase } from '../../plugins/data/sql/openDatabase.ts';
@@ -20,31 +20,13 @@ export interface DatabaseCase {
   open(t: Test): Promise<Database>;
 }
 
-let probe: Promise<string | null> | null = null;
-
-/** null when PostgreSQL answers, else why not. Probed once per process. */
-function probePostgres(): Promise<string | null> {
-  probe ??= (async () => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 });
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return null;
-    } catch (error) {
-      return (error as Error).message || String(error);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  })();
-  return probe;
-}
 
 /**
  * The drivers every data test runs on. PostgreSQL unreachable: the case fails when CI=true
  * (a green CI must have run it) and is skipped with the reason otherwise.
  */
 export async function databaseCases(): Promise<DatabaseCase[]> {
-  const pgProblem = await probePostgres();
+  const pgProblem = await postgresProblem(POSTGRES_URL);
   const ci = process.env.CI === 'true';
   return [
     {

@@ -1,11 +1,11 @@
 /** The runtime as operators run it: `node bin/osr.js start --config FILE`, in a child process. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { toReply, type Reply } from './reliabilityHarness.ts';
+import { freePort } from '../harness/freePort.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -26,16 +26,6 @@ export interface RuntimeFiles {
   port: number;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A temporary data directory and config file (JSON) on a free port; removed at teardown. */
 export async function runtimeFiles(t: Test, config: Record<string, unknown>): Promise<RuntimeFiles> {
