@@ -53,6 +53,8 @@ const ROWS: Row[] = [
   { name: 'sharee filtering on US keeps its share', user: 'sharee', method: 'POST', url: () => query, body: () => ({ where: { region: 'US' } }), status: 200, must: ['DOC-B'], mustNot: [...others('DOC-B'), ...SECRETS], expect: (b) => total(1)(b) },
   { name: 'owner aggregation count is 1', user: 'owner', method: 'POST', url: () => query, body: () => ({ aggregations: count }), status: 200, expect: (b) => ({ n: b.items[0].n }) },
   { name: 'other grouped count by region hides the owner doc', user: 'other', method: 'POST', url: () => query, body: () => ({ groupBy: ['region'], aggregations: count, orderBy: 'region' }), status: 200, expect: (b) => ({ groups: JSON.stringify(b.items) }) },
+  // Grouped by the field the policy tests, the count is read in parts (partitionScope.ts): the policy's region unrestricted, the rest under the owner test.
+  { name: 'the EU manager grouped by region counts the policy-opened region only', user: 'euManager', method: 'POST', url: () => query, body: () => ({ groupBy: ['region'], aggregations: count, orderBy: 'region' }), status: 200, expect: (b) => ({ groups: JSON.stringify(b.items) }) },
   { name: 'admin aggregation count is 4', user: 'admin', method: 'POST', url: () => query, body: () => ({ aggregations: count }), status: 200, expect: (b) => ({ n: b.items[0].n }) },
   // Expand and join: the referenced object's scope applies.
   { name: 'owner expands its folder', user: 'owner', method: 'GET', url: (ids) => `/api/v1/data/doc/${ids.docA}?expand=folder`, status: 200, must: ['FOLDER-1'] },
@@ -83,6 +85,7 @@ const ROWS: Row[] = [
 const EXPECTED: Record<string, Record<string, unknown>> = {
   'owner aggregation count is 1': { n: 1 },
   'other grouped count by region hides the owner doc': { groups: JSON.stringify([{ region: 'EU', n: 1 }, { region: 'US', n: 2 }]) },
+  'the EU manager grouped by region counts the policy-opened region only': { groups: JSON.stringify([{ region: 'EU', n: 1 }]) },
   'admin aggregation count is 4': { n: 4 },
   'sharee expanding a hidden folder gets null': { folder: null },
   'sharee with a read share cannot update: 403': { permission: 'doc:edit' },

@@ -6,6 +6,7 @@ import type { ValueType } from '../sql/objectColumns.ts';
 import { aggregationSql, bucketSql } from './aggregateSql.ts';
 import { compileCondition, fieldSql } from './compileCondition.ts';
 import { narrowScope } from './narrowScope.ts';
+import { branchKeyCondition, partitionScope, type ScopePartition } from './partitionScope.ts';
 import type { CursorPosition } from './cursor.ts';
 import type { Sql } from './sql.ts';
 import { joinSql, sql } from './sql.ts';
@@ -51,9 +52,12 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
   // Outer joins keep unmatched rows, so a scope must filter each table before joining, not after.
   const derived = fullScope !== null && ast.joins.some((j) => j.type === 'right' || j.type === 'full');
   // Filtering after the joins, the where's equalities hold for every row: the scope may be narrowed.
-  const baseScope = derived || options.narrow === false || fullScope === null ? fullScope : scopeSql(narrowed(options.scopeFilter, ast.where), ast.object, base, dialect);
+  const narrowedCondition = derived || options.narrow === false || fullScope === null ? undefined : narrowed(options.scopeFilter, ast.where)!(ast.object);
+  const baseScope = narrowedCondition === undefined ? fullScope : conditionSql(narrowedCondition, base, dialect);
+  // A scoped aggregation grouped by a key the scope tests is read in parts (partitionScope.ts).
+  const partition = ast.aggregate && narrowedCondition ? partitionScope(narrowedCondition, ast.groupBy, ast.object) : null;
 
-  const from = (): Knex.QueryBuilder => {
+  const from = (rowScope: Sql | null = baseScope, keyFilter: Sql | null = null): Knex.QueryBuilder => {
     const qb = derived
       ? knex.queryBuilder().from(knex.raw(`(select * from ${quoteIdent(base)} where ${fullScope!.sql}) as ${quoteIdent(base)}`, bind(fullScope!.bindings)))
       : knex.queryBuilder().from(base);
@@ -65,7 +69,8 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
       qb.joinRaw(`${JOIN_SQL[join.type]} ${target} on ${fieldSql(join.local, ctx)} = ${fieldSql(join.foreign, ctx)}`, bind(joinScope?.bindings ?? []) as Knex.Value[]);
     }
     const filters: Sql[] = [];
-    if (baseScope && !derived) filters.push(baseScope);
+    if (rowScope && !derived) filters.push(rowScope);
+    if (keyFilter) filters.push(keyFilter);
     if (ast.where) filters.push(compileCondition(ast.where, ctx));
     if (filters.length > 0) {
       const where = joinSql(filters, 'and');
@@ -80,27 +85,42 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
     // Nulls sort as the smallest value on both drivers.
     `${expr} ${direction} nulls ${direction === 'asc' ? 'first' : 'last'}`;
 
-  const rows = (): Knex.QueryBuilder => {
-    const qb = from();
-    if (ast.aggregate) {
-      const groups = ast.groupBy.map((g) => {
-        const column = fieldSql(g.ref, ctx);
-        return { key: g.key, expr: g.granularity ? bucketSql(column, g.ref.type, g.granularity, dialect) : column };
-      });
-      const aggregates = new Map(ast.aggregations.map((a) => [a.alias, aggregationSql(a, a.ref ? fieldSql(a.ref, ctx) : null, dialect)]));
-      const columns = [...groups.map((g) => `${g.expr} as ${quoteIdent(g.key)}`), ...[...aggregates].map(([alias, expr]) => `${expr} as ${quoteIdent(alias)}`)];
-      qb.select(knex.raw(columns.join(', ')));
-      // SQLite walks an index on a group key in order and then reads every row to test a scope
-      // (owner, policy fields) the index does not hold: 100k row lookups, ten times a table scan.
-      // `+column` keeps the key's value but not the index's order, so it scans and groups instead.
-      const unordered = dialect === 'sqlite' && baseScope !== null;
-      if (groups.length > 0) qb.groupByRaw(groups.map((g) => (unordered && g.expr.startsWith('"') ? `+${g.expr}` : g.expr)).join(', '));
-      if (ast.having) {
-        const having = compileCondition(ast.having, { ...ctx, aggregateSql: (alias) => aggregates.get(alias)! });
-        qb.havingRaw(`(${having.sql})`, bind(having.bindings));
-      }
-      return qb;
+  const grouped = (rowScope: Sql | null, keyFilter: Sql | null): Knex.QueryBuilder => {
+    const qb = from(rowScope, keyFilter);
+    const groups = ast.groupBy.map((g) => {
+      const column = fieldSql(g.ref, ctx);
+      return { key: g.key, expr: g.granularity ? bucketSql(column, g.ref.type, g.granularity, dialect) : column };
+    });
+    const aggregates = new Map(ast.aggregations.map((a) => [a.alias, aggregationSql(a, a.ref ? fieldSql(a.ref, ctx) : null, dialect)]));
+    const columns = [...groups.map((g) => `${g.expr} as ${quoteIdent(g.key)}`), ...[...aggregates].map(([alias, expr]) => `${expr} as ${quoteIdent(alias)}`)];
+    qb.select(knex.raw(columns.join(', ')));
+    // SQLite walks an index on a group key in order and then reads every row to test a scope
+    // (owner, policy fields) the index does not hold: 100k row lookups, ten times a table scan.
+    // `+column` keeps the key's value but not the index's order, so it scans and groups instead.
+    const unordered = dialect === 'sqlite' && rowScope !== null;
+    if (groups.length > 0) qb.groupByRaw(groups.map((g) => (unordered && g.expr.startsWith('"') ? `+${g.expr}` : g.expr)).join(', '));
+    if (ast.having) {
+      const having = compileCondition(ast.having, { ...ctx, aggregateSql: (alias) => aggregates.get(alias)! });
+      qb.havingRaw(`(${having.sql})`, bind(having.bindings));
     }
+    return qb;
+  };
+
+  // The parts of a partitioned aggregation, each with its own scope, as one union (every group
+  // is in one part only); its output columns are the group keys and aggregations, as unsplit.
+  const partitioned = (parts: ScopePartition): Knex.QueryBuilder => {
+    const statements = parts.branches.map((branch) => {
+      const rowScope = branch.scope === null ? null : compileCondition(branch.scope, { dialect, tableOf: () => base });
+      return grouped(rowScope, compileCondition(branchKeyCondition(parts.key, branch), ctx)).toSQL();
+    });
+    const union = statements.map((s) => s.sql).join(' union all ');
+    return knex.queryBuilder().select('*').from(knex.raw(`(${union}) as ${quoteIdent('q')}`, bind(statements.flatMap((s) => [...s.bindings]))));
+  };
+
+  const rows = (): Knex.QueryBuilder => {
+    if (partition) return partitioned(partition);
+    if (ast.aggregate) return grouped(baseScope, null);
+    const qb = from();
     const columns = ast.select.map((s) => `${fieldSql(s.ref, ctx)} as ${quoteIdent(s.key)}`);
     if (ast.keyset) ast.orderBy.forEach((key, i) => columns.push(`${sortExpr(key)} as ${quoteIdent(sortKeyColumn(i))}`));
     if (ast.distinct) qb.distinct(knex.raw(columns.join(', ')));
@@ -151,7 +171,11 @@ const compiledScopes = new WeakMap<Condition, Map<string, Sql>>();
 
 /** The scope condition of an object, compiled against the table name it is read from. */
 export function scopeSql(filter: ScopeFilter | undefined, object: ResolvedObject, table: string, dialect: Dialect): Sql | null {
-  const condition = filter?.(object);
+  return conditionSql(filter?.(object) ?? null, table, dialect);
+}
+
+/** A scope condition compiled against a table name, once per condition object. */
+function conditionSql(condition: Condition | null, table: string, dialect: Dialect): Sql | null {
   if (!condition) return null;
   let byTable = compiledScopes.get(condition);
   if (!byTable) compiledScopes.set(condition, (byTable = new Map()));

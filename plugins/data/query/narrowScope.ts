@@ -4,7 +4,7 @@ import type { Condition, Target } from './types.ts';
 /** Types whose SQL equality is exact equality of the bound values (binary text, integers). */
 const EXACT: ReadonlySet<ValueType> = new Set(['text', 'textarea', 'email', 'url', 'phone', 'select', 'lookup', 'integer']);
 
-type Truth = true | false | Condition;
+export type Truth = true | false | Condition;
 
 /**
  * A row scope narrowed by what the query's own filter already fixes. Every row the query can
@@ -20,10 +20,14 @@ type Truth = true | false | Condition;
 export function narrowScope(scope: Condition, where: Condition | null): Condition | null {
   const facts = equalities(where);
   if (facts.size === 0) return scope;
-  const narrowed = decide(scope, facts);
-  if (narrowed === true) return null;
-  if (narrowed === false) return { kind: 'or', items: [] };
-  return narrowed;
+  return settled(decideScope(scope, (column, value) => (facts.has(column) ? facts.get(column) === value : undefined)));
+}
+
+/** A decided scope as a condition: null admits every row, an empty OR none. */
+export function settled(truth: Truth): Condition | null {
+  if (truth === true) return null;
+  if (truth === false) return { kind: 'or', items: [] };
+  return truth;
 }
 
 /** `column = value` facts of the top-level conjunction (the query's own object only). */
@@ -40,9 +44,20 @@ function equalities(where: Condition | null): Map<string, unknown> {
   return facts;
 }
 
-const isExactValue = (value: unknown): boolean => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+export const isExactValue = (value: unknown): boolean => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 
-function decide(node: Condition, facts: Map<string, unknown>): Truth {
+/**
+ * Whether `column = value` holds for every row considered (true), for none (false), or is not
+ * known (undefined). Asked only for exact-comparison columns of the scoped object and exact values.
+ */
+export type Known = (column: string, value: unknown) => boolean | undefined;
+
+/**
+ * The scope with every positive test that `known` decides replaced by its truth, simplified.
+ * Tests under a `not` are left alone: a NULL column fails both a test and its negation, so only
+ * the un-negated tests may read "unknown" as "false".
+ */
+export function decideScope(node: Condition, known: Known): Truth {
   switch (node.kind) {
     case 'and':
     case 'or': {
@@ -50,7 +65,7 @@ function decide(node: Condition, facts: Map<string, unknown>): Truth {
       const kept: Condition[] = [];
       let changed = false;
       for (const item of node.items) {
-        const truth = decide(item, facts);
+        const truth = decideScope(item, known);
         if (typeof truth === 'boolean') {
           // true ends an OR, false ends an AND; the other value drops out.
           if (truth === stop) return stop;
@@ -64,21 +79,23 @@ function decide(node: Condition, facts: Map<string, unknown>): Truth {
       return changed ? { kind: node.kind, items: kept } : node;
     }
     case 'compare': {
-      const known = factOf(node.target, facts);
-      if (known === undefined || node.op !== 'eq' || node.operand.kind !== 'value' || !isExactValue(node.operand.value)) return node;
-      return node.operand.value === known;
+      const column = exactColumn(node.target);
+      if (column === null || node.op !== 'eq' || node.operand.kind !== 'value' || !isExactValue(node.operand.value)) return node;
+      return known(column, node.operand.value) ?? node;
     }
     case 'in': {
-      const known = factOf(node.target, facts);
-      if (known === undefined || node.negate || !node.values.every(isExactValue)) return node;
-      return node.values.includes(known);
+      const column = exactColumn(node.target);
+      if (column === null || node.negate || !node.values.every(isExactValue)) return node;
+      const answers = node.values.map((value) => known(column, value));
+      if (answers.includes(true)) return true;
+      return answers.every((a) => a === false) ? false : node;
     }
     default:
       return node;
   }
 }
 
-function factOf(target: Target, facts: Map<string, unknown>): unknown {
-  if (target.kind !== 'field' || target.ref.alias !== null || !EXACT.has(target.ref.type)) return undefined;
-  return facts.get(target.ref.column);
+/** The column of a test on the scoped object's own exact-comparison field, else null. */
+export function exactColumn(target: Target): string | null {
+  return target.kind === 'field' && target.ref.alias === null && EXACT.has(target.ref.type) ? target.ref.column : null;
 }
