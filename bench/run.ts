@@ -9,7 +9,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseBenchArgs, USAGE, type BenchArgs } from './benchArgs.ts';
-import { BENCH_APP_DIR, randomSource } from './benchObject.ts';
+import { BENCH_APP_DIR, randomSource, REPO_ROOT } from './benchObject.ts';
+import { buildCompiled, staleness } from '../bin/buildCompiled.js';
 import { measureBoot } from './bootTime.ts';
 import { BENCH_ADMIN, prepareBenchUsers, type BenchUsers } from './benchUsers.ts';
 import { postgresProblem } from '../test/harness/postgresProblem.ts';
@@ -93,7 +94,7 @@ async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: strin
       // The member's row policy opens statuses 'open' and 'active': seeded rows i % 4 < 2 (benchValues).
       const visible = readable.filter((_, i) => (i + updateIds.length) % 4 < 2);
       const memberIds = Array.from({ length: Math.min(1000, visible.length) }, () => visible[Math.floor(random() * visible.length)]!);
-      const runtime = await spawnServer(`runtime-${driver}`, join(HERE, 'servers/runtimeServer.ts'), runtimeConfig(target), profileDir ? { profileDir } : {});
+      const runtime = await spawnServer(`runtime-${driver}`, join(HERE, 'servers/runtimeServer.js'), runtimeConfig(target), profileDir ? { profileDir } : {});
       const baseline = await spawnServer(`baseline-${driver}`, join(HERE, 'servers/baselineServer.ts'), { driver, url: target.url, schema: target.schema, file: target.file }, profileDir ? { profileDir } : {});
       try {
         const users = await prepareBenchUsers(runtime.url);
@@ -136,6 +137,13 @@ async function main(): Promise<number> {
     if (problem === null) drivers.push(driver);
     else if (args.driverExplicit || process.env.CI === 'true') throw new Error(`PostgreSQL is unreachable: ${problem}`);
     else log(`[postgres] skipped: unreachable (${problem})`);
+  }
+  // The runtime is measured as `osr start` runs it: from the compiled tree, built first if stale.
+  const stale = staleness(REPO_ROOT);
+  if (stale !== null) {
+    log(`compiling the runtime (${stale})`);
+    const built = await buildCompiled(REPO_ROOT);
+    log(`compiled ${built.modules} modules in ${built.ms} ms`);
   }
   const profileDir = args.profile ? mkdtempSync(join(tmpdir(), 'osr-bench-profiles-')) : null;
   const report: BenchReport = {

@@ -41,9 +41,9 @@ export function processUsage(pid: number): ProcessUsage | null {
   }
 }
 
-/** Forks `entry` (TypeScript, through tsx) with `arg` as JSON and waits for its {type: 'ready', url}. */
+/** Forks `entry` (TypeScript through tsx, or JavaScript) with `arg` as JSON and waits for its {type: 'ready', url}. */
 export function spawnServer(name: string, entry: string, arg: unknown, options: SpawnOptions = {}): Promise<ServerProcess> {
-  const execArgv = ['--import', 'tsx'];
+  const execArgv = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
   // One directory per server: the module loader thread writes a profile of its own beside the main thread's.
   if (options.profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, name)}`);
   const child: ChildProcess = fork(entry, [JSON.stringify(arg)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isCodedError } from '../kernel/errors.ts';
+import { runsCompiled } from '../kernel/importModule.ts';
 import { createRuntime } from '../runtime/createRuntime.ts';
 import { formatPlugins, listPlugins } from './listPlugins.ts';
 import { formatDoctor, runDoctor } from './runDoctor.ts';
@@ -51,7 +52,8 @@ export async function main(argv: string[]): Promise<number> {
       await runtime.start();
       runtime.kernel.installSignalHandlers();
       const url = runtime.http().url();
-      console.log(url ? `osr ${runtime.config.environmentId}: serving ${url}/api/v1 (database ${runtime.config.databaseUrl.split(':')[0]})` : 'osr: started without a listening socket');
+      const code = runsCompiled() ? 'dist/' : 'the TypeScript sources';
+      console.log(url ? `osr ${runtime.config.environmentId}: serving ${url}/api/v1 (database ${runtime.config.databaseUrl.split(':')[0]}) from ${code}` : 'osr: started without a listening socket');
       return -1;
     }
     default:

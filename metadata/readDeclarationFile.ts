@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { pathToFileURL } from 'node:url';
+import { importModule } from '../kernel/importModule.ts';
 
 export type FileRead = { ok: true; value: unknown } | { ok: false; missing: boolean; reason: string };
 
@@ -7,7 +7,7 @@ export type FileRead = { ok: true; value: unknown } | { ok: false; missing: bool
 export async function readDeclarationFile(file: string): Promise<FileRead> {
   if (file.endsWith('.json')) return readJson(file);
   try {
-    const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    const module = (await importModule(file)) as { default?: unknown };
     if (module.default === undefined) return { ok: false, missing: false, reason: 'has no default export: export default defineObject({...})' };
     return { ok: true, value: module.default };
   } catch (error) {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { codedError, KernelBootError, type CodedError } from '../kernel/errors.ts';
+import { importModule } from '../kernel/importModule.ts';
 import { configSchema, ENVIRONMENT_ID, type RuntimeConfig } from './configSchema.ts';
 
 export interface ResolvedEnvironment {
@@ -43,7 +43,7 @@ async function readConfigFile(file: string): Promise<unknown> {
       throw new KernelBootError([codedError('CONFIG_INVALID', { path: file, reason: `not valid JSON (${(error as Error).message})` })]);
     }
   }
-  const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  const mod = (await importModule(file)) as { default?: unknown };
   return mod.default ?? {};
 }
 

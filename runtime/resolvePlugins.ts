@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importModule } from '../kernel/importModule.ts';
 import type { AnyPlugin } from '../kernel/definePlugin.ts';
 import { codedError, KernelBootError, type CodedError } from '../kernel/errors.ts';
 import type { PluginEntry } from '../kernel/pluginEntry.ts';
@@ -34,10 +34,8 @@ function fileOf(path: string): string {
 async function importPlugin(name: string, entry: PluginConfigEntry, root: string): Promise<AnyPlugin> {
   const source = entry.path ?? entry.package!;
   try {
-    const target = entry.path
-      ? pathToFileURL(fileOf(resolve(root, entry.path))).href
-      : pathToFileURL(createRequire(join(root, 'package.json')).resolve(entry.package!)).href;
-    const mod = (await import(target)) as { default?: AnyPlugin; plugin?: AnyPlugin };
+    const target = entry.path ? fileOf(resolve(root, entry.path)) : createRequire(join(root, 'package.json')).resolve(entry.package!);
+    const mod = (await importModule(target)) as { default?: AnyPlugin; plugin?: AnyPlugin };
     const manifest = mod.default ?? mod.plugin;
     if (!manifest || typeof manifest !== 'object') throw new Error('the module has no default export (export default definePlugin({...}))');
     return manifest;

@@ -18,7 +18,6 @@ export interface EnvironmentAuth {
   engine: AuthEngine;
   /** The engine's context; its adapters' calls made before the engine has started wait for it. */
   context: EngineContext;
-  database: AuthDatabase;
   /** Name of the session cookie (environment-specific). */
   sessionCookie: string;
   /**
@@ -47,6 +46,7 @@ interface Started {
 
 /** Load the engine library, create or update the tables, start the engine, create the first admin. */
 async function startEngine(input: EnvironmentAuthInput, database: AuthDatabase, secret: string, ref: { current: AuthEngine | null }): Promise<Started> {
+  await database.query(`create table if not exists ${TABLES.state} (key varchar(100) primary key, value text not null, updated_at varchar(40) not null)`);
   // The engine and its plugins are most of the runtime's code: loaded here, not at process start.
   const [{ betterAuth }, { getMigrations }, { engineOptions }] = await Promise.all([
     import('better-auth'), import('better-auth/db/migration'), import('./engineOptions.ts'),
@@ -72,79 +72,83 @@ async function startEngine(input: EnvironmentAuthInput, database: AuthDatabase, 
 }
 
 /**
- * Open the database and its state table. The engine starts on `ready()` (the auth plugin calls it
- * once the runtime serves, and at start when a first admin is configured) or on the first call
- * that needs it, whichever comes first.
+ * One environment's identity, with nothing opened yet: the database is opened and the engine
+ * started on `ready()` (the auth plugin calls it once the runtime serves, and at start when a
+ * first admin is configured) or on the first call that needs them, whichever comes first. An
+ * unreachable database fails that call, and the next one tries again.
  */
 export async function createEnvironmentAuth(input: EnvironmentAuthInput): Promise<EnvironmentAuth> {
-  const database = await openAuthDatabase(input.env);
-  try {
-    await database.query(`create table if not exists ${TABLES.state} (key varchar(100) primary key, value text not null, updated_at varchar(40) not null)`);
-    const secret = input.secret.toString('hex');
-    const ref: { current: AuthEngine | null } = { current: null };
-    const predictedCookie = sessionCookieName(input.env.id, input.production);
-    let started: Started | null = null;
-    let starting: Promise<Started> | null = null;
-    let closed = false;
-    const start = (): Promise<Started> => {
-      if (started) return Promise.resolve(started);
-      if (closed) return Promise.reject(new Error(`the identity database of environment '${input.env.id}' is closed`));
-      starting ??= startEngine(input, database, secret, ref).then(
-        (s) => {
-          const actual = s.context.authCookies.sessionToken.name;
-          if (actual !== predictedCookie) input.log.error({ expected: predictedCookie, actual }, 'the session cookie name differs from the one predicted before start');
-          started = s;
-          return s;
-        },
-        (error: unknown) => {
-          starting = null;
-          throw error;
-        },
-      );
-      return starting;
-    };
+  const secret = input.secret.toString('hex');
+  const ref: { current: AuthEngine | null } = { current: null };
+  const predictedCookie = sessionCookieName(input.env.id, input.production);
+  let database: AuthDatabase | null = null;
+  let started: Started | null = null;
+  let starting: Promise<Started> | null = null;
+  let closed = false;
+  const start = (): Promise<Started> => {
+    if (started) return Promise.resolve(started);
+    if (closed) return Promise.reject(new Error(`the identity database of environment '${input.env.id}' is closed`));
+    starting ??= (async () => {
+      database ??= await openAuthDatabase(input.env);
+      return startEngine(input, database, secret, ref);
+    })().then(
+      (s) => {
+        const actual = s.context.authCookies.sessionToken.name;
+        if (actual !== predictedCookie) input.log.error({ expected: predictedCookie, actual }, 'the session cookie name differs from the one predicted before start');
+        started = s;
+        return s;
+      },
+      (error: unknown) => {
+        starting = null;
+        throw error;
+      },
+    );
+    return starting;
+  };
 
-    const engine: AuthEngine = {
-      handler: async (request) => (started ?? (await start())).engine.handler(request),
-      get api() {
-        return started ? started.engine.api : forwardCalls(async () => (await start()).engine.api);
-      },
-      get $context() {
-        return start().then((s) => s.context);
-      },
-    };
-    const context = new Proxy({} as EngineContext, {
-      get(_, name) {
-        if (started) return Reflect.get(started.context, name);
-        if (name === 'internalAdapter' || name === 'adapter') return forwardCalls(async () => (await start()).context[name]);
-        if (name === 'secret') return secret;
-        if (name === 'authCookies') return { sessionToken: { name: predictedCookie } };
-        throw new Error(`the auth engine of environment '${input.env.id}' has not started: call ready() before reading context.${String(name)}`);
-      },
-    });
+  const engine: AuthEngine = {
+    handler: async (request) => (started ?? (await start())).engine.handler(request),
+    get api() {
+      return started ? started.engine.api : forwardCalls(async () => (await start()).engine.api);
+    },
+    get $context() {
+      return start().then((s) => s.context);
+    },
+  };
+  const context = new Proxy({} as EngineContext, {
+    get(_, name) {
+      if (started) return Reflect.get(started.context, name);
+      if (name === 'internalAdapter' || name === 'adapter') return forwardCalls(async () => (await start()).context[name]);
+      if (name === 'secret') return secret;
+      if (name === 'authCookies') return { sessionToken: { name: predictedCookie } };
+      throw new Error(`the auth engine of environment '${input.env.id}' has not started: call ready() before reading context.${String(name)}`);
+    },
+  });
 
-    const auth: EnvironmentAuth = {
-      id: input.env.id,
-      engine,
-      context,
-      database,
-      get sessionCookie() {
-        return started ? started.context.authCookies.sessionToken.name : predictedCookie;
-      },
-      ready: async () => {
-        await start();
-      },
-      async close() {
-        closed = true;
-        // An engine still starting is using the database: let it finish first.
-        await starting?.catch(() => undefined);
-        await database.close();
-      },
-    };
-    if (input.options.admin) await auth.ready();
-    return auth;
-  } catch (error) {
-    await database.close().catch(() => undefined);
-    throw error;
+  const auth: EnvironmentAuth = {
+    id: input.env.id,
+    engine,
+    context,
+    get sessionCookie() {
+      return started ? started.context.authCookies.sessionToken.name : predictedCookie;
+    },
+    ready: async () => {
+      await start();
+    },
+    async close() {
+      closed = true;
+      // An engine still starting is using the database: let it finish first.
+      await starting?.catch(() => undefined);
+      await database?.close();
+    },
+  };
+  if (input.options.admin) {
+    try {
+      await auth.ready();
+    } catch (error) {
+      await auth.close().catch(() => undefined);
+      throw error;
+    }
   }
+  return auth;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession } from '../../capabilities/authSession.ts';
+import type { RouteSchema } from '../../capabilities/httpRoutes.ts';
 import { definePlugin, perConsumer } from '../../kernel/definePlugin.ts';
 import { authGuard } from './authGuard.ts';
 import { createServer } from './createServer.ts';
@@ -53,6 +54,7 @@ export default definePlugin({
     const grants = ctx.resolve('access.grants') as AccessGrants | undefined;
     const app = createServer(ctx.options, ctx.log);
     const environments = selectEnvironment(info.environments.map((e) => e.id), info.defaultEnvironment);
+    const schemaOf = sharedSchemas();
     for (const route of state.registry.markMounted()) {
       const guard = authGuard(route, auth, info.requireAuth, environments, grants);
       // Every API route is also served below /api/v1/environments/:environmentId.
@@ -61,7 +63,7 @@ export default definePlugin({
         app.route({
           method: route.method,
           url,
-          ...(route.schema ? { schema: route.schema } : {}),
+          ...(route.schema ? { schema: schemaOf(route.schema) } : {}),
           ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
           // Before the body is read: an anonymous caller learns nothing from parsing or schema errors.
           onRequest: guard,
@@ -81,3 +83,27 @@ export default definePlugin({
     await states.get(ctx)?.app?.close();
   },
 });
+
+/**
+ * Route schemas with equal parts made to share those parts: the validator and serializer
+ * compilers cache by schema object, so an identical schema declared by several routes (an id
+ * parameter, an empty query) is compiled once instead of once per route.
+ */
+function sharedSchemas(): (schema: RouteSchema) => RouteSchema {
+  const byText = new Map<string, object>();
+  const share = (part: object): object => {
+    const text = JSON.stringify(part);
+    const known = byText.get(text);
+    if (known) return known;
+    byText.set(text, part);
+    return part;
+  };
+  return (schema) => {
+    const shared: RouteSchema = {};
+    if (schema.params) shared.params = share(schema.params);
+    if (schema.querystring) shared.querystring = share(schema.querystring);
+    if (schema.body) shared.body = share(schema.body);
+    if (schema.response) shared.response = Object.fromEntries(Object.entries(schema.response).map(([code, part]) => [code, share(part)]));
+    return shared;
+  };
+}

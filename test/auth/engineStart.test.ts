@@ -1,5 +1,5 @@
-/** The identity engine starts after the runtime serves: what may happen before, and what waits for it. */
-import { mkdtempSync, rmSync } from 'node:fs';
+/** The identity engine (and its database) start after the runtime serves: what may happen before, and what waits for it. */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -29,7 +29,7 @@ function setup(t: Test, production: boolean, options: Record<string, unknown> = 
     log: silentLogger(),
     isDefault: true,
   });
-  return { tables, open };
+  return { tables, open, opened: () => existsSync(file) };
 }
 
 for (const production of [false, true]) {
@@ -46,13 +46,14 @@ for (const production of [false, true]) {
 }
 
 t.test('tables appear when the engine starts; a call before that waits for it', async (t) => {
-  const { tables, open } = setup(t, false);
+  const { tables, open, opened } = setup(t, false);
   const auth = await open();
   t.teardown(() => auth.close());
-  t.same(tables(), ['sys_auth_state'], 'only the state table before start');
+  t.equal(opened(), false, 'the database is not opened before the engine starts');
   // A call through the context before start starts the engine and answers.
   t.equal(await auth.context.internalAdapter.findUserByEmail('nobody@example.com'), null);
   t.ok(tables().includes('sys_user'), 'the engine created its tables');
+  t.ok(tables().includes('sys_auth_state'), 'and the state table');
   t.ok(tables().includes('sys_session'));
   const created = await auth.engine.api.createUser({ body: { email: 'a@example.com', name: 'A', password: 'password-123456' } });
   t.equal(created.user.email, 'a@example.com');
@@ -80,10 +81,10 @@ t.test('close waits for an engine still starting', async (t) => {
 });
 
 t.test('an engine never started does not start after close', async (t) => {
-  const { tables, open } = setup(t, false);
+  const { open, opened } = setup(t, false);
   const auth = await open();
   await auth.close();
   await t.rejects(auth.ready(), /closed/);
   await t.rejects(auth.context.internalAdapter.findUserById('x'), /closed/);
-  t.same(tables(), ['sys_auth_state']);
+  t.equal(opened(), false, 'the database was never opened');
 });

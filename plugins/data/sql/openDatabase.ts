@@ -119,7 +119,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     });
   }
   // Loaded here, not at start: a SQLite deployment never needs the PostgreSQL driver.
-  const { default: pgDriver } = await import('pg');
+  const pgDriver = await loadPg();
   const knex = knexFactory({
     client: 'pg',
     connection: { connectionString: url, types: pgTypes(pgDriver.types) } as Knex.PgConnectionConfig,
@@ -175,4 +175,21 @@ function compareVersions(version: string, minimum: number[]): number {
 /** A URL without its password, for messages. */
 function redact(url: string): string {
   return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+}
+
+/**
+ * The pg driver. When it loads, it tells a Cloudflare Worker from other runtimes by its navigator's
+ * user agent, or else by constructing a fetch Response; Node 20 has no navigator, and constructing
+ * a Response loads Node's whole fetch implementation (about 25 ms) before the runtime listens. For
+ * the length of the import, a navigator with Node's user agent (what Node 21+ provides) answers.
+ */
+async function loadPg(): Promise<typeof pg> {
+  const global = globalThis as { navigator?: unknown };
+  if (global.navigator !== undefined) return (await import('pg')).default;
+  Object.defineProperty(globalThis, 'navigator', { value: { userAgent: `Node.js/${process.versions.node.split('.')[0]}` }, configurable: true, writable: true });
+  try {
+    return (await import('pg')).default;
+  } finally {
+    delete global.navigator;
+  }
 }

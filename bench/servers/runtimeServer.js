@@ -1,0 +1,20 @@
+/**
+ * Child process: the runtime from its compiled tree (as `osr start` runs it; bench/run.ts builds
+ * the tree first when it is stale), listening on 127.0.0.1, with the config given as JSON in
+ * argv[2]. Tells the parent its URL over IPC; on {type: 'stop'} it stops and exits normally, so
+ * that --cpu-prof can write its profile.
+ */
+import { createRuntime } from '../../dist/runtime/createRuntime.js';
+
+const config = JSON.parse(process.argv[2] ?? '{}');
+const runtime = await createRuntime({ inline: config, env: {} });
+await runtime.start();
+process.on('message', (/** @type {{ type?: string }} */ message) => {
+  if (message.type === 'memory') {
+    // Live heap after a full collection (with --expose-gc), beside what the process holds.
+    /** @type {{ gc?: () => void }} */ (globalThis).gc?.();
+    process.send?.({ type: 'memory', usage: process.memoryUsage() });
+  }
+  if (message.type === 'stop') runtime.stop().finally(() => process.exit(0));
+});
+process.send?.({ type: 'ready', url: runtime.http().url() });
