@@ -13,6 +13,7 @@ import { createCountCache } from './query/countCache.ts';
 import { ensureSequenceTable } from './engine/nextSequence.ts';
 import { dataOptionsSchema } from './dataOptions.ts';
 import { openDatabase, type Database } from './sql/openDatabase.ts';
+import { refreshStatistics } from './sql/sqliteStatistics.ts';
 import { syncSchema } from './sql/syncSchema.ts';
 
 const states = new WeakMap<object, Map<string, Database>>();
@@ -74,10 +75,13 @@ export default definePlugin({
     for (const env of ctx.resolve('runtime.info').environments) {
       const db = await openDatabase({ url: env.databaseUrl, ...(env.schema ? { schema: env.schema } : {}) });
       databases.set(env.id, db);
-      if (ctx.options.schemaSync === 'off') continue;
-      const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });
-      await ensureSequenceTable(db.knex);
-      for (const line of report.lines) ctx.log.info({ environment: env.id }, `schema: ${line}`);
+      if (ctx.options.schemaSync !== 'off') {
+        const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });
+        await ensureSequenceTable(db.knex);
+        for (const line of report.lines) ctx.log.info({ environment: env.id }, `schema: ${line}`);
+      }
+      // PostgreSQL's autovacuum keeps its statistics; SQLite's are kept by the engine (sqliteStatistics.ts).
+      if (db.dialect === 'sqlite') await refreshStatistics(db.knex);
     }
   },
   async stop(ctx) {

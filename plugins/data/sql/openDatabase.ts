@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { codedError } from '../../../kernel/errors.ts';
 import type { Dialect } from './dialect.ts';
 import { SQLITE_LOWER, quoteIdent } from './dialect.ts';
+import { ANALYSIS_LIMIT, keepStatistics } from './sqliteStatistics.ts';
 import { attachSqliteReader } from './sqliteReader.ts';
 
 export interface OpenDatabaseOptions {
@@ -69,6 +70,7 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
     );
     cacheStatements(conn);
     conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
+    conn.pragma(`analysis_limit = ${ANALYSIS_LIMIT}`);
   };
   const knex = knexFactory({
     client: 'better-sqlite3',
@@ -101,9 +103,11 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
   }
   // An in-memory database lives in its one connection: a second one would be another database.
   const closeReader = filename === ':memory:' ? () => undefined : attachSqliteReader(knex, filename, setupConnection);
+  const stopStatistics = keepStatistics(knex);
   return {
     knex, dialect: 'sqlite', schema: null, serverVersion,
     close: async () => {
+      stopStatistics();
       closeReader();
       await knex.destroy();
     },

@@ -1,0 +1,79 @@
+/**
+ * SQLite plans a row-scoped page from statistics the engine keeps (sqliteStatistics.ts): without
+ * them, `owner = ? OR status IN (...)` ordered by id reads both indexes and sorts every match.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { ANALYSIS_LIMIT, keepStatistics, refreshStatistics } from '../../plugins/data/sql/sqliteStatistics.ts';
+import { openDatabase } from '../../plugins/data/sql/openDatabase.ts';
+
+const PAGE = `select id from item where (owner_id = ? or status in (?, ?)) order by id asc limit 51`;
+
+async function planOf(knex: import('knex').Knex): Promise<string> {
+  const rows = (await knex.raw(`explain query plan ${PAGE}`, ['u9', 'open', 'active'])) as Array<{ detail: string }>;
+  return rows.map((r) => r.detail).join(' | ');
+}
+
+t.test('a scoped page walks the id index once the statistics are refreshed', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-stats-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await openDatabase({ url: `sqlite:${join(dir, 'app.db')}` });
+  t.teardown(() => db.close());
+  const knex = db.knex;
+  await knex.raw('create table item (id text primary key, owner_id text, status text, amount numeric)');
+  await knex.raw('create index ix_item_owner on item (owner_id)');
+  await knex.raw('create index ix_item_status_amount on item (status, amount)');
+  const statuses = ['open', 'active', 'closed', 'archived'];
+  const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: `id-${String(i).padStart(6, '0')}`, owner_id: `u${i % 3}`, status: statuses[i % 4], amount: i % 500 }));
+  for (let i = 0; i < rows.length; i += 200) await knex('item').insert(rows.slice(i, i + 200));
+
+  t.match(await planOf(knex), /MULTI-INDEX OR[\s\S]*TEMP B-TREE FOR ORDER BY/, 'never analyzed: both indexes read and every match sorted');
+  t.equal(Object.values(((await knex.raw('pragma analysis_limit')) as Array<Record<string, unknown>>)[0]!)[0], ANALYSIS_LIMIT, 'analysis reads a bounded sample');
+  await refreshStatistics(knex);
+  t.notMatch(await planOf(knex), /MULTI-INDEX OR|TEMP B-TREE/, 'with statistics: the id index in order, no sort');
+  const stats = (await knex.raw("select count(*) as n from sqlite_stat1 where tbl = 'item'")) as Array<{ n: number }>;
+  t.ok(stats[0]!.n > 0, 'statistics recorded for the table');
+});
+
+t.test('statistics are refreshed on a timer until stopped', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-stats-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await openDatabase({ url: `sqlite:${join(dir, 'app.db')}` });
+  t.teardown(() => db.close());
+  await db.knex.raw('create table item (id text primary key, status text)');
+  await db.knex.raw('create index ix_item_status on item (status)');
+  await db.knex('item').insert(Array.from({ length: 500 }, (_, i) => ({ id: `i${i}`, status: `s${i % 5}` })));
+  const analyzed = async () => ((await db.knex.raw("select count(*) as n from sqlite_master where name = 'sqlite_stat1'")) as Array<{ n: number }>)[0]!.n > 0;
+  t.equal(await analyzed(), false, 'nothing analyzed yet');
+  const stop = keepStatistics(db.knex, 20);
+  for (let i = 0; i < 100 && !(await analyzed()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  stop();
+  t.equal(await analyzed(), true, 'the timer ran the refresh');
+});
+
+t.test('the data plugin refreshes the statistics of each SQLite environment when it starts', async (t) => {
+  const { startTestRuntime } = await import('../harness/startTestRuntime.ts');
+  const dataDir = mkdtempSync(join(tmpdir(), 'osr-stats-rt-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = { apps: ['metadata/apps/crm'], dataDir };
+  type Engine = import('../../capabilities/dataEngine.ts').DataEngine;
+  const analyzed = async (rt: Awaited<ReturnType<typeof startTestRuntime>>) => {
+    const engine = rt.runtime.kernel.service<Engine>('data.engine')!;
+    const rows = await engine.withDatabase(rt.runtime.config.environmentId, async ({ knex }) =>
+      (await knex.raw("select count(*) as n from sqlite_master where name = 'sqlite_stat1'")) as Array<{ n: number }>);
+    return rows[0]!.n === 1;
+  };
+  const first = await startTestRuntime({ config });
+  const engine = first.runtime.kernel.service<Engine>('data.engine')!;
+  const system = { environmentId: first.runtime.config.environmentId, principal: null, system: true };
+  await engine.transaction(system, async (tx) => {
+    for (let i = 0; i < 600; i++) await tx.create('account', { name: `Account ${i}` }, system);
+  });
+  t.equal(await analyzed(first), false, 'rows written, not analyzed yet');
+  await first.runtime.stop();
+  const second = await startTestRuntime({ config });
+  t.teardown(() => second.close());
+  t.equal(await analyzed(second), true, 'the next start analyzed the grown table');
+});
