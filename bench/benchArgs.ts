@@ -6,6 +6,8 @@ export interface BenchArgs {
   /** Explicitly asked for (--driver postgres): an unreachable PostgreSQL is an error, not a skip. */
   driverExplicit: boolean;
   duration: number;
+  /** The duration is split into this many rounds per side, runtime and baseline alternating. */
+  rounds: number;
   warmup: number;
   connections: number;
   rows: number;
@@ -17,7 +19,8 @@ export interface BenchArgs {
 
 export const USAGE = `Usage: npm run bench -- [options]
   --driver sqlite|postgres|both   databases to run on (default both)
-  --duration SECONDS              measured seconds per run (default 10)
+  --duration SECONDS              measured seconds per side and scenario (default 10)
+  --rounds N                      split them into N rounds, the two sides alternating (default 4)
   --warmup SECONDS                unmeasured load before each run (default 2)
   --connections N                 concurrent connections (default 16)
   --rows N                        seeded rows (default 100000)
@@ -38,6 +41,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
     options: {
       driver: { type: 'string', default: 'both' },
       duration: { type: 'string' },
+      rounds: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
       rows: { type: 'string' },
@@ -53,6 +57,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
     drivers: driver === 'both' ? ['sqlite', 'postgres'] : [driver as BenchDriver],
     driverExplicit: driver !== 'both',
     duration: positive('duration', values.duration, 10),
+    rounds: Math.floor(positive('rounds', values.rounds, 4)),
     warmup: positive('warmup', values.warmup, 2, true),
     connections: Math.floor(positive('connections', values.connections, 16)),
     rows: Math.floor(positive('rows', values.rows, 100_000)),

@@ -30,7 +30,7 @@ export interface BenchReport {
   startedAt: string;
   finishedAt: string;
   machine: { node: string; platform: string; cpus: number; cpuModel: string };
-  options: { drivers: BenchDriver[]; duration: number; warmup: number; connections: number; rows: number; scenario: string | null };
+  options: { drivers: BenchDriver[]; duration: number; rounds?: number; warmup: number; connections: number; rows: number; scenario: string | null };
   drivers: Partial<Record<BenchDriver, DriverResult>>;
   targets: TargetCheck[];
 }
@@ -81,7 +81,7 @@ export function summaryMarkdown(report: BenchReport): string {
     '# Benchmark summary',
     '',
     `${report.finishedAt} · ${report.machine.cpus} CPU (${report.machine.cpuModel}) · Node ${report.machine.node} · ` +
-      `${o.rows.toLocaleString('en')} rows · ${o.connections} connections · ${o.duration} s per run (+${o.warmup} s warm-up)`,
+      `${o.rows.toLocaleString('en')} rows · ${o.connections} connections · ${o.duration} s per side (+${o.warmup} s warm-up)${(o.rounds ?? 1) > 1 ? ` in ${o.rounds} alternating rounds` : ''}`,
     '',
     'req/s, latency p50 / p99 in ms, errors / non-2xx, peak RSS in MB and server CPU ms per request; ratio = runtime / baseline req/s;',
     'CPU ratio = baseline / runtime CPU per request (what the req/s ratio would be with both CPU-bound on a quiet machine).',

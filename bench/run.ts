@@ -16,7 +16,7 @@ import { BENCH_ADMIN, prepareBenchUsers, type BenchUsers } from './benchUsers.ts
 import { postgresProblem } from '../test/harness/postgresProblem.ts';
 import { BENCH_POSTGRES_URL, createDatabaseTarget, type BenchDriver, type DatabaseTarget } from './databaseTarget.ts';
 import { checkTargets, summaryMarkdown, type BenchReport, type DriverResult, type ScenarioResult } from './report.ts';
-import { runLoad, runTimed } from './runLoad.ts';
+import { combineRounds, runLoad, runTimed, type LoadResult } from './runLoad.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 import { seed } from './seed.ts';
 import { spawnServer, type ServerProcess } from './spawnServer.ts';
@@ -54,15 +54,13 @@ async function runScenario(scenario: Scenario, servers: Servers, pools: Pools, a
   const options = { duration: args.duration, connections: args.connections, warmup: args.warmup };
   // Against the admin, both sides are the runtime; `baseline` then stands for the admin's requests.
   const server = (target: 'runtime' | 'baseline') => servers[scenario.against === 'admin' ? 'runtime' : target];
-  const measure = (target: 'runtime' | 'baseline') => scenario.timed
-    ? runTimed(server(target), scenario, target, context)
-    : runLoad(server(target), scenario, target, context, options);
   try {
     // Both sides share one server here: warm the admin's path too, so the side measured first
     // does not pay for warming the code both use.
     if (scenario.against === 'admin' && !scenario.timed) await runLoad(server('baseline'), scenario, 'baseline', context, { ...options, duration: Math.max(1, options.warmup), warmup: 0 });
-    const runtime = await measure('runtime');
-    const baseline = await measure('baseline');
+    const { runtime, baseline } = scenario.timed
+      ? { runtime: await runTimed(server('runtime'), scenario, 'runtime', context), baseline: await runTimed(server('baseline'), scenario, 'baseline', context) }
+      : await alternate((target, round) => runLoad(server(target), scenario, target, context, { ...options, duration: options.duration / args.rounds, warmup: round === 0 ? options.warmup : 0 }), args.rounds);
     const ratio = baseline.reqPerSec > 0 ? Math.round((runtime.reqPerSec / baseline.reqPerSec) * 1000) / 1000 : 0;
     const cpuRatio = runtime.cpuMsPerRequest && baseline.cpuMsPerRequest ? Math.round((baseline.cpuMsPerRequest / runtime.cpuMsPerRequest) * 1000) / 1000 : undefined;
     const speed = (r: typeof runtime) => (scenario.timed ? `${String(r.p50Ms).padStart(6)} ms (${r.rowsPerSec} rows/s)` : `${String(r.reqPerSec).padStart(8)} req/s p99 ${r.p99Ms} ms`);
@@ -75,6 +73,19 @@ async function runScenario(scenario: Scenario, servers: Servers, pools: Pools, a
     log(`  ${scenario.name}: failed: ${(error as Error).message}`);
     return { ...base, status: 'failed', reason: (error as Error).message };
   }
+}
+
+/**
+ * Both sides in alternating rounds, in the order runtime, baseline, baseline, runtime, ...: a
+ * machine that slows down or speeds up during a scenario weighs on both sides alike.
+ */
+async function alternate(run: (target: 'runtime' | 'baseline', round: number) => Promise<LoadResult>, rounds: number): Promise<Record<'runtime' | 'baseline', LoadResult>> {
+  const results: Record<'runtime' | 'baseline', LoadResult[]> = { runtime: [], baseline: [] };
+  for (let i = 0; i < rounds; i++) {
+    const order = i % 2 === 0 ? (['runtime', 'baseline'] as const) : (['baseline', 'runtime'] as const);
+    for (const target of order) results[target].push(await run(target, i));
+  }
+  return { runtime: combineRounds(results.runtime), baseline: combineRounds(results.baseline) };
 }
 
 async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: string | null): Promise<DriverResult> {
@@ -150,7 +161,7 @@ async function main(): Promise<number> {
     startedAt,
     finishedAt: '',
     machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown' },
-    options: { drivers, duration: args.duration, warmup: args.warmup, connections: args.connections, rows: args.rows, scenario: args.scenario },
+    options: { drivers, duration: args.duration, rounds: args.rounds, warmup: args.warmup, connections: args.connections, rows: args.rows, scenario: args.scenario },
     drivers: {},
     targets: [],
   };

@@ -66,6 +66,32 @@ export async function runLoad(server: ServerProcess, scenario: Scenario, target:
   };
 }
 
+/**
+ * Rounds of one side as one result: requests over the rounds' total time, p50 weighted by
+ * requests, the worst p99 and peak RSS, CPU per request over all requests.
+ */
+export function combineRounds(rounds: LoadResult[]): LoadResult {
+  if (rounds.length === 1) return rounds[0]!;
+  const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
+  const seconds = rounds.reduce((sum, r) => sum + (r.reqPerSec > 0 ? r.requests / r.reqPerSec : 0), 0);
+  const weighted = (pick: (r: LoadResult) => number | null) => (requests === 0 ? null : rounds.reduce((sum, r) => sum + (pick(r) ?? 0) * r.requests, 0) / requests);
+  const failedStatuses: Record<string, number> = {};
+  for (const r of rounds) for (const [code, n] of Object.entries(r.failedStatuses)) failedStatuses[code] = (failedStatuses[code] ?? 0) + n;
+  const rss = rounds.map((r) => r.peakRssMb).filter((v): v is number => v !== null);
+  const cpu = rounds.every((r) => r.cpuMsPerRequest !== null) ? weighted((r) => r.cpuMsPerRequest) : null;
+  return {
+    requests,
+    reqPerSec: seconds > 0 ? round(requests / seconds) : 0,
+    p50Ms: round(weighted((r) => r.p50Ms) ?? 0),
+    p99Ms: Math.max(...rounds.map((r) => r.p99Ms)),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+    failedStatuses,
+    peakRssMb: rss.length > 0 ? Math.max(...rss) : null,
+    cpuMsPerRequest: cpu === null ? null : round(cpu, 3),
+  };
+}
+
 function round(value: number, digits = 1): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
