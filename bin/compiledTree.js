@@ -87,8 +87,6 @@ export function compiledTree(root, manifest) {
   /** @type {Promise<void> | null} */
   let loader = null;
   return {
-    root,
-    dist: join(root, DIST_DIR),
     /**
      * The compiled twin of a source file, when its unit is current; else null.
      * @param {string} file absolute path or file URL
@@ -123,5 +121,5 @@ export function compiledTree(root, manifest) {
 
 /** @typedef {ReturnType<typeof compiledTree>} CompiledTree */
 
-/** Where bin/osr.js leaves the tree for the runtime (runtime/importModule.ts reads it). */
+/** Where bin/osr.js leaves the tree for the runtime (kernel/importModule.ts reads it). */
 export const TREE_KEY = Symbol.for('osr.compiledTree');

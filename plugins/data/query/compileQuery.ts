@@ -48,14 +48,15 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
   const ctx = { dialect, tableOf };
   const scope = (object: ResolvedObject, table: string): Sql | null => scopeSql(options.scopeFilter, object, table, dialect);
 
-  const fullScope = scope(ast.object, base);
+  const fullCondition = options.scopeFilter?.(ast.object) ?? null;
+  const fullScope = conditionSql(fullCondition, base, dialect);
   // Outer joins keep unmatched rows, so a scope must filter each table before joining, not after.
   const derived = fullScope !== null && ast.joins.some((j) => j.type === 'right' || j.type === 'full');
   // Filtering after the joins, the where's equalities hold for every row: the scope may be narrowed.
-  const narrowedCondition = derived || options.narrow === false || fullScope === null ? undefined : narrowed(options.scopeFilter, ast.where)!(ast.object);
-  const baseScope = narrowedCondition === undefined ? fullScope : conditionSql(narrowedCondition, base, dialect);
+  const baseCondition = derived || options.narrow === false || !fullCondition || !ast.where ? fullCondition : narrowScope(fullCondition, ast.where);
+  const baseScope = conditionSql(baseCondition, base, dialect);
   // A scoped aggregation grouped by a key the scope tests is read in parts (partitionScope.ts).
-  const partition = ast.aggregate && narrowedCondition ? partitionScope(narrowedCondition, ast.groupBy, ast.object) : null;
+  const partition = ast.aggregate && !derived && baseCondition ? partitionScope(baseCondition, ast.groupBy, ast.object) : null;
 
   const from = (rowScope: Sql | null = baseScope, keyFilter: Sql | null = null): Knex.QueryBuilder => {
     const qb = derived
@@ -109,10 +110,8 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
   // The parts of a partitioned aggregation, each with its own scope, as one union (every group
   // is in one part only); its output columns are the group keys and aggregations, as unsplit.
   const partitioned = (parts: ScopePartition): Knex.QueryBuilder => {
-    const statements = parts.branches.map((branch) => {
-      const rowScope = branch.scope === null ? null : compileCondition(branch.scope, { dialect, tableOf: () => base });
-      return grouped(rowScope, compileCondition(branchKeyCondition(parts.key, branch), ctx)).toSQL();
-    });
+    const statements = parts.branches.map((branch) =>
+      grouped(conditionSql(branch.scope, base, dialect), compileCondition(branchKeyCondition(parts.key, branch), ctx)).toSQL());
     const union = statements.map((s) => s.sql).join(' union all ');
     return knex.queryBuilder().select('*').from(knex.raw(`(${union}) as ${quoteIdent('q')}`, bind(statements.flatMap((s) => [...s.bindings]))));
   };
@@ -155,15 +154,6 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
 
   const sortKeyTypes = ast.orderBy.map((k) => (k.target.kind === 'output' ? k.target.type : k.target.ref.seqColumn ? 'integer' : k.target.ref.type));
   return { page, count, sortKeyTypes };
-}
-
-/** The scope filter with the base object's scope narrowed by the query's own equalities. */
-function narrowed(filter: ScopeFilter | undefined, where: Condition | null): ScopeFilter | undefined {
-  if (!filter || !where) return filter;
-  return (object) => {
-    const condition = filter(object);
-    return condition && narrowScope(condition, where);
-  };
 }
 
 /** Compiled scope conditions: a caller's scope is one condition object for as long as its grants hold. */

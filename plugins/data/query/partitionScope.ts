@@ -1,5 +1,5 @@
 import type { ResolvedObject } from '../../../metadata/types.ts';
-import { objectColumns } from '../sql/objectColumns.ts';
+import { objectIndexes } from '../sql/desiredSchema.ts';
 import { decideScope, exactColumn, isExactValue, settled } from './narrowScope.ts';
 import type { Condition, FieldRef, GroupKey } from './types.ts';
 
@@ -105,24 +105,13 @@ function findable(scope: Condition, indexed: ReadonlySet<string>): boolean {
   return alternatives.length > 0 && alternatives.every(seeks);
 }
 
-/** Columns that lead an index of the object's table (desiredSchema.ts makes the same indexes). */
+/** Columns that lead an index of the object's table: the primary key and the engine's indexes. */
 function leadingIndexColumns(object: ResolvedObject): Set<string> {
-  const columns = objectColumns(object);
-  const leading = new Set<string>(['id']);
-  if (object.owner) leading.add('owner_id');
-  for (const info of columns.byName.values()) {
-    if (info.system || !info.field) continue;
-    if (info.seqColumn) leading.add(info.seqColumn);
-    if (info.field.unique || info.field.indexed || info.type === 'lookup') leading.add(info.column);
-  }
-  for (const index of object.indexes) {
-    const first = index.fields[0] === undefined ? undefined : columns.byName.get(index.fields[0]);
-    if (first) leading.add(first.column);
-  }
-  return leading;
+  return new Set(['id', ...objectIndexes(object).map((index) => index.columns[0]!)]);
 }
 
 function sameCondition(a: Condition | null, b: Condition | null): boolean {
   if (a === null || b === null) return a === b;
-  return JSON.stringify(a, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value)) === JSON.stringify(b, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
+  const text = (c: Condition) => JSON.stringify(c, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
+  return text(a) === text(b);
 }

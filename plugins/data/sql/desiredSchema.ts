@@ -59,32 +59,22 @@ export function desiredSchema(objects: readonly ResolvedObject[], dialect: Diale
         defaultSql: info.name === 'version' ? '1' : null,
       });
     }
-    const indexes: DesiredIndex[] = [];
-    const addIndex = (cols: string[], unique: boolean) => {
-      const name = indexName(object.name, cols, unique);
-      if (!indexes.some((i) => i.name === name)) indexes.push({ name, unique, columns: cols });
-    };
-    if (object.owner) addIndex(['owner_id'], false);
     for (const info of infos) {
-      if (info.system || !info.field) continue;
-      if (info.seqColumn) {
-        if (taken.has(info.seqColumn)) problem(object, `fields.${info.name}`, `autonumber needs column '${info.seqColumn}', which another field uses`);
-        taken.add(info.seqColumn);
-        columns.push({ name: info.seqColumn, type: sequenceColumnType(dialect), primary: false, notNull: false, defaultSql: null });
-        addIndex([info.seqColumn], true);
-      }
-      if (info.field.unique) addIndex([info.column], true);
-      else if (info.field.indexed || info.type === 'lookup') addIndex([info.column], false);
+      if (info.system || !info.field || !info.seqColumn) continue;
+      if (taken.has(info.seqColumn)) problem(object, `fields.${info.name}`, `autonumber needs column '${info.seqColumn}', which another field uses`);
+      taken.add(info.seqColumn);
+      columns.push({ name: info.seqColumn, type: sequenceColumnType(dialect), primary: false, notNull: false, defaultSql: null });
     }
     object.indexes.forEach((index, i) => {
-      const cols: string[] = [];
       for (const field of index.fields) {
-        const info = objectColumns(object).byName.get(field);
-        if (!info) problem(object, `indexes[${i}].fields`, `'${field}' is not a stored field of '${object.name}'`);
-        else cols.push(info.column);
+        if (!objectColumns(object).byName.has(field)) problem(object, `indexes[${i}].fields`, `'${field}' is not a stored field of '${object.name}'`);
       }
-      if (cols.length === index.fields.length && cols.length > 0) addIndex(cols, index.unique === true);
     });
+    const indexes: DesiredIndex[] = [];
+    for (const { columns: cols, unique } of objectIndexes(object)) {
+      const name = indexName(object.name, cols, unique);
+      if (!indexes.some((i) => i.name === name)) indexes.push({ name, unique, columns: cols });
+    }
     tables.push({ name: object.name, columns, indexes });
   }
   if (problems.length === 1) throw problems[0]!;
@@ -95,6 +85,28 @@ export function desiredSchema(objects: readonly ResolvedObject[], dialect: Diale
     problems: problems.map((p) => p.toJSON()),
   });
   return tables;
+}
+
+/**
+ * The indexes the engine keeps on an object's table, in creation order: the owner, each
+ * autonumber's sequence (unique), unique, indexed and lookup fields, then the declared indexes
+ * (one naming a field the object does not store is left out; desiredSchema reports it).
+ */
+export function objectIndexes(object: ResolvedObject): Array<{ columns: string[]; unique: boolean }> {
+  const { columns: infos, byName } = objectColumns(object);
+  const indexes: Array<{ columns: string[]; unique: boolean }> = [];
+  if (object.owner) indexes.push({ columns: ['owner_id'], unique: false });
+  for (const info of infos) {
+    if (info.system || !info.field) continue;
+    if (info.seqColumn) indexes.push({ columns: [info.seqColumn], unique: true });
+    if (info.field.unique) indexes.push({ columns: [info.column], unique: true });
+    else if (info.field.indexed || info.type === 'lookup') indexes.push({ columns: [info.column], unique: false });
+  }
+  for (const index of object.indexes) {
+    const cols = index.fields.flatMap((field) => byName.get(field)?.column ?? []);
+    if (cols.length === index.fields.length && cols.length > 0) indexes.push({ columns: cols, unique: index.unique === true });
+  }
+  return indexes;
 }
 
 /** Engine-made index names start with ix_ or ux_, so sync only ever drops its own indexes. */
