@@ -11,8 +11,8 @@ export interface BenchArgs {
   warmup: number;
   connections: number;
   rows: number;
-  /** One scenario name (or `boot`), null for all. */
-  scenario: string | null;
+  /** The scenario names asked for (`boot` among them), null for all. */
+  scenarios: string[] | null;
   /** Write a V8 CPU profile of each server child (into a temporary directory, printed). */
   profile: boolean;
 }
@@ -24,7 +24,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --warmup SECONDS                unmeasured load before each run (default 2)
   --connections N                 concurrent connections (default 16)
   --rows N                        seeded rows (default 100000)
-  --scenario NAME                 run one scenario (or 'boot'); see bench/README.md
+  --scenario NAME[,NAME...]       run only these scenarios ('boot' is one); see bench/README.md
   --profile                       write a --cpu-prof profile of each server child
   -h, --help`;
 
@@ -61,7 +61,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
     warmup: positive('warmup', values.warmup, 2, true),
     connections: Math.floor(positive('connections', values.connections, 16)),
     rows: Math.floor(positive('rows', values.rows, 100_000)),
-    scenario: values.scenario ?? null,
+    scenarios: values.scenario === undefined ? null : values.scenario.split(',').map((name) => name.trim()).filter((name) => name !== ''),
     profile: values.profile ?? false,
   };
 }

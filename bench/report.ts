@@ -30,7 +30,7 @@ export interface BenchReport {
   startedAt: string;
   finishedAt: string;
   machine: { node: string; platform: string; cpus: number; cpuModel: string };
-  options: { drivers: BenchDriver[]; duration: number; rounds?: number; warmup: number; connections: number; rows: number; scenario: string | null };
+  options: { drivers: BenchDriver[]; duration: number; rounds?: number; warmup: number; connections: number; rows: number; scenarios?: string[] | null; scenario?: string | null };
   drivers: Partial<Record<BenchDriver, DriverResult>>;
   targets: TargetCheck[];
 }

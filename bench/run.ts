@@ -90,7 +90,7 @@ async function alternate(run: (target: 'runtime' | 'baseline', round: number) =>
 
 async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: string | null): Promise<DriverResult> {
   const result: DriverResult = { scenarios: [] };
-  const wanted = SCENARIOS.filter((s) => args.scenario === null || s.name === args.scenario);
+  const wanted = SCENARIOS.filter((s) => args.scenarios === null || args.scenarios.includes(s.name));
   const target = await createDatabaseTarget(driver);
   try {
     if (wanted.length > 0) {
@@ -115,7 +115,7 @@ async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: strin
         await Promise.all([runtime.stop(), baseline.stop()]);
       }
     }
-    if (args.scenario === null || args.scenario === 'boot') {
+    if (args.scenarios === null || args.scenarios.includes('boot')) {
       log(`[${driver}] boot time`);
       try {
         result.boot = await measureBoot(target);
@@ -137,8 +137,9 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (args.scenario !== null && args.scenario !== 'boot' && !SCENARIOS.some((s) => s.name === args.scenario)) {
-    console.error(`Unknown scenario '${args.scenario}'. Scenarios: ${['boot', ...SCENARIOS.map((s) => s.name)].join(', ')}`);
+  const unknown = (args.scenarios ?? []).filter((name) => name !== 'boot' && !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0 || args.scenarios?.length === 0) {
+    console.error(`Unknown scenario '${unknown.join("', '")}'. Scenarios: ${['boot', ...SCENARIOS.map((s) => s.name)].join(', ')}`);
     return 2;
   }
   const startedAt = new Date().toISOString();
@@ -161,7 +162,7 @@ async function main(): Promise<number> {
     startedAt,
     finishedAt: '',
     machine: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown' },
-    options: { drivers, duration: args.duration, rounds: args.rounds, warmup: args.warmup, connections: args.connections, rows: args.rows, scenario: args.scenario },
+    options: { drivers, duration: args.duration, rounds: args.rounds, warmup: args.warmup, connections: args.connections, rows: args.rows, scenarios: args.scenarios },
     drivers: {},
     targets: [],
   };
@@ -173,8 +174,9 @@ async function main(): Promise<number> {
   const json = JSON.stringify(report, null, 2) + '\n';
   const summary = summaryMarkdown(report);
   // latest.json and summary.md hold the last full run; a one-scenario run keeps only its dated file.
-  const partial = args.scenario !== null;
-  writeFileSync(join(RESULTS, `${startedAt.replace(/[:.]/g, '-')}${args.scenario ? `-${args.scenario}` : ''}.json`), json);
+  const partial = args.scenarios !== null;
+  const suffix = partial ? `-${args.scenarios!.join('+').replace(/[^a-z0-9+-]+/gi, '_')}` : '';
+  writeFileSync(join(RESULTS, `${startedAt.replace(/[:.]/g, '-')}${suffix}.json`), json);
   if (!partial) {
     writeFileSync(join(RESULTS, 'latest.json'), json);
     writeFileSync(join(RESULTS, 'summary.md'), summary);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { isCodedError } from '../../kernel/errors.ts';
 import { openDatabase } from '../../plugins/data/sql/openDatabase.ts';
+import { directReader } from '../../plugins/data/sql/sqliteReader.ts';
 import { POSTGRES_URL, databaseCases } from '../harness/databases.ts';
 
 t.test('sqlite: WAL, foreign keys, busy timeout, outer joins available', async (t) => {
@@ -19,6 +20,24 @@ t.test('sqlite: WAL, foreign keys, busy timeout, outer joins available', async (
   t.equal(await pragma('busy_timeout'), 1234);
   const [major, minor] = db.serverVersion.split('.').map(Number) as [number, number];
   t.ok(major > 3 || minor >= 39, `SQLite ${db.serverVersion} has RIGHT and FULL JOIN`);
+});
+
+t.test('sqlite: the file reader gives named rows, follows schema changes, and later columns of one name win', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-open-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await openDatabase({ url: `sqlite:${join(dir, 'app.db')}` });
+  t.teardown(() => db.close());
+  const read = directReader(db.knex)!;
+  t.ok(read, 'a file database has a direct reader');
+  await db.knex.raw('create table t (a integer, b text)');
+  await db.knex.raw("insert into t values (1, 'x'), (2, 'y')");
+  const all = { sql: 'select * from t order by a', bindings: [] };
+  t.same(read(all), [{ a: 1, b: 'x' }, { a: 2, b: 'y' }]);
+  await db.knex.raw('alter table t add column c text');
+  await db.knex.raw("update t set c = 'z' where a = 2");
+  t.same(read(all), [{ a: 1, b: 'x', c: null }, { a: 2, b: 'y', c: 'z' }], 'the re-prepared statement is read with its new columns');
+  t.same(read({ sql: 'select a as n, b as n from t where a = ?', bindings: [2] }), [{ n: 'y' }]);
+  t.same(read({ sql: 'select a from t where a > ?', bindings: [5] }), []);
 });
 
 t.test('sqlite::memory: works', async (t) => {

@@ -21,6 +21,36 @@ function formatBinding(value: unknown): unknown {
   return value;
 }
 
+/** Column names of each statement seen, read once: better-sqlite3's `columns()` costs more than a by-id read. */
+const columnNames = new WeakMap<Sqlite.Statement, string[]>();
+
+/**
+ * Runs a statement in raw mode (rows as arrays) and builds the row objects here: better-sqlite3's
+ * own row objects cost about twice as much to make and to read. Later columns of the same name
+ * win, as in better-sqlite3's objects. A row of another width than the names remembered (a
+ * statement re-prepared after a schema change) reads the names again.
+ */
+function readRows(statement: Sqlite.Statement, bindings: unknown[]): Array<Record<string, unknown>> {
+  let names = columnNames.get(statement);
+  if (!names) {
+    names = statement.raw(true).columns().map((column) => column.name);
+    columnNames.set(statement, names);
+  }
+  const raw = statement.all(bindings) as unknown[][];
+  const rows: Array<Record<string, unknown>> = new Array(raw.length);
+  for (let r = 0; r < raw.length; r++) {
+    const values = raw[r]!;
+    if (values.length !== names.length) {
+      names = statement.columns().map((column) => column.name);
+      columnNames.set(statement, names);
+    }
+    const row: Record<string, unknown> = {};
+    for (let c = 0; c < names.length; c++) row[names[c]!] = values[c];
+    rows[r] = row;
+  }
+  return rows;
+}
+
 /**
  * A second connection to the file, for reads outside a transaction. In WAL mode readers never
  * wait for the writer and see what it committed; going straight to better-sqlite3 skips knex's
@@ -35,7 +65,7 @@ export function attachSqliteReader(knex: Knex, filename: string, setup: (conn: S
   readers.set(knex, (query) => {
     const { sql, bindings } = 'toSQL' in query ? query.toSQL() : query;
     if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
-    return db.prepare(sql).all(bindings.map(formatBinding)) as Array<Record<string, unknown>>;
+    return readRows(db.prepare(sql), bindings.map(formatBinding));
   });
   return () => {
     readers.delete(knex);
