@@ -15,6 +15,8 @@ export interface BenchArgs {
   scenarios: string[] | null;
   /** Write a V8 CPU profile of each server child (into a temporary directory, printed). */
   profile: boolean;
+  /** A git revision whose compiled runtime takes the baseline's place (see compareTree.ts); null for the baseline. */
+  compare: string | null;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -26,6 +28,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --rows N                        seeded rows (default 100000)
   --scenario NAME[,NAME...]       run only these scenarios ('boot' is one); see bench/README.md
   --profile                       write a --cpu-prof profile of each server child
+  --compare REV                   measure the runtime against its own compiled tree at git
+                                  revision REV (in place of the baseline; no targets, no latest.json)
   -h, --help`;
 
 function positive(name: string, raw: string | undefined, fallback: number, allowZero = false): number {
@@ -47,6 +51,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
       rows: { type: 'string' },
       scenario: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      compare: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -63,5 +68,6 @@ export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
     rows: Math.floor(positive('rows', values.rows, 100_000)),
     scenarios: values.scenario === undefined ? null : values.scenario.split(',').map((name) => name.trim()).filter((name) => name !== ''),
     profile: values.profile ?? false,
+    compare: values.compare ?? null,
   };
 }

@@ -33,6 +33,8 @@ export interface BenchReport {
   options: { drivers: BenchDriver[]; duration: number; rounds?: number; warmup: number; connections: number; rows: number; scenarios?: string[] | null; scenario?: string | null };
   drivers: Partial<Record<BenchDriver, DriverResult>>;
   targets: TargetCheck[];
+  /** Set when the baseline's side was the runtime at another revision (--compare). */
+  compare?: { rev: string; commit: string };
 }
 
 export interface TargetCheck {
@@ -85,7 +87,9 @@ export function summaryMarkdown(report: BenchReport): string {
     '',
     'req/s, latency p50 / p99 in ms, errors / non-2xx, peak RSS in MB and server CPU ms per request; ratio = runtime / baseline req/s;',
     'CPU ratio = baseline / runtime CPU per request (what the req/s ratio would be with both CPU-bound on a quiet machine).',
-    'Rows marked (row-policy user) compare the runtime with itself: "runtime" is the member whose reads carry a row policy, "baseline" the signed-in admin.',
+    report.compare
+      ? `"baseline" here is the runtime at ${report.compare.rev} (${report.compare.commit.slice(0, 12)}), serving the same requests (row-policy rows: the member's); no targets are checked.`
+      : 'Rows marked (row-policy user) compare the runtime with itself: "runtime" is the member whose reads carry a row policy, "baseline" the signed-in admin.',
   ];
   for (const [driver, result] of Object.entries(report.drivers) as Array<[BenchDriver, DriverResult]>) {
     lines.push('', `## ${driver}`, '');
@@ -116,6 +120,7 @@ export function summaryMarkdown(report: BenchReport): string {
         : `Boot to the first 200 of /api/v1/health (all plugins, CRM and bench apps): ${result.boot.warmMs} ms median of ${result.boot.warmRunsMs.join(', ')} ms; ${result.boot.freshMs} ms on an empty database.`);
     }
   }
+  if (report.compare) return lines.join('\n') + '\n';
   lines.push('', '## Targets', '', '| driver | target | measured | result |', '|---|---|---|---|');
   for (const c of report.targets) lines.push(`| ${c.driver} | ${c.target} | ${c.value} | ${c.pass === null ? 'pending' : c.pass ? 'pass' : 'FAIL'} |`);
   return lines.join('\n') + '\n';

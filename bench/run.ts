@@ -17,7 +17,8 @@ import { postgresProblem } from '../test/harness/postgresProblem.ts';
 import { BENCH_POSTGRES_URL, createDatabaseTarget, type BenchDriver, type DatabaseTarget } from './databaseTarget.ts';
 import { checkTargets, summaryMarkdown, type BenchReport, type DriverResult, type ScenarioResult } from './report.ts';
 import { combineRounds, runLoad, runTimed, type LoadResult } from './runLoad.ts';
-import { SCENARIOS, type Scenario } from './scenarios.ts';
+import { SCENARIOS, type Scenario, type Target } from './scenarios.ts';
+import { compareTree, type CompareTree } from './compareTree.ts';
 import { seed } from './seed.ts';
 import { spawnServer, type ServerProcess } from './spawnServer.ts';
 
@@ -53,18 +54,22 @@ async function runScenario(scenario: Scenario, servers: Servers, pools: Pools, a
   const context = { ...pools, runtimeHeaders: {}, seededRows: args.rows };
   const options = { duration: args.duration, connections: args.connections, warmup: args.warmup };
   // Against the admin, both sides are the runtime; `baseline` then stands for the admin's requests.
-  const server = (target: 'runtime' | 'baseline') => servers[scenario.against === 'admin' ? 'runtime' : target];
+  // Compared with a revision (--compare), both sides send the runtime's requests (a row-policy
+  // scenario: the member's), the baseline's side to the revision's runtime.
+  const against = args.compare === null && scenario.against === 'admin';
+  const server = (target: Target) => servers[against ? 'runtime' : target];
+  const requests = (target: Target): Target => (args.compare === null ? target : 'runtime');
   try {
     // Both sides share one server here: warm the admin's path too, so the side measured first
     // does not pay for warming the code both use.
-    if (scenario.against === 'admin' && !scenario.timed) await runLoad(server('baseline'), scenario, 'baseline', context, { ...options, duration: Math.max(1, options.warmup), warmup: 0 });
+    if (against && !scenario.timed) await runLoad(server('baseline'), scenario, 'baseline', context, { ...options, duration: Math.max(1, options.warmup), warmup: 0 });
     const { runtime, baseline } = scenario.timed
-      ? { runtime: await runTimed(server('runtime'), scenario, 'runtime', context), baseline: await runTimed(server('baseline'), scenario, 'baseline', context) }
-      : await alternate((target, round) => runLoad(server(target), scenario, target, context, { ...options, duration: options.duration / args.rounds, warmup: round === 0 ? options.warmup : 0 }), args.rounds);
+      ? { runtime: await runTimed(server('runtime'), scenario, 'runtime', context), baseline: await runTimed(server('baseline'), scenario, requests('baseline'), context) }
+      : await alternate((target, round) => runLoad(server(target), scenario, requests(target), context, { ...options, duration: options.duration / args.rounds, warmup: round === 0 ? options.warmup : 0 }), args.rounds);
     const ratio = baseline.reqPerSec > 0 ? Math.round((runtime.reqPerSec / baseline.reqPerSec) * 1000) / 1000 : 0;
     const cpuRatio = runtime.cpuMsPerRequest && baseline.cpuMsPerRequest ? Math.round((baseline.cpuMsPerRequest / runtime.cpuMsPerRequest) * 1000) / 1000 : undefined;
     const speed = (r: typeof runtime) => (scenario.timed ? `${String(r.p50Ms).padStart(6)} ms (${r.rowsPerSec} rows/s)` : `${String(r.reqPerSec).padStart(8)} req/s p99 ${r.p99Ms} ms`);
-    const [left, right] = scenario.against === 'admin' ? ['policy user', 'admin'] : ['runtime', 'baseline'];
+    const [left, right] = args.compare !== null ? ['runtime', args.compare] : against ? ['policy user', 'admin'] : ['runtime', 'baseline'];
     log(`  ${scenario.name.padEnd(18)} ${left} ${speed(runtime)} | ${right} ${speed(baseline)} | ratio ${Math.round(ratio * 100)}% (CPU ${cpuRatio === undefined ? '-' : `${Math.round(cpuRatio * 100)}%`})` +
       (runtime.non2xx + runtime.errors + baseline.non2xx + baseline.errors > 0
         ? ` | errors rt ${runtime.errors} ${JSON.stringify(runtime.failedStatuses)} bl ${baseline.errors} ${JSON.stringify(baseline.failedStatuses)}` : ''));
@@ -88,7 +93,7 @@ async function alternate(run: (target: 'runtime' | 'baseline', round: number) =>
   return { runtime: combineRounds(results.runtime), baseline: combineRounds(results.baseline) };
 }
 
-async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: string | null): Promise<DriverResult> {
+async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: string | null, compared: CompareTree | null): Promise<DriverResult> {
   const result: DriverResult = { scenarios: [] };
   const wanted = SCENARIOS.filter((s) => args.scenarios === null || args.scenarios.includes(s.name));
   const target = await createDatabaseTarget(driver);
@@ -106,16 +111,22 @@ async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: strin
       const visible = readable.filter((_, i) => (i + updateIds.length) % 4 < 2);
       const memberIds = Array.from({ length: Math.min(1000, visible.length) }, () => visible[Math.floor(random() * visible.length)]!);
       const runtime = await spawnServer(`runtime-${driver}`, join(HERE, 'servers/runtimeServer.js'), runtimeConfig(target), profileDir ? { profileDir } : {});
-      const baseline = await spawnServer(`baseline-${driver}`, join(HERE, 'servers/baselineServer.ts'), { driver, url: target.url, schema: target.schema, file: target.file }, profileDir ? { profileDir } : {});
+      const baseline = compared
+        ? await spawnServer(`compared-${driver}`, join(HERE, 'servers/runtimeServer.js'), runtimeConfig(target), { ...(profileDir ? { profileDir } : {}), env: { OSR_BENCH_TREE: compared.dist } })
+        : await spawnServer(`baseline-${driver}`, join(HERE, 'servers/baselineServer.ts'), { driver, url: target.url, schema: target.schema, file: target.file }, profileDir ? { profileDir } : {});
       try {
         const users = await prepareBenchUsers(runtime.url);
+        // The compared runtime serves the same signed-in requests: let its identity engine start too.
+        if (compared) await fetch(`${baseline.url}/api/v1/auth/get-session`, { headers: users.adminHeaders });
         log(`[${driver}] signed in the admin and a row-policy member (sees ${users.totals.member} of ${users.totals.admin} rows)`);
         for (const scenario of wanted) result.scenarios.push(await runScenario(scenario, { runtime, baseline }, { ids, updateIds, memberIds, users }, args));
       } finally {
         await Promise.all([runtime.stop(), baseline.stop()]);
       }
     }
-    if (args.scenarios === null || args.scenarios.includes('boot')) {
+    if (compared) {
+      if (args.scenarios?.includes('boot')) log(`[${driver}] boot time: not measured against a revision (run --scenario boot on each)`);
+    } else if (args.scenarios === null || args.scenarios.includes('boot')) {
       log(`[${driver}] boot time`);
       try {
         result.boot = await measureBoot(target);
@@ -157,6 +168,7 @@ async function main(): Promise<number> {
     const built = await buildCompiled(REPO_ROOT);
     log(`compiled ${built.modules} modules in ${built.ms} ms`);
   }
+  const compared = args.compare === null ? null : await compareTree(args.compare, log);
   const profileDir = args.profile ? mkdtempSync(join(tmpdir(), 'osr-bench-profiles-')) : null;
   const report: BenchReport = {
     startedAt,
@@ -165,17 +177,19 @@ async function main(): Promise<number> {
     options: { drivers, duration: args.duration, rounds: args.rounds, warmup: args.warmup, connections: args.connections, rows: args.rows, scenarios: args.scenarios },
     drivers: {},
     targets: [],
+    ...(compared ? { compare: { rev: args.compare!, commit: compared.commit } } : {}),
   };
-  for (const driver of drivers) report.drivers[driver] = await runDriver(driver, args, profileDir);
+  for (const driver of drivers) report.drivers[driver] = await runDriver(driver, args, profileDir, compared);
   report.finishedAt = new Date().toISOString();
-  report.targets = checkTargets(report.drivers);
+  // The targets are written against the baseline: a comparison of two revisions checks none.
+  report.targets = compared ? [] : checkTargets(report.drivers);
 
   mkdirSync(RESULTS, { recursive: true });
   const json = JSON.stringify(report, null, 2) + '\n';
   const summary = summaryMarkdown(report);
   // latest.json and summary.md hold the last full run; a one-scenario run keeps only its dated file.
-  const partial = args.scenarios !== null;
-  const suffix = partial ? `-${args.scenarios!.join('+').replace(/[^a-z0-9+-]+/gi, '_')}` : '';
+  const partial = args.scenarios !== null || compared !== null;
+  const suffix = (compared ? `-compare-${compared.commit.slice(0, 12)}` : '') + (args.scenarios ? `-${args.scenarios.join('+').replace(/[^a-z0-9+-]+/gi, '_')}` : '');
   writeFileSync(join(RESULTS, `${startedAt.replace(/[:.]/g, '-')}${suffix}.json`), json);
   if (!partial) {
     writeFileSync(join(RESULTS, 'latest.json'), json);

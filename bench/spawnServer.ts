@@ -21,6 +21,8 @@ export interface SpawnOptions {
   /** Write a V8 CPU profile of the child into this directory when it stops. */
   profileDir?: string;
   readyTimeoutMs?: number;
+  /** Variables added to the child's environment. */
+  env?: Record<string, string>;
 }
 
 // Clock ticks per second of /proc/<pid>/stat times; 100 on every Linux this runs on.
@@ -46,7 +48,7 @@ export function spawnServer(name: string, entry: string, arg: unknown, options: 
   const execArgv = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
   // One directory per server: the module loader thread writes a profile of its own beside the main thread's.
   if (options.profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, name)}`);
-  const child: ChildProcess = fork(entry, [JSON.stringify(arg)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(entry, [JSON.stringify(arg)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

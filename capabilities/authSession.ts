@@ -17,8 +17,11 @@ export interface Principal {
 }
 
 export interface AuthSession {
-  /** Resolve the caller of a request; `null` when no valid credential was sent. */
-  authenticate(request: FastifyRequest): Promise<Principal | null>;
+  /**
+   * Resolve the caller of a request; `null` when no valid credential was sent. A request that
+   * carries no credential at all may be answered synchronously (`null`, no promise).
+   */
+  authenticate(request: FastifyRequest): Principal | null | Promise<Principal | null>;
 }
 
 export const authSession = defineCapability<AuthSession>()({

@@ -12,8 +12,8 @@ interface Stored {
 export class HookStore {
   private entries: Stored[] = [];
   private seq = 0;
-  /** handlers() answers by hook and object, computed once until the next add or removal. */
-  private lists = new Map<string, readonly HookRegistration[]>();
+  /** handlers() answers by hook, then object ('' for none), computed once until the next add or removal. */
+  private lists = new Map<string, Map<string, readonly HookRegistration[]>>();
 
   add(plugin: string, hook: string, handler: HookHandler, options: { object?: string; priority?: number } = {}, rank = 0): void {
     if (!(HOOK_NAMES as readonly string[]).includes(hook)) {
@@ -40,14 +40,15 @@ export class HookStore {
   }
 
   handlers(hook: HookName, object?: string): readonly HookRegistration[] {
-    const key = `${hook}\u0000${object ?? ''}`;
-    let list = this.lists.get(key);
+    let byObject = this.lists.get(hook);
+    if (!byObject) this.lists.set(hook, (byObject = new Map()));
+    let list = byObject.get(object ?? '');
     if (!list) {
       list = Object.freeze(this.entries
         .filter(({ registration: r }) => r.hook === hook && (r.object === undefined || r.object === object))
         .sort((a, b) => a.registration.priority - b.registration.priority || a.rank - b.rank || a.seq - b.seq)
         .map((e) => e.registration));
-      this.lists.set(key, list);
+      byObject.set(object ?? '', list);
     }
     return list;
   }

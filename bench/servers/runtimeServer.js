@@ -1,10 +1,16 @@
 /**
- * Child process: the runtime from its compiled tree (as `osr start` runs it; bench/run.ts builds
+ * Child process: the runtime from a compiled tree (as `osr start` runs it; bench/run.ts builds
  * the tree first when it is stale), listening on 127.0.0.1, with the config given as JSON in
- * argv[2]. Tells the parent its URL over IPC; on {type: 'stop'} it stops and exits normally, so
- * that --cpu-prof can write its profile.
+ * argv[2]. The tree is the repository's dist/, or OSR_BENCH_TREE (a revision's tree, for
+ * --compare). Tells the parent its URL over IPC; on {type: 'stop'} it stops and exits normally,
+ * so that --cpu-prof can write its profile.
  */
-import { createRuntime } from '../../dist/runtime/createRuntime.js';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const tree = process.env.OSR_BENCH_TREE ?? fileURLToPath(new URL('../../dist/', import.meta.url));
+/** @type {typeof import('../../dist/runtime/createRuntime.js')} */
+const { createRuntime } = await import(pathToFileURL(join(tree, 'runtime/createRuntime.js')).href);
 
 const config = JSON.parse(process.argv[2] ?? '{}');
 const runtime = await createRuntime({ inline: config, env: {} });

@@ -38,29 +38,32 @@ async function viaApiKey(env: EnvironmentAuth, key: string): Promise<Resolved | 
  */
 export function createAuthenticator(environments: ReadonlyMap<string, EnvironmentAuth>, cache: PrincipalCache, log: Logger): AuthSession {
   return {
-    async authenticate(request: FastifyRequest) {
+    authenticate(request: FastifyRequest) {
       const env = environments.get(request.environmentId);
       if (!env) return null;
       const credential = readCredential(request.headers, env.sessionCookie);
-      if (!credential) return null;
-      const key = credentialKey(credential);
-      let principal = cache.get(env.id, key);
-      if (!principal) {
-        let resolved: Resolved | null = null;
-        try {
-          resolved = credential.kind === 'apiKey' ? await viaApiKey(env, credential.key) : await viaSession(env, credential);
-        } catch (error) {
-          // The engine answers malformed or unknown credentials with a 4xx: those are simply not valid.
-          const status = (error as { statusCode?: number }).statusCode;
-          if (typeof status === 'number' && status < 500) return null;
-          log.error({ err: error }, 'credential check failed');
-          throw error;
-        }
-        if (!resolved) return null;
-        cache.set(env.id, key, resolved.principal, resolved.notAfter);
-        principal = resolved.principal;
-      }
-      return { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
+      return credential ? verify(env, credential) : null;
     },
   };
+
+  async function verify(env: EnvironmentAuth, credential: Credential): Promise<Principal | null> {
+    const key = credentialKey(credential);
+    let principal = cache.get(env.id, key);
+    if (!principal) {
+      let resolved: Resolved | null = null;
+      try {
+        resolved = credential.kind === 'apiKey' ? await viaApiKey(env, credential.key) : await viaSession(env, credential);
+      } catch (error) {
+        // The engine answers malformed or unknown credentials with a 4xx: those are simply not valid.
+        const status = (error as { statusCode?: number }).statusCode;
+        if (typeof status === 'number' && status < 500) return null;
+        log.error({ err: error }, 'credential check failed');
+        throw error;
+      }
+      if (!resolved) return null;
+      cache.set(env.id, key, resolved.principal, resolved.notAfter);
+      principal = resolved.principal;
+    }
+    return { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
+  }
 }

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
 import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
@@ -9,27 +9,45 @@ export function hasPermission(principal: Principal, permission: string): boolean
   return principal.isAdmin || principal.permissions.includes(permission);
 }
 
+/** Whether the caller may use the route; throws the coded refusal. */
+function admit(route: RegisteredRoute, principal: Principal | null, requireAuth: boolean): void {
+  if (route.public && !route.permission) return;
+  if (!principal) {
+    if (requireAuth || route.permission) throw codedError('UNAUTHENTICATED');
+    return;
+  }
+  // Until the password is changed (an auth route, public), the account may do nothing else.
+  if (principal.mustChangePassword) throw codedError('PASSWORD_EXPIRED', { subjectId: principal.userId });
+  if (route.permission && !hasPermission(principal, route.permission)) {
+    throw codedError('PERMISSION_DENIED', { permission: route.permission, subjectId: principal.userId });
+  }
+}
+
 /**
  * Runs first on every route, before the body is parsed or validated: identify the caller, then
  * refuse anonymous calls to non-public routes (when requireAuth) and calls lacking the route's
- * permission key. Fails closed.
+ * permission key. Fails closed. A callback hook: a request without a credential is decided
+ * without a promise.
  */
 export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean, environments: EnvironmentSelector, grants?: AccessGrants) {
-  return async (request: FastifyRequest): Promise<void> => {
-    request.environmentId = environments(request);
-    const authenticated = auth ? await auth.authenticate(request) : null;
-    // Positions, permission sets and route keys come from the environment's assignments.
+  // Positions, permission sets and route keys come from the environment's assignments.
+  const settle = async (request: FastifyRequest, found: Principal | null | Promise<Principal | null>): Promise<void> => {
+    const authenticated = await found;
     request.principal = authenticated && grants ? await grants.resolve(authenticated) : authenticated;
-    const principal = request.principal;
-    if (route.public && !route.permission) return;
-    if (!principal) {
-      if (requireAuth || route.permission) throw codedError('UNAUTHENTICATED');
+    admit(route, request.principal, requireAuth);
+  };
+  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
+    let pending: Promise<void> | undefined;
+    try {
+      request.environmentId = environments(request);
+      const found = auth ? auth.authenticate(request) : null;
+      if (found === null) admit(route, (request.principal = null), requireAuth);
+      else pending = settle(request, found);
+    } catch (error) {
+      done(error as Error);
       return;
     }
-    // Until the password is changed (an auth route, public), the account may do nothing else.
-    if (principal.mustChangePassword) throw codedError('PASSWORD_EXPIRED', { subjectId: principal.userId });
-    if (route.permission && !hasPermission(principal, route.permission)) {
-      throw codedError('PERMISSION_DENIED', { permission: route.permission, subjectId: principal.userId });
-    }
+    if (pending) pending.then(() => done(), done);
+    else done();
   };
 }

@@ -4,6 +4,7 @@ import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { addBodyDeadline, clientErrorHandler } from './clientDeadline.ts';
 import type { HttpOptions } from './httpOptions.ts';
+import { requestLoggerFactory } from './requestLogger.ts';
 import { toErrorResponse } from './toErrorResponse.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -13,6 +14,7 @@ export function createServer(options: HttpOptions, log: Logger): FastifyInstance
   const app = Fastify({
     loggerInstance: log as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: !options.logRequests }),
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: options.bodyLimit,
     requestTimeout: options.requestTimeoutMs,
     connectionTimeout: options.requestTimeoutMs,
@@ -44,18 +46,19 @@ export function createServer(options: HttpOptions, log: Logger): FastifyInstance
     closing = true;
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request take the callback form: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // A request reaching a draining server (pipelined, or on a busy keep-alive connection).
-    if (closing) throw codedError('SERVICE_UNAVAILABLE', { service: 'The server', reason: 'it is shutting down' });
+    done(closing ? codedError('SERVICE_UNAVAILABLE', { service: 'The server', reason: 'it is shutting down' }) : undefined);
   });
 
   addBodyDeadline(app, options.requestTimeoutMs);
 
   // A response finished during drain closes its connection, so shutdown need not wait for the keep-alive timeout.
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -78,16 +78,19 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       ? planFor(deps.plans, object, access?.profile ?? deps.plans.anonymous(`${ctx.environmentId}\u0000${ctx.system === true}`), knex, parse, scopeFilter)
       : undefined;
     const ast = plan?.ast ?? parse(before.query);
-    const result = await executeQuery(ast, knex, {
-      cursorKey: deps.cursorKey(ctx.environmentId),
-      cel,
-      ...(plan ? { statement: { sql: plan.sql, bindings: bindId(plan, planId!) } } : {}),
-      ...(counts ? { counts } : {}),
-      ...(scopeFilter ? { scopeFilter } : {}),
-      ...(options.total === false ? { total: false } : {}),
-    }).catch((error: unknown) => {
+    let result: ListResult;
+    try {
+      result = await executeQuery(ast, knex, {
+        cursorKey: deps.cursorKey(ctx.environmentId),
+        cel,
+        ...(plan ? { statement: { sql: plan.sql, bindings: bindId(plan, planId!) } } : {}),
+        ...(counts ? { counts } : {}),
+        ...(scopeFilter ? { scopeFilter } : {}),
+        ...(options.total === false ? { total: false } : {}),
+      });
+    } catch (error) {
       throw driverInputError(error) ?? error;
-    });
+    }
     if (access) stripHidden(result.items, ast, access.profile);
     if (!hooks) return result;
     const after = { object: object.name, query: before.query, result, ctx };

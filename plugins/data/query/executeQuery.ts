@@ -36,7 +36,9 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const after = ast.cursor !== null ? decodeCursor(ast.cursor, ast.keyset ? shapeOf() : '', ast.orderBy.length, options.cursorKey) : null;
   const compiled = options.statement ? null : compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1 });
   const reader = directReader(knex);
-  const run = (query: Knex.QueryBuilder): Promise<Array<Record<string, unknown>>> => (reader ? Promise.resolve(reader(query)) : query);
+  type Rows = Array<Record<string, unknown>>;
+  const run = (query: Knex.QueryBuilder): Rows | Promise<Rows> => (reader ? reader(query) : query);
+  // The SQLite file reader answers synchronously: its rows are taken without awaiting.
   const page = () => (options.statement ? runNative(knex, options.statement) : run(compiled!.page));
   const count = async () => {
     const statement = compiled!.count();
@@ -49,7 +51,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     options.counts.set(key, total);
     return total;
   };
-  let rows: Array<Record<string, unknown>>;
+  let rows: Rows;
   let total: number | undefined;
   // Counting groups or distinct rows repeats the whole query: read the page first, and count only
   // when it may not hold every matching row.
@@ -57,9 +59,11 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     rows = await page();
     const complete = ast.cursor === null && ast.offset === 0 && rows.length <= ast.limit;
     total = complete ? rows.length : await count();
+  } else if (options.total === false) {
+    const read = page();
+    rows = Array.isArray(read) ? read : await read;
   } else {
-    if (options.total === false) rows = await page();
-    else [rows, total] = await Promise.all([page(), count()]);
+    [rows, total] = await Promise.all([page(), count()]);
   }
   const more = rows.length > ast.limit;
   const pageRows = more ? rows.slice(0, ast.limit) : rows;
