@@ -3,7 +3,11 @@ import type { ChildLoggerOptions } from 'pino';
 import type { Logger } from '../../kernel/logger.ts';
 
 type Bindings = Record<string, unknown>;
-type LogArgs = [unknown, ...unknown[]];
+type LogMethod = (...args: [unknown, ...unknown[]]) => void;
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+// The level methods are set on the prototype below, one per level.
+export interface RequestLogger extends Record<(typeof LEVELS)[number], LogMethod> {}
 
 /**
  * A request's logger (`request.log`), made only when something is logged through it. Most
@@ -19,7 +23,8 @@ export class RequestLogger implements FastifyBaseLogger {
     private readonly options: ChildLoggerOptions,
   ) {}
 
-  private get real(): Logger {
+  /** The pino child, made on first use. */
+  logger(): Logger {
     return (this.#child ??= this.parent.child(this.bindings, this.options));
   }
 
@@ -28,40 +33,20 @@ export class RequestLogger implements FastifyBaseLogger {
   }
 
   set level(level: string) {
-    this.real.level = level;
-  }
-
-  fatal(...args: LogArgs): void {
-    (this.real.fatal as (...a: LogArgs) => void)(...args);
-  }
-
-  error(...args: LogArgs): void {
-    (this.real.error as (...a: LogArgs) => void)(...args);
-  }
-
-  warn(...args: LogArgs): void {
-    (this.real.warn as (...a: LogArgs) => void)(...args);
-  }
-
-  info(...args: LogArgs): void {
-    (this.real.info as (...a: LogArgs) => void)(...args);
-  }
-
-  debug(...args: LogArgs): void {
-    (this.real.debug as (...a: LogArgs) => void)(...args);
-  }
-
-  trace(...args: LogArgs): void {
-    (this.real.trace as (...a: LogArgs) => void)(...args);
-  }
-
-  silent(...args: LogArgs): void {
-    (this.real.silent as (...a: LogArgs) => void)(...args);
+    this.logger().level = level;
   }
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return this.real.child(bindings, options) as unknown as FastifyBaseLogger;
+    return this.logger().child(bindings, options) as unknown as FastifyBaseLogger;
   }
+}
+
+for (const level of LEVELS) {
+  Object.defineProperty(RequestLogger.prototype, level, {
+    value(this: RequestLogger, ...args: [unknown, ...unknown[]]) {
+      (this.logger()[level] as LogMethod)(...args);
+    },
+  });
 }
 
 /** fastify's childLoggerFactory: a RequestLogger in place of a pino child per request. */
