@@ -8,6 +8,7 @@ import { checkPolicy } from './access/compilePolicy.ts';
 import { contributedScopes } from './access/contributedScopes.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
 import { createDataEngine } from './engine/createDataEngine.ts';
+import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
 import { createCountCache } from './query/countCache.ts';
 import { ensureSequenceTable } from './engine/nextSequence.ts';
@@ -54,6 +55,7 @@ export default definePlugin({
       access,
       counts: createCountCache(),
       plans: createByIdPlans(),
+      listPlans: createListPlans(),
       scopeFilter: (callCtx) => scopes.filter(callCtx),
       cursorKey(environmentId) {
         let key = cursorKeys.get(environmentId);

@@ -32,3 +32,57 @@ t.test('planned reads by id keep each caller to its own rows', async (t) => {
     t.same(await get('owner', 'docB'), { status: 404, title: undefined, secret: undefined }, 'and doc B is hidden again at once');
   });
 });
+
+/**
+ * List queries without a cursor, aggregation or {$cel} reuse a plan the same way (listPlans.ts):
+ * the same query text planned first by the admin must still give each caller its own rows and
+ * fields, and a change of grants takes effect at once.
+ */
+t.test('planned list queries keep each caller to its own rows', async (t) => {
+  await eachBackend(t, ['planned-list'], async (t, site) => {
+    const w = await buildWorld(t, site);
+    t.teardown(() => w.rt.close());
+    const query = '/api/v1/data/doc?orderBy=title&limit=10';
+    const list = async (user: Parameters<typeof w.as>[0]) => {
+      const res = await w.as(user, 'GET', query);
+      const items = (res.body?.items ?? []) as Array<{ title?: string; secret?: string }>;
+      return { status: res.status, titles: items.map((i) => i.title), secrets: items.map((i) => i.secret ?? null), total: res.body?.total };
+    };
+    const all = await list('admin');
+    t.same(all.titles, ['DOC-A', 'DOC-B', 'DOC-C', 'DOC-E'], 'the admin plans first and lists everything');
+    t.same(all.secrets, ['SECRET-A', 'SECRET-B', 'SECRET-C', 'SECRET-E'], 'with the hidden field');
+    t.same(await list('owner'), { status: 200, titles: ['DOC-A'], secrets: [null], total: 1 }, "the owner does not list through the admin's plan");
+    t.same(await list('sharee'), { status: 200, titles: ['DOC-B'], secrets: [null], total: 1 }, "the sharee does not list through the owner's plan");
+    t.same((await list('admin')).titles, ['DOC-A', 'DOC-B', 'DOC-C', 'DOC-E'], "the admin's plan is still the admin's");
+
+    const share = await w.as('other', 'POST', `/api/v1/data/doc/${w.ids.docC}/shares`, { recipient_type: 'user', recipient_id: w.users.owner.id, access: 'read' });
+    t.equal(share.status, 201, 'the other user shares doc C with the owner');
+    t.same((await list('owner')).titles, ['DOC-A', 'DOC-C'], 'the new share shows in the same query at once');
+    const removed = await w.as('other', 'DELETE', `/api/v1/data/doc/${w.ids.docC}/shares/${String(share.body.id)}`);
+    t.equal(removed.status, 204, 'the share is removed');
+    t.same((await list('owner')).titles, ['DOC-A'], 'and doc C is gone from it again at once');
+
+    // A planned first page still hands out a cursor, and its next page (not planned) follows it.
+    const first = await w.as('admin', 'GET', '/api/v1/data/doc?orderBy=title&limit=2');
+    t.same((first.body.items as Array<{ title: string }>).map((i) => i.title), ['DOC-A', 'DOC-B']);
+    t.type(first.body.nextCursor, 'string', 'the planned page has a next cursor');
+    const again = await w.as('admin', 'GET', '/api/v1/data/doc?orderBy=title&limit=2');
+    t.equal(again.body.nextCursor, first.body.nextCursor, 'the same cursor from the plan');
+    const next = await w.as('admin', 'GET', `/api/v1/data/doc?orderBy=title&limit=2&cursor=${encodeURIComponent(String(first.body.nextCursor))}`);
+    t.same((next.body.items as Array<{ title: string }>).map((i) => i.title), ['DOC-C', 'DOC-E'], 'the cursor leads to the next page');
+  });
+});
+
+t.test('a list query with {$cel} is evaluated on every call, not planned', async (t) => {
+  await eachBackend(t, ['planned-cel'], async (t, site) => {
+    const w = await buildWorld(t, site);
+    t.teardown(() => w.rt.close());
+    const where = encodeURIComponent(JSON.stringify({ created_at: { $lte: { $cel: 'now()' } } }));
+    const count = async () => (await w.as('admin', 'GET', `/api/v1/data/doc?where=${where}&limit=50`)).body.total as number;
+    const before = await count();
+    t.equal(before, 4, 'every doc was created before now');
+    await w.as('admin', 'POST', '/api/v1/data/doc', { title: 'DOC-LATER', region: 'US' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    t.equal(await count(), 5, 'a doc created after the first call is counted: now is read again');
+  });
+});

@@ -4,6 +4,7 @@ import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
 import { compileQuery } from '../query/compileQuery.ts';
+import { listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.ts';
 import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
@@ -74,16 +75,20 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const scopeFilter = combineScopes(access ? readScope(access.profile) : undefined, contributed);
     // A plan holds for a caller as long as nothing but the id changes: no transaction, no
     // contributed scope (it may depend on the call), no beforeFind hook (it may rewrite the query).
-    const plan = planId !== undefined && deps.plans && !binding && !contributed && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0)
-      ? planFor(deps.plans, object, access?.profile ?? deps.plans.anonymous(`${ctx.environmentId}\u0000${ctx.system === true}`), knex, parse, scopeFilter)
-      : undefined;
-    const ast = plan?.ast ?? parse(before.query);
+    // A list query without a cursor, aggregation or {$cel} is planned the same way (listPlans.ts).
+    const plannable = deps.plans && !binding && !contributed && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0);
+    const owner = () => access?.profile ?? deps.plans!.anonymous(`${ctx.environmentId}\u0000${ctx.system === true}`);
+    const plan = plannable && planId !== undefined ? planFor(deps.plans!, object, owner(), knex, parse, scopeFilter) : undefined;
+    const listKey = plannable && planId === undefined && deps.listPlans ? listPlanKey(before.query) : null;
+    const listPlan = listKey !== null ? listPlanFor(deps.listPlans!, object, owner(), listKey, knex, () => parse(before.query), scopeFilter) : undefined;
+    const ast = plan?.ast ?? listPlan?.ast ?? parse(before.query);
     let result: ListResult;
     try {
       result = await executeQuery(ast, knex, {
         cursorKey: deps.cursorKey(ctx.environmentId),
         cel,
         ...(plan ? { statement: { sql: plan.sql, bindings: bindId(plan, planId!) } } : {}),
+        ...(listPlan ? { plan: listPlan } : {}),
         ...(counts ? { counts } : {}),
         ...(scopeFilter ? { scopeFilter } : {}),
         ...(options.total === false ? { total: false } : {}),
@@ -108,6 +113,21 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const record = String(id).includes('\u0000') ? undefined : (await find(object, query, ctx, { total: false }, hooks, knex, plain ? String(id) : undefined)).items[0];
     if (!record) throw codedError('NOT_FOUND', { what: `${object.label} '${String(id).slice(0, 64)}'`, object: object.name, id: String(id).slice(0, 64) });
     return record;
+  }
+
+  /** The plan of list query `key` of `object` for `owner` (its AST parsed already when new), made on first use. */
+  function listPlanFor(plans: ListPlans, object: ResolvedObject, owner: object, key: string, knex: Knex, parsed: () => QueryAst, scopeFilter: ScopeFilter | undefined): ListPlan {
+    const known = plans.get(owner, object, key);
+    if (known) return known;
+    const ast = parsed();
+    const compiled = compileQuery(ast, knex, { ...(scopeFilter ? { scopeFilter } : {}), fetch: ast.limit + 1 });
+    const native = (query: Knex.QueryBuilder) => {
+      const { sql, bindings } = query.toSQL().toNative();
+      return { sql, bindings: [...bindings] };
+    };
+    const plan: ListPlan = { ast, page: native(compiled.page), count: native(compiled.count()), sortKeyTypes: compiled.sortKeyTypes };
+    plans.set(owner, object, key, plan);
+    return plan;
   }
 
   /** The plan of a plain by-id read of `object` for `owner`, made on first use; undefined if the id has no single slot. */

@@ -3,6 +3,7 @@ import type { HooksRegistry } from '../../../capabilities/hooksRegistry.ts';
 import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ExpressionContext, ResolvedObject } from '../../../metadata/types.ts';
+import type { ListPlans } from '../query/listPlans.ts';
 import type { ByIdPlans } from '../query/byIdPlans.ts';
 import type { CountCache } from '../query/countCache.ts';
 import type { ScopeFilter } from '../query/types.ts';
@@ -26,8 +27,10 @@ export interface EngineDeps {
   access?: AccessService;
   /** Totals remembered until the next write, for SQLite databases (see countCache.ts). */
   counts?: CountCache;
-  /** Plans of plain reads by id, per caller profile (see byIdPlans.ts). */
+  /** Plans of plain reads by id, per caller profile (see byIdPlans.ts); their owners serve listPlans too. */
   plans?: ByIdPlans;
+  /** Plans of list queries without a cursor, per caller profile (see listPlans.ts); used with `plans`. */
+  listPlans?: ListPlans;
 }
 
 /** The caller's access profile; null (without a promise) for engine work and calls without a principal. */

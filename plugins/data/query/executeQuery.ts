@@ -10,6 +10,7 @@ import type { CountReader } from './countCache.ts';
 import { computeFormulas } from './computeFormulas.ts';
 import { decodeCursor, encodeCursor, queryShape } from './cursor.ts';
 import { expandRecords } from './expandRecords.ts';
+import type { ListPlan } from './listPlans.ts';
 import { groupKeyType } from './parseAggregation.ts';
 import type { AggregationNode, ListResult, QueryAst, ScopeFilter } from './types.ts';
 
@@ -25,29 +26,33 @@ export interface ExecuteOptions {
   counts?: CountReader;
   /** The page already compiled and bound (a planned by-id read, see byIdPlans.ts); needs total: false. */
   statement?: NativeStatement;
+  /** The query already compiled (a planned list query, see listPlans.ts; never with a cursor). */
+  plan?: ListPlan;
 }
 
 /** Runs a parsed query: `{ items, total, nextCursor }`, nextCursor null on the last page. */
 export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOptions): Promise<ListResult> {
   const dialect = dialectOf(knex);
   // Hashing the shape is only needed to check a cursor or to sign the next one.
+  const { plan } = options;
   let shape: string | null = null;
-  const shapeOf = () => (shape ??= queryShape(ast));
+  const shapeOf = () => (shape ??= plan ? (plan.shape ??= queryShape(ast)) : queryShape(ast));
   const after = ast.cursor !== null ? decodeCursor(ast.cursor, ast.keyset ? shapeOf() : '', ast.orderBy.length, options.cursorKey) : null;
-  const compiled = options.statement ? null : compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1 });
+  const compiled = options.statement || plan ? null : compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1 });
   const reader = directReader(knex);
   type Rows = Array<Record<string, unknown>>;
   const run = (query: Knex.QueryBuilder): Rows | Promise<Rows> => (reader ? reader(query) : query);
   // The SQLite file reader answers synchronously: its rows are taken without awaiting.
-  const page = () => (options.statement ? runNative(knex, options.statement) : run(compiled!.page));
+  const page = () => (options.statement ? runNative(knex, options.statement) : plan ? runNative(knex, plan.page) : run(compiled!.page));
   const count = async () => {
-    const statement = compiled!.count();
-    if (!options.counts) return Number((await run(statement))[0]?.n ?? 0);
-    const sql = statement.toSQL();
+    const statement = plan ? null : compiled!.count();
+    const counted = async (): Promise<number> => Number((await (statement ? run(statement) : runNative(knex, plan!.count)))[0]?.n ?? 0);
+    if (!options.counts) return counted();
+    const sql = statement ? statement.toSQL() : plan!.count;
     const key = `${sql.sql}\u0000${JSON.stringify(sql.bindings)}`;
     const known = options.counts.get(key);
     if (known !== undefined) return known;
-    const total = Number((await (reader ? reader(sql) : statement))[0]?.n ?? 0);
+    const total = await counted();
     options.counts.set(key, total);
     return total;
   };
@@ -69,9 +74,10 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const pageRows = more ? rows.slice(0, ast.limit) : rows;
 
   let nextCursor: string | null = null;
-  if (more && ast.keyset && compiled) {
+  const sortKeyTypes = compiled?.sortKeyTypes ?? plan?.sortKeyTypes;
+  if (more && ast.keyset && sortKeyTypes) {
     const last = pageRows[pageRows.length - 1]!;
-    const values = compiled.sortKeyTypes.map((type, i) => decodeValue(type, last[sortKeyColumn(i)], dialect));
+    const values = sortKeyTypes.map((type, i) => decodeValue(type, last[sortKeyColumn(i)], dialect));
     nextCursor = encodeCursor({ values, id: String(last.id) }, shapeOf(), options.cursorKey);
   }
   const items = ast.aggregate ? pageRows.map((row) => decodeGroup(ast, row, dialect)) : pageRows.map(recordDecoder(ast, dialect, options.cel));

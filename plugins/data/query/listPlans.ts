@@ -1,0 +1,66 @@
+import type { ResolvedObject } from '../../../metadata/types.ts';
+import type { NativeStatement } from '../sql/runNative.ts';
+import type { ValueType } from '../sql/objectColumns.ts';
+import type { QueryAst } from './types.ts';
+
+/**
+ * A list query parsed and compiled once for one caller: its AST, its page and count statements
+ * in the driver's own form, and what its next cursor is made of.
+ */
+export interface ListPlan {
+  ast: QueryAst;
+  page: NativeStatement;
+  count: NativeStatement;
+  /** Type of each `__k<i>` sort value of the page, for the next cursor. */
+  sortKeyTypes: ValueType[];
+  /** The query's shape hash (cursor.ts), computed on first need. */
+  shape?: string;
+}
+
+export interface ListPlans {
+  /** `owner` as for ByIdPlans: a caller's access profile, or an environment's anonymous key. */
+  get(owner: object, object: ResolvedObject, key: string): ListPlan | undefined;
+  set(owner: object, object: ResolvedObject, key: string, plan: ListPlan): void;
+}
+
+/** Plans kept per owner and object; past this many, the oldest goes. */
+export const LIST_PLANS_PER_OBJECT = 32;
+
+/**
+ * Plans of list queries, kept as long as their owner lives (an access profile is rebuilt when
+ * grants change or expire, which drops its plans) and their object's metadata (a reload makes new
+ * objects). A caller sending ever new queries keeps at most LIST_PLANS_PER_OBJECT per object.
+ */
+export function createListPlans(limit = LIST_PLANS_PER_OBJECT): ListPlans {
+  const plans = new WeakMap<object, WeakMap<ResolvedObject, Map<string, ListPlan>>>();
+  return {
+    get: (owner, object, key) => plans.get(owner)?.get(object)?.get(key),
+    set(owner, object, key, plan) {
+      let byObject = plans.get(owner);
+      if (!byObject) plans.set(owner, (byObject = new WeakMap()));
+      let byKey = byObject.get(object);
+      if (!byKey) byObject.set(object, (byKey = new Map()));
+      if (byKey.size >= limit) byKey.delete(byKey.keys().next().value!);
+      byKey.set(key, plan);
+    },
+  };
+}
+
+/** Query keys whose presence leaves a query unplanned (see listPlanKey). */
+const UNPLANNED = ['cursor', 'groupBy', 'aggregations', 'having', 'distinct'];
+
+/**
+ * The key a list query is planned under, or null when it may not be planned: a cursor (its
+ * values are bound per page), an aggregation, or a `{$cel}` operand anywhere (evaluated when the
+ * query is parsed, against the clock and the user). The key is the query's JSON text.
+ */
+export function listPlanKey(query: Record<string, unknown>): string | null {
+  for (const key of UNPLANNED) if (query[key] !== undefined && query[key] !== null && query[key] !== '') return null;
+  let text: string;
+  try {
+    text = JSON.stringify(query);
+  } catch {
+    return null;
+  }
+  return text.includes('$cel') || text.length > 4000 ? null : text;
+}
