@@ -18,6 +18,20 @@ const hookProbe = definePlugin({
   },
 });
 
+/**
+ * A second contributed scope that reads the session the caller passes (the engine fills it from
+ * the principal when the caller passes none), to show that a contributed scope is the call's.
+ */
+const sessionScopeProbe = definePlugin({
+  name: 'session-scope-probe',
+  version: '1.0.0',
+  kernel: '^16.0.0',
+  requires: ['data.scopes'],
+  register(ctx) {
+    ctx.resolve('data.scopes').add((object, call) => (object.name === 'project' && call.session?.organizationId ? { organization_id: call.session.organizationId } : null));
+  },
+});
+
 const principal = (userId: string, organizationId: string | null, isAdmin = false): Principal =>
   ({ kind: 'user', userId, environmentId: '', organizationId, isAdmin, positions: [], permissionSets: [], permissions: [] });
 
@@ -41,6 +55,13 @@ t.test('org scoping', async (t) => {
 
     const listA = await engine.query('project', {}, a);
     t.same({ names: listA.items.map((p) => p.name), total: listA.total }, { names: ['PROJECT-A'], total: 1 }, 'a query sees its organization only');
+    // The same user and access profile with a session of another organization passed by the
+    // caller: reads are not served from a plan made for the first call (plans are kept per access
+    // profile; a contributed scope belongs to the call).
+    const aInB: DataContext = { ...a, user: { id: 'u-a', organizationId: 'org-b', positions: [] }, session: { organizationId: 'org-b' } };
+    t.equal((await engine.get('project', String(pa.id), {}, a)).name, 'PROJECT-A', 'a read by id as the caller');
+    await t.rejects(engine.get('project', String(pa.id), {}, aInB), { code: 'NOT_FOUND' }, 'the same read with the other session finds nothing');
+    t.same((await engine.query('project', {}, aInB)).items, [], 'the same list with the other session finds nothing');
     const countA = await engine.query('project', { aggregations: [{ function: 'count', alias: 'n' }] }, a);
     t.equal(countA.items[0]!.n, 1, 'counts stay inside the organization');
     const expanded = await engine.get('ticket', String(tb.id), { expand: ['project'] }, b);
@@ -61,6 +82,6 @@ t.test('org scoping', async (t) => {
   }, {
     apps: ['test/access/fixtures/org-app'],
     config: { plugins: { 'org-scoping': { enabled: true } } },
-    builtins: [...BUILTIN_PLUGINS, { manifest: hookProbe, enabledByDefault: true }],
+    builtins: [...BUILTIN_PLUGINS, { manifest: hookProbe, enabledByDefault: true }, { manifest: sessionScopeProbe, enabledByDefault: true }],
   });
 });
