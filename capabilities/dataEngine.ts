@@ -52,6 +52,14 @@ export interface DataEngine {
   /** The structured query of the interface (where, orderBy, limit, offset, cursor, expand, joins, groupBy, aggregations...). */
   query(object: string, query: Record<string, unknown>, ctx: DataContext, options?: QueryOptions): Promise<ListResult>;
   get(object: string, id: string, options: GetOptions, ctx: DataContext): Promise<DataRecord>;
+  /**
+   * The record `get` would answer for a plain read by id (no select or expand), when the engine can
+   * answer it without waiting (for example a read it has planned for this caller on a SQLite file);
+   * undefined when it cannot, and also when no record is found: then call `get`, which waits and
+   * answers NOT_FOUND. Security applies as in `get` (a refusal is thrown). An engine may always
+   * answer undefined.
+   */
+  getNow(object: string, id: string, ctx: DataContext): DataRecord | undefined;
   create(object: string, input: DataRecord, ctx: DataContext): Promise<DataRecord>;
   update(object: string, id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext): Promise<DataRecord>;
   delete(object: string, id: string, options: WriteOptions, ctx: DataContext): Promise<void>;

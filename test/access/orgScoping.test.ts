@@ -29,6 +29,8 @@ const sessionScopeProbe = definePlugin({
   requires: ['data.scopes'],
   register(ctx) {
     ctx.resolve('data.scopes').add((object, call) => (object.name === 'project' && call.session?.organizationId ? { organization_id: call.session.organizationId } : null));
+    // memo has no organization: only this scope applies to it, and only to sessions of org-b.
+    ctx.resolve('data.scopes').add((object, call) => (object.name === 'memo' && call.session?.organizationId === 'org-b' ? { name: 'no memo has this name' } : null));
   },
 });
 
@@ -62,6 +64,14 @@ t.test('org scoping', async (t) => {
     t.equal((await engine.get('project', String(pa.id), {}, a)).name, 'PROJECT-A', 'a read by id as the caller');
     await t.rejects(engine.get('project', String(pa.id), {}, aInB), { code: 'NOT_FOUND' }, 'the same read with the other session finds nothing');
     t.same((await engine.query('project', {}, aInB)).items, [], 'the same list with the other session finds nothing');
+    // A read with no contributed scope plans memo for a's profile; the same profile in a call that
+    // carries a scope must not be answered from that plan (the engine's get, and getNow).
+    const memo = await engine.create('memo', { name: 'MEMO' }, system);
+    t.equal((await engine.get('memo', String(memo.id), {}, a)).name, 'MEMO', 'a reads the memo: no scope applies');
+    // Only a SQLite file has a reader that answers without waiting.
+    t.equal(engine.getNow('memo', String(memo.id), a)?.name, rest.driver === 'sqlite' ? 'MEMO' : undefined, 'and the same read is answered at once on SQLite');
+    await t.rejects(engine.get('memo', String(memo.id), {}, aInB), { code: 'NOT_FOUND' }, 'the same profile with the scoped session finds nothing');
+    t.equal(engine.getNow('memo', String(memo.id), aInB), undefined, 'nor at once');
     const countA = await engine.query('project', { aggregations: [{ function: 'count', alias: 'n' }] }, a);
     t.equal(countA.items[0]!.n, 1, 'counts stay inside the organization');
     const expanded = await engine.get('ticket', String(tb.id), { expand: ['project'] }, b);

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { eachBackend } from '../auth/authHarness.ts';
+import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import { buildWorld } from './accessWorld.ts';
 
 /**
@@ -30,6 +31,27 @@ t.test('planned reads by id keep each caller to its own rows', async (t) => {
     const removed = await w.as('other', 'DELETE', `/api/v1/data/doc/${w.ids.docB}/shares/${String(share.body.id)}`);
     t.equal(removed.status, 204, 'the share is removed');
     t.same(await get('owner', 'docB'), { status: 404, title: undefined, secret: undefined }, 'and doc B is hidden again at once');
+  });
+});
+
+/**
+ * A read without a principal (engine work on behalf of nobody) is planned under its environment's
+ * anonymous owner: a signed-in caller who reads next is not answered from that plan, by the
+ * engine's get or at once (getNow), on either route.
+ */
+t.test('a read without a principal plans for nobody else', async (t) => {
+  await eachBackend(t, ['planned-anonymous'], async (t, site) => {
+    const w = await buildWorld(t, site);
+    t.teardown(() => w.rt.close());
+    const kernel = w.rt.runtime.kernel;
+    const engine = kernel.service<DataEngine>('data.engine')!;
+    const nobody: DataContext = { environmentId: site.ids[0]!, principal: null };
+    t.equal((await engine.get('doc', w.ids.docB!, {}, nobody)).title, 'DOC-B', 'a read without a principal sees doc B');
+    t.equal(engine.getNow('doc', w.ids.docB!, nobody)?.title, site.backend === 'sqlite' ? 'DOC-B' : undefined, 'and is then answered at once on SQLite');
+    const res = await w.as('owner', 'GET', `/api/v1/data/doc/${w.ids.docB}`);
+    t.equal(res.status, 404, 'the owner still does not read doc B');
+    const own = await w.as('owner', 'GET', `/api/v1/data/doc/${w.ids.docA}`);
+    t.same({ status: own.status, secret: own.body?.secret }, { status: 200, secret: undefined }, 'and reads its own doc without the hidden field');
   });
 });
 

@@ -25,6 +25,8 @@ export interface AccessProfile {
 
 export interface AccessService {
   profile(knex: Knex, environmentId: string, principal: Principal): Promise<AccessProfile>;
+  /** The caller's profile when it is built and still fresh, without waiting; undefined otherwise (ask `profile`). */
+  known(environmentId: string, principal: Principal): AccessProfile | undefined;
   /** Drops the cached grants of an environment (the permission model or a share changed). */
   invalidate(environmentId: string): void;
 }
@@ -32,8 +34,10 @@ export interface AccessService {
 interface EnvEntry {
   at: number;
   model: Promise<{ model: AccessModel; controlled: Set<string>; rules: RuleRow[] }>;
-  profiles: Map<string, { at: number; profile: Promise<AccessProfile> }>;
+  profiles: Map<string, { at: number; profile: Promise<AccessProfile>; built?: AccessProfile }>;
 }
+
+const profileKey = (principal: Principal) => `${principal.userId}\u0000${principal.isAdmin}\u0000${principal.organizationId ?? ''}`;
 
 const TTL_MS = 5_000;
 
@@ -113,13 +117,21 @@ export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS):
         envs.set(environmentId, entry);
         entry.model.catch(() => envs.delete(environmentId));
       }
-      const key = `${principal.userId}\u0000${principal.isAdmin}\u0000${principal.organizationId ?? ''}`;
+      const key = profileKey(principal);
       const cached = entry.profiles.get(key);
       if (cached && now - cached.at <= ttlMs) return cached.profile;
       const profile = buildProfile(knex, entry, principal);
-      entry.profiles.set(key, { at: now, profile });
-      profile.catch(() => entry.profiles.delete(key));
+      const held: { at: number; profile: Promise<AccessProfile>; built?: AccessProfile } = { at: now, profile };
+      entry.profiles.set(key, held);
+      profile.then((built) => { held.built = built; }, () => entry.profiles.delete(key));
       return profile;
+    },
+    known(environmentId, principal) {
+      const now = Date.now();
+      const entry = envs.get(environmentId);
+      if (!entry || now - entry.at > ttlMs) return undefined;
+      const cached = entry.profiles.get(profileKey(principal));
+      return cached && now - cached.at <= ttlMs ? cached.built : undefined;
     },
     invalidate(environmentId) {
       envs.delete(environmentId);

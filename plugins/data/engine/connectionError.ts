@@ -39,7 +39,13 @@ export function mapConnectionErrors(engine: DataEngine): DataEngine {
       continue;
     }
     wrapped[key] = (...args: unknown[]) => {
-      const result: unknown = (value as (...a: unknown[]) => unknown).apply(engine, args);
+      let result: unknown;
+      try {
+        result = (value as (...a: unknown[]) => unknown).apply(engine, args);
+      } catch (error) {
+        // A method that answers without waiting (getNow) throws its driver errors directly.
+        return map(error);
+      }
       // knex hands back thenables (a transaction object), not always native promises.
       return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? Promise.resolve(result).catch(map) : result;
     };

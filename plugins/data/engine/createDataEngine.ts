@@ -11,7 +11,8 @@ import { canRunNative } from '../sql/runNative.ts';
 import { parseQuery } from '../query/parseQuery.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { driverInputError } from './driverInputError.ts';
-import { accessFor, celContext, objectOrNotFound, withUser, type EngineDeps } from './engineDeps.ts';
+import { accessFor, appliesTo, celContext, objectOrNotFound, planOwner, withUser, type EngineDeps } from './engineDeps.ts';
+import { readNow } from './readNow.ts';
 import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
 import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
@@ -75,11 +76,12 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const scopeFilter = combineScopes(access ? readScope(access.profile) : undefined, contributed);
     // A plan holds for a caller as long as nothing but the id changes: no transaction, no
     // contributed scope (it may depend on the call), no beforeFind hook (it may rewrite the query).
+    // A read by id touches its object only: a contributed scope matters when it applies to it.
     // A list query without a cursor, aggregation or {$cel} is planned the same way (listPlans.ts).
-    const plannable = deps.plans && !binding && !contributed && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0);
-    const owner = () => access?.profile ?? deps.plans!.anonymous(`${ctx.environmentId}\u0000${ctx.system === true}`);
-    const plan = plannable && planId !== undefined ? planFor(deps.plans!, object, owner(), knex, parse, scopeFilter) : undefined;
-    const listKey = plannable && planId === undefined && deps.listPlans ? listPlanKey(before.query) : null;
+    const plannable = deps.plans && !binding && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0);
+    const owner = () => planOwner(deps.plans!, access?.profile, ctx);
+    const plan = plannable && planId !== undefined && !appliesTo(contributed, object) ? planFor(deps.plans!, object, owner(), knex, parse, scopeFilter) : undefined;
+    const listKey = plannable && !contributed && planId === undefined && deps.listPlans ? listPlanKey(before.query) : null;
     const listPlan = listKey !== null ? listPlanFor(deps.listPlans!, object, owner(), listKey, knex, () => parse(before.query), scopeFilter) : undefined;
     const ast = plan?.ast ?? listPlan?.ast ?? parse(before.query);
     let result: ListResult;
@@ -145,7 +147,20 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
 
   const engine: DataEngine = {
     query: (name, input, ctx, options = {}) => find(objectOrNotFound(deps, name), input, withUser(ctx), options, true),
-    get: (name, id, options, ctx) => byId(objectOrNotFound(deps, name), id, options, withUser(ctx), true),
+    get(name, id, options, ctx) {
+      const object = objectOrNotFound(deps, name);
+      const caller = withUser(ctx);
+      if (!binding && !options.select && !options.expand) {
+        try {
+          const record = readNow(deps, object, String(id), caller);
+          if (record) return Promise.resolve(record);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
+      return byId(object, id, options, caller, true);
+    },
+    getNow: (name, id, ctx) => (binding ? undefined : readNow(deps, objectOrNotFound(deps, name), String(id), withUser(ctx))),
     create: (name, input, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx)))),
     update: (name, id, patch, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))),
     delete: (name, id, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx)))),

@@ -40,6 +40,26 @@ export function accessFor(deps: EngineDeps, knex: Knex, ctx: DataContext): Promi
   return deps.access.profile(knex, ctx.environmentId, principal).then((profile) => ({ profile, principal }));
 }
 
+/**
+ * The caller's access profile without waiting: null when no access checks apply (engine work, no
+ * principal), undefined when the profile is not built yet (then ask accessFor).
+ */
+export function accessKnown(deps: EngineDeps, ctx: DataContext): { profile: AccessProfile; principal: Principal } | null | undefined {
+  if (ctx.system || !ctx.principal || !deps.access) return null;
+  const profile = deps.access.known(ctx.environmentId, ctx.principal);
+  return profile && { profile, principal: ctx.principal };
+}
+
+/** What a caller's plans are kept under: its access profile, or the anonymous owner of its environment and kind. */
+export function planOwner(plans: ByIdPlans, profile: AccessProfile | undefined, ctx: DataContext): object {
+  return profile ?? plans.anonymous(`${ctx.environmentId}\u0000${ctx.system === true}`);
+}
+
+/** Whether a contributed scope restricts `object` in this call (a by-id read touches that object only). */
+export function appliesTo(contributed: ScopeFilter | undefined, object: ResolvedObject): boolean {
+  return contributed !== undefined && contributed(object) !== null;
+}
+
 export function objectOrNotFound(deps: EngineDeps, name: string): ResolvedObject {
   const object = deps.metadata.object(name);
   if (!object) throw codedError('NOT_FOUND', { what: `Object '${name.slice(0, 64)}'`, object: name.slice(0, 64) });

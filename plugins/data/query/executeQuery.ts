@@ -88,7 +88,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
 }
 
 /** The row-to-record function of a query; plain columns (no formulas, joins or projection) take a direct path. */
-function recordDecoder(ast: QueryAst, dialect: Dialect, cel?: ExpressionContext): (row: Record<string, unknown>) => Record<string, unknown> {
+export function recordDecoder(ast: QueryAst, dialect: Dialect, cel?: ExpressionContext): (row: Record<string, unknown>) => Record<string, unknown> {
   if (ast.formulas.length > 0 || ast.output !== null || ast.select.some((s) => s.key.includes('.'))) return (row) => decodeRecord(ast, row, dialect, cel);
   const columns = ast.select.map((s) => [s.key, s.ref.type] as const);
   return (row) => {
