@@ -63,6 +63,8 @@ export interface AccessGrants {
    * from the environment's assignments (validity windows applied). Cached for a few seconds.
    */
   resolve(principal: Principal): Promise<Principal>;
+  /** The same as `resolve` when the grants are at hand (resolved moments ago), without a promise; undefined otherwise. */
+  resolveKnown(principal: Principal): Principal | undefined;
   /** Why a user may or may not read and edit an object, or one record of it. */
   explain(environmentId: string, userId: string, object: string, recordId?: string): Promise<AccessExplanation>;
   /** Object-level permissions of a (resolved or not) principal. */

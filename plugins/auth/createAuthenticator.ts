@@ -42,28 +42,32 @@ export function createAuthenticator(environments: ReadonlyMap<string, Environmen
       const env = environments.get(request.environmentId);
       if (!env) return null;
       const credential = readCredential(request.headers, env.sessionCookie);
-      return credential ? verify(env, credential) : null;
+      if (!credential) return null;
+      // A credential verified moments ago is answered without a promise.
+      const key = credentialKey(credential);
+      const known = cache.get(env.id, key);
+      return known ? copyOf(known) : verify(env, credential, key);
     },
   };
 
-  async function verify(env: EnvironmentAuth, credential: Credential): Promise<Principal | null> {
-    const key = credentialKey(credential);
-    let principal = cache.get(env.id, key);
-    if (!principal) {
-      let resolved: Resolved | null = null;
-      try {
-        resolved = credential.kind === 'apiKey' ? await viaApiKey(env, credential.key) : await viaSession(env, credential);
-      } catch (error) {
-        // The engine answers malformed or unknown credentials with a 4xx: those are simply not valid.
-        const status = (error as { statusCode?: number }).statusCode;
-        if (typeof status === 'number' && status < 500) return null;
-        log.error({ err: error }, 'credential check failed');
-        throw error;
-      }
-      if (!resolved) return null;
-      cache.set(env.id, key, resolved.principal, resolved.notAfter);
-      principal = resolved.principal;
+  async function verify(env: EnvironmentAuth, credential: Credential, key: string): Promise<Principal | null> {
+    let resolved: Resolved | null = null;
+    try {
+      resolved = credential.kind === 'apiKey' ? await viaApiKey(env, credential.key) : await viaSession(env, credential);
+    } catch (error) {
+      // The engine answers malformed or unknown credentials with a 4xx: those are simply not valid.
+      const status = (error as { statusCode?: number }).statusCode;
+      if (typeof status === 'number' && status < 500) return null;
+      log.error({ err: error }, 'credential check failed');
+      throw error;
     }
-    return { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
+    if (!resolved) return null;
+    cache.set(env.id, key, resolved.principal, resolved.notAfter);
+    return copyOf(resolved.principal);
   }
+}
+
+/** The caller's own copy: the cached principal stays as verified. */
+function copyOf(principal: Principal): Principal {
+  return { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
 }

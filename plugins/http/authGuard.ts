@@ -9,6 +9,10 @@ export function hasPermission(principal: Principal, permission: string): boolean
   return principal.isAdmin || principal.permissions.includes(permission);
 }
 
+function isThenable(value: Principal | PromiseLike<Principal | null>): value is PromiseLike<Principal | null> {
+  return typeof (value as { then?: unknown }).then === 'function';
+}
+
 /** Whether the caller may use the route; throws the coded refusal. */
 function admit(route: RegisteredRoute, principal: Principal | null, requireAuth: boolean): void {
   if (route.public && !route.permission) return;
@@ -26,8 +30,8 @@ function admit(route: RegisteredRoute, principal: Principal | null, requireAuth:
 /**
  * Runs first on every route, before the body is parsed or validated: identify the caller, then
  * refuse anonymous calls to non-public routes (when requireAuth) and calls lacking the route's
- * permission key. Fails closed. A callback hook: a request without a credential is decided
- * without a promise.
+ * permission key. Fails closed. A callback hook: a request without a credential, or with one
+ * verified and resolved moments ago, is decided without a promise.
  */
 export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean, environments: EnvironmentSelector, grants?: AccessGrants) {
   // Positions, permission sets and route keys come from the environment's assignments.
@@ -41,7 +45,10 @@ export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined,
     try {
       request.environmentId = environments(request);
       const found = auth ? auth.authenticate(request) : null;
+      // A caller verified and resolved moments ago is admitted without a promise.
+      const known = found === null || isThenable(found) ? undefined : grants ? grants.resolveKnown(found) : found;
       if (found === null) admit(route, (request.principal = null), requireAuth);
+      else if (known) admit(route, (request.principal = known), requireAuth);
       else pending = settle(request, found);
     } catch (error) {
       done(error as Error);

@@ -83,6 +83,18 @@ t.test('delegation, sharing routes, sharing rules and explain', async (t) => {
       t.same({ permission: member.body.error.details.permission, subjectId: member.body.error.details.subjectId }, { permission: 'ai:chat', subjectId: w.users.owner.id });
       const granted = await w.as('viewAll', 'GET', '/api/v1/probe/ai');
       t.same({ status: granted.status, body: granted.body }, { status: 200, body: { ok: true } }, 'the auditor set grants ai:chat');
+      // The next calls find the caller verified and its grants resolved moments ago (no promise):
+      // the key still comes from the set, and a withdrawn assignment takes it away at once.
+      t.equal((await w.as('viewAll', 'GET', '/api/v1/probe/ai')).status, 200, 'a second call holds the key too');
+      const where = encodeURIComponent(JSON.stringify({ user_id: w.users.viewAll.id }));
+      const assignments = (await w.as('admin', 'GET', `/api/v1/data/sys_user_permission_set?where=${where}`)).body.items as Array<Record<string, unknown>>;
+      t.equal(assignments.length, 1, 'the auditor set is assigned once');
+      const { id, user_id, permission_set, valid_from, valid_to } = assignments[0]!;
+      t.equal((await w.as('admin', 'DELETE', `/api/v1/data/sys_user_permission_set/${String(id)}`)).status, 204, 'the assignment is withdrawn');
+      t.equal((await w.as('viewAll', 'GET', '/api/v1/probe/ai')).status, 403, 'and the key is gone at once');
+      const restored = await w.as('admin', 'POST', '/api/v1/data/sys_user_permission_set', { user_id, permission_set, valid_from, valid_to });
+      t.equal(restored.status, 201, 'the assignment is given back');
+      t.equal((await w.as('viewAll', 'GET', '/api/v1/probe/ai')).status, 200, 'and the key with it');
       t.equal((await w.as('expired', 'GET', '/api/v1/probe/ai')).status, 403, 'an expired assignment grants no key');
       t.equal((await w.as('future', 'GET', '/api/v1/probe/ai')).status, 403, 'a future assignment grants no key yet');
       t.equal((await w.as('admin', 'GET', '/api/v1/probe/ai')).status, 200, 'admins hold every key');

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { AccessDecision, AccessExplanation, AccessGrants, AccessReason } from '../../../capabilities/accessGrants.ts';
+import type { Principal } from '../../../capabilities/authSession.ts';
 import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
@@ -45,14 +46,12 @@ export function createAccessGrants(metadata: MetadataRegistry, access: AccessSer
     },
     async resolve(principal) {
       if (principal.kind === 'system') return principal;
-      const profile = await access.profile(knexOf(principal.environmentId), principal.environmentId, principal);
-      const { grants } = profile;
-      return {
-        ...principal,
-        positions: grants.positions,
-        permissionSets: grants.permissionSets,
-        permissions: [...new Set([...principal.permissions, ...grants.permissions])],
-      };
+      return withGrants(principal, await access.profile(knexOf(principal.environmentId), principal.environmentId, principal));
+    },
+    resolveKnown(principal) {
+      if (principal.kind === 'system') return principal;
+      const profile = access.known(principal.environmentId, principal);
+      return profile && withGrants(principal, profile);
     },
     async explain(environmentId, userId, objectName, recordId) {
       const object = metadata.object(objectName);
@@ -73,6 +72,16 @@ export function createAccessGrants(metadata: MetadataRegistry, access: AccessSer
       };
       return explanation;
     },
+  };
+}
+
+/** The principal with the positions, permission sets and permission keys its profile grants. */
+function withGrants(principal: Principal, { grants }: AccessProfile): Principal {
+  return {
+    ...principal,
+    positions: grants.positions,
+    permissionSets: grants.permissionSets,
+    permissions: [...new Set([...principal.permissions, ...grants.permissions])],
   };
 }
 
