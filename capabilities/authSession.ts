@@ -18,8 +18,9 @@ export interface Principal {
 
 export interface AuthSession {
   /**
-   * Resolve the caller of a request; `null` when no valid credential was sent. A request that
-   * carries no credential at all may be answered synchronously (`null`, no promise).
+   * Resolve the caller of a request; `null` when no valid credential was sent. The answer may come
+   * without a promise: `null` for a request that carries no credential, the principal for a
+   * credential verified moments ago.
    */
   authenticate(request: FastifyRequest): Principal | null | Promise<Principal | null>;
 }

@@ -17,6 +17,37 @@ const shouting = definePlugin({
 });
 
 /**
+ * Hooks may still be added while plugins start. The first plugin reads a contact while it starts,
+ * which plans the read for callers without a principal; the second adds a beforeFind hook for
+ * contact afterwards. Reads after boot must go through that hook, not through the plan.
+ */
+const early = { hooksWhenPlanned: -1 };
+const earlyReader = definePlugin({
+  name: 'test-early-reader',
+  version: '1.0.0',
+  kernel: '^16.0.0',
+  requires: ['data.engine', 'runtime.info', 'hooks.registry'],
+  register() {},
+  async start(ctx) {
+    const environmentId = ctx.resolve('runtime.info').defaultEnvironment;
+    await ctx.resolve('data.engine').get('contact', '00000000-0000-7000-8000-000000000001', {}, { environmentId, principal: null }).catch(() => undefined);
+    early.hooksWhenPlanned = ctx.resolve('hooks.registry').handlers('data.beforeFind', 'contact').length;
+  },
+});
+const lateHook = definePlugin({
+  name: 'test-late-hook',
+  version: '1.0.0',
+  kernel: '^16.0.0',
+  requires: ['data.engine'],
+  register() {},
+  start(ctx) {
+    ctx.hook('data.beforeFind', (event: { query: Record<string, unknown> }) => {
+      event.query.where = { last_name: 'nobody has this name' };
+    }, { object: 'contact' });
+  },
+});
+
+/**
  * A plain read by id that the engine has planned is answered without waiting on SQLite
  * (DataEngine.getNow, used by GET /data/:object/:id). It must answer exactly what the engine's get
  * answers: the same record and ETag, NOT_FOUND through get, and every find hook still applied.
@@ -47,6 +78,8 @@ await onEachDriver(t, 'read-now', async (t, rest) => {
     const res = await rest.send('GET', `/api/v1/data/account/${missing}`);
     t.same({ status: res.status, code: res.body.error.code }, { status: 404, code: 'NOT_FOUND' }, 'the route: 404 NOT_FOUND');
     t.equal(engine.getNow('account', 'a\u0000b', nobody), undefined, 'an id no record can have: undefined');
+    await t.rejects(engine.get('account', missing, {}, nobody), { code: 'NOT_FOUND' }, "the engine's get: NOT_FOUND");
+
   });
 
   await t.test('an afterFind hook applies to every read, planned or not', async (t) => {
@@ -59,4 +92,18 @@ await onEachDriver(t, 'read-now', async (t, rest) => {
     t.equal(engine.getNow('task', id, nobody), undefined, 'getNow leaves hooked objects to get');
     t.equal((await engine.get('task', id, {}, nobody)).subject, 'QUIET', "and the engine's get applies the hook");
   });
-}, { builtins: [...BUILTIN_PLUGINS, { manifest: shouting, enabledByDefault: true }] });
+
+  await t.test('a beforeFind hook added after a read was planned applies to the reads after it', async (t) => {
+    t.equal(early.hooksWhenPlanned, 0, 'the contact read was planned before any beforeFind hook existed');
+    const contact = await rest.create('contact', { last_name: 'Planned early', email: 'early@example.com' });
+    t.equal(engine.getNow('contact', String(contact.id), nobody), undefined, 'getNow leaves the read to get');
+    t.equal((await rest.send('GET', `/api/v1/data/contact/${String(contact.id)}`)).status, 404, 'the hook hides the contact from the route');
+  });
+}, {
+  builtins: [
+    ...BUILTIN_PLUGINS,
+    { manifest: shouting, enabledByDefault: true },
+    { manifest: earlyReader, enabledByDefault: true },
+    { manifest: lateHook, enabledByDefault: true },
+  ],
+});

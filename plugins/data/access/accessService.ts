@@ -34,7 +34,14 @@ export interface AccessService {
 interface EnvEntry {
   at: number;
   model: Promise<{ model: AccessModel; controlled: Set<string>; rules: RuleRow[] }>;
-  profiles: Map<string, { at: number; profile: Promise<AccessProfile>; built?: AccessProfile }>;
+  profiles: Map<string, HeldProfile>;
+}
+
+/** A caller's profile as cached: the promise every caller waits on, and the profile once built. */
+interface HeldProfile {
+  at: number;
+  profile: Promise<AccessProfile>;
+  built?: AccessProfile;
 }
 
 const profileKey = (principal: Principal) => `${principal.userId}\u0000${principal.isAdmin}\u0000${principal.organizationId ?? ''}`;
@@ -121,7 +128,7 @@ export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS):
       const cached = entry.profiles.get(key);
       if (cached && now - cached.at <= ttlMs) return cached.profile;
       const profile = buildProfile(knex, entry, principal);
-      const held: { at: number; profile: Promise<AccessProfile>; built?: AccessProfile } = { at: now, profile };
+      const held: HeldProfile = { at: now, profile };
       entry.profiles.set(key, held);
       profile.then((built) => { held.built = built; }, () => entry.profiles.delete(key));
       return profile;

@@ -113,8 +113,12 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     // Engine ids never hold U+0000, which PostgreSQL refuses even as a parameter.
     const plain = !options.select && !options.expand;
     const record = String(id).includes('\u0000') ? undefined : (await find(object, query, ctx, { total: false }, hooks, knex, plain ? String(id) : undefined)).items[0];
-    if (!record) throw codedError('NOT_FOUND', { what: `${object.label} '${String(id).slice(0, 64)}'`, object: object.name, id: String(id).slice(0, 64) });
+    if (!record) throw recordNotFound(object, id);
     return record;
+  }
+
+  function recordNotFound(object: ResolvedObject, id: string) {
+    return codedError('NOT_FOUND', { what: `${object.label} '${String(id).slice(0, 64)}'`, object: object.name, id: String(id).slice(0, 64) });
   }
 
   /** The plan of list query `key` of `object` for `owner` (its AST parsed already when new), made on first use. */
@@ -154,13 +158,15 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
         try {
           const record = readNow(deps, object, String(id), caller);
           if (record) return Promise.resolve(record);
+          // The planned read found nothing: the full path would read it again to say the same.
+          if (record === null) return Promise.reject(recordNotFound(object, id));
         } catch (error) {
           return Promise.reject(error);
         }
       }
       return byId(object, id, options, caller, true);
     },
-    getNow: (name, id, ctx) => (binding ? undefined : readNow(deps, objectOrNotFound(deps, name), String(id), withUser(ctx))),
+    getNow: (name, id, ctx) => (binding ? undefined : readNow(deps, objectOrNotFound(deps, name), String(id), withUser(ctx)) ?? undefined),
     create: (name, input, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx)))),
     update: (name, id, patch, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))),
     delete: (name, id, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx)))),

@@ -13,10 +13,10 @@ import { accessKnown, appliesTo, celContext, planOwner, type EngineDeps } from '
  * caller, the caller's access profile already built, no find hooks on the object and no scope
  * contributed for this call that applies to the object. The checks are those of the engine's get:
  * read permission (a refusal is thrown), the caller's row scope inside the plan, hidden fields
- * stripped. Undefined when anything is missing or no visible record has the id: the caller then
- * asks the engine's get, which waits for what is missing and answers NOT_FOUND.
+ * stripped. Null when the planned read finds no visible record with the id; undefined when anything
+ * is missing: the caller then asks the engine's get, which waits for what is missing.
  */
-export function readNow(deps: EngineDeps, object: ResolvedObject, id: string, ctx: DataContext): DataRecord | undefined {
+export function readNow(deps: EngineDeps, object: ResolvedObject, id: string, ctx: DataContext): DataRecord | null | undefined {
   if (!deps.plans || id.includes('\u0000')) return undefined;
   const read = directReader(deps.database(ctx.environmentId).knex);
   if (!read || deps.hooks.handlers('data.beforeFind', object.name).length > 0 || deps.hooks.handlers('data.afterFind', object.name).length > 0) return undefined;
@@ -31,7 +31,7 @@ export function readNow(deps: EngineDeps, object: ResolvedObject, id: string, ct
   } catch (error) {
     throw driverInputError(error) ?? error;
   }
-  if (rows.length === 0) return undefined;
+  if (rows.length === 0) return null;
   const items = [recordDecoder(plan.ast, 'sqlite', plan.ast.formulas.length > 0 ? celContext(ctx) : undefined)(rows[0]!)];
   if (access) stripHidden(items, plan.ast, access.profile);
   return items[0];
