@@ -128,6 +128,11 @@ export interface CompiledExpression {
   source: string;
   /** CEL type name of the result, e.g. `string`, `int`, `double`, `bool`, `google.protobuf.Timestamp`. */
   type: string;
+  /**
+   * The stored fields (system fields included) the expression reads, through the formulas it reads
+   * too: a formula's value tells about each of them, so it is readable only where they all are.
+   */
+  reads: readonly string[];
   /** Evaluate against a record (plain JS values as stored/returned by the engine) and a context. */
   evaluate(record: Record<string, unknown>, context?: ExpressionContext): unknown;
 }

@@ -76,13 +76,19 @@ function compile(source: string, object: RecordScope, expected: FormulaType | un
     } else if (field) inputs.push({ name, kind: field.type });
     else if ((SYSTEM_FIELDS as readonly string[]).includes(name)) inputs.push({ name, kind: systemFieldType(name as SystemField) as ValueKind });
   }
-  return buildEvaluator(source, analysis.type, analysis.run, inputs, expected);
+  const reads = new Set<string>();
+  for (const input of inputs) {
+    if (input.formula) for (const name of input.formula.reads) reads.add(name);
+    else reads.add(input.name);
+  }
+  return buildEvaluator(source, analysis.type, analysis.run, inputs, [...reads], expected);
 }
 
-function buildEvaluator(source: string, type: string, run: ParseResult, inputs: Input[], expected?: FormulaType): CompiledExpression {
+function buildEvaluator(source: string, type: string, run: ParseResult, inputs: Input[], reads: string[], expected?: FormulaType): CompiledExpression {
   return {
     source,
     type,
+    reads,
     evaluate(record: Record<string, unknown>, context?: ExpressionContext): unknown {
       return withClock(context?.now, () => {
         const celRecord: Record<string, unknown> = {};

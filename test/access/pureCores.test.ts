@@ -2,7 +2,8 @@ import t from 'tap';
 import { resolveObject } from '../../metadata/resolveObject.ts';
 import { checkPolicy, compilePolicy, FALSE_CONDITION, TRUE_CONDITION } from '../../plugins/data/access/compilePolicy.ts';
 import { checkDelegation } from '../../plugins/data/access/delegation.ts';
-import { effectiveGrants, type AccessModel } from '../../plugins/data/access/effectiveGrants.ts';
+import { effectiveGrants, type AccessModel, type Grants } from '../../plugins/data/access/effectiveGrants.ts';
+import { fieldAccess } from '../../plugins/data/access/fieldAccess.ts';
 import { objectPermissions } from '../../plugins/data/access/objectPermissions.ts';
 import { isActive } from '../../plugins/data/access/validityWindow.ts';
 import { resolvedObject } from '../harness/fixtures.ts';
@@ -103,4 +104,22 @@ t.test('row policies are checked when metadata loads', async (t) => {
   const unsupported = checkPolicy('record.region.size() > 2', good.object!);
   t.match(unsupported, /not supported|must compare/, 'outside the compilable subset: the boot fails with the reason');
   t.equal(checkPolicy("record.region == 'EU'", good.object!), null);
+});
+
+t.test('a formula is readable only where every field it reads is', async (t) => {
+  const grants = (isAdmin: boolean, fields: Array<[string, { read: boolean; edit: boolean }]>) => ({ isAdmin, fields: new Map(fields) }) as unknown as Grants;
+  const controlled = new Set(['deal.cost']);
+  const reads = (object: string, field: string) => (object === 'deal' && field === 'margin' ? ['amount', 'cost'] : object === 'deal' && field === 'label' ? ['title'] : undefined);
+  const member = fieldAccess(grants(false, []), controlled, reads);
+  t.notOk(member.canRead('deal', 'margin'), 'reads a controlled field the member may not read');
+  t.ok(member.canRead('deal', 'label'), 'reads only open fields');
+  t.ok(member.canRead('deal', 'amount'));
+  t.same(member.hidden('deal', ['title', 'margin', 'cost', 'label']), ['margin', 'cost']);
+  t.notOk(member.canRead('deal', 'margin'), 'the same answer from the memo');
+  const granted = fieldAccess(grants(false, [['deal.cost', { read: true, edit: false }]]), controlled, reads);
+  t.ok(granted.canRead('deal', 'margin'), 'granted every input: readable');
+  t.notOk(granted.canEdit('deal', 'cost'), 'reading is not editing');
+  t.ok(fieldAccess(grants(true, []), controlled, reads).canRead('deal', 'margin'), 'admins read everything');
+  const ownControl = fieldAccess(grants(false, [['deal.cost', { read: true, edit: false }]]), new Set(['deal.cost', 'deal.margin']), reads);
+  t.notOk(ownControl.canRead('deal', 'margin'), 'a formula named in a permission set still needs its own grant');
 });

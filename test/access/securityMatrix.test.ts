@@ -72,6 +72,10 @@ const ROWS: Row[] = [
   { name: 'owner sorting on the hidden field: 403', user: 'owner', method: 'GET', url: () => '/api/v1/data/doc?orderBy=secret', status: 403, code: 'PERMISSION_DENIED', expect: (b) => ({ field: b.error.details.field }) },
   { name: 'owner grouping on the hidden field: 403', user: 'owner', method: 'POST', url: () => query, body: () => ({ groupBy: ['secret'], aggregations: count }), status: 403, code: 'PERMISSION_DENIED' },
   { name: 'owner selecting the hidden field: 403', user: 'owner', method: 'GET', url: (ids) => `/api/v1/data/doc/${ids.docA}?select=secret`, status: 403, code: 'PERMISSION_DENIED', mustNot: ['SECRET-A'] },
+  // A formula over the hidden field tells what it holds: it is hidden with it.
+  { name: 'owner selecting a formula over the hidden field: 403', user: 'owner', method: 'GET', url: (ids) => `/api/v1/data/doc/${ids.docA}?select=secret_shout`, status: 403, code: 'PERMISSION_DENIED', mustNot: ['SECRET-A'], expect: (b) => ({ field: b.error.details.field }) },
+  { name: 'owner sorting on a formula over the hidden field: 403', user: 'owner', method: 'GET', url: () => '/api/v1/data/doc?orderBy=secret_shout', status: 403, code: 'PERMISSION_DENIED', mustNot: ['SECRET-A'], expect: (b) => ({ field: b.error.details.field }) },
+  { name: 'view all reads the formula over the secret', user: 'viewAll', method: 'GET', url: (ids) => `/api/v1/data/doc/${ids.docA}?select=secret_shout`, status: 200, must: ['SECRET-A!'] },
   { name: 'owner writing the hidden field: 403', user: 'owner', method: 'PATCH', url: (ids) => `/api/v1/data/doc/${ids.docA}`, body: () => ({ secret: 'x' }), status: 403, code: 'PERMISSION_DENIED', expect: (b) => ({ permission: b.error.details.permission }) },
   { name: 'view all filters on the field it may read', user: 'viewAll', method: 'POST', url: () => query, body: () => ({ where: { secret: 'SECRET-B' } }), status: 200, must: ['DOC-B'], mustNot: ['DOC-A'], expect: (b) => total(1)(b) },
   // The permission model itself.
@@ -93,6 +97,8 @@ const EXPECTED: Record<string, Record<string, unknown>> = {
   'owner filtering on the hidden field: 403': { field: 'secret' },
   'owner filtering on the hidden field with a value that matches nothing: same 403': { field: 'secret' },
   'owner sorting on the hidden field: 403': { field: 'secret' },
+  'owner selecting a formula over the hidden field: 403': { field: 'secret_shout' },
+  'owner sorting on a formula over the hidden field: 403': { field: 'secret_shout' },
   'owner writing the hidden field: 403': { permission: 'doc.secret:edit' },
   'a member cannot write the link objects': { permission: 'sys_user_permission_set:create' },
 };

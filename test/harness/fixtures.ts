@@ -71,7 +71,7 @@ export const contact = resolvedObject('contact', {
     type: 'formula',
     returns: 'text',
     expression: 'record.name',
-    compiled: { source: 'record.name', type: 'string', evaluate: (r) => `${String(r.name)} <${String(r.email ?? '-')}>` },
+    compiled: { source: 'record.name', type: 'string', reads: ['name', 'email'], evaluate: (r) => `${String(r.name)} <${String(r.email ?? '-')}>` },
   },
 });
 

@@ -79,6 +79,8 @@ t.test('a formula can read another formula; the value is computed when the recor
   t.equal(compiled.evaluate({ amount: 100, probability: 50 }), false);
   t.equal(compiled.evaluate({ amount: 100, probability: 50, expected: 500 }), true, 'a carried value is used as is');
   t.equal(compiled.evaluate({ amount: null, probability: 50 }), null);
+  t.same([...compiled.reads].sort(), ['amount', 'probability'], 'reads names the stored fields behind the formula it reads');
+  t.same([...compileExpression('record.title + string(record.quantity)', task).reads].sort(), ['quantity', 'title']);
 });
 
 t.test('load-time errors name the expression and what to write instead', async (t) => {

@@ -7,7 +7,7 @@ import { dialectOf } from '../sql/dialect.ts';
 import type { Condition } from '../query/types.ts';
 import { PERMISSION_SET, POSITION, POSITION_PERMISSION_SET, RECORD_SHARE, SHARING_RULE, USER_PERMISSION_SET, USER_POSITION } from './accessObjects.ts';
 import { controlledFields, effectiveGrants, type AccessModel, type Grants, type ObjectPerms } from './effectiveGrants.ts';
-import { fieldAccess, type FieldAccess } from './fieldAccess.ts';
+import { fieldAccess, type FormulaReads, type FieldAccess } from './fieldAccess.ts';
 import { objectPermissions } from './objectPermissions.ts';
 import { matchesRecipient, rowScope, type Operation, type RuleRow, type ShareRow, type SharingInputs } from './rowScope.ts';
 import { isActive } from './validityWindow.ts';
@@ -49,6 +49,11 @@ const profileKey = (principal: Principal) => `${principal.userId}\u0000${princip
 const TTL_MS = 5_000;
 
 export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS): AccessService {
+  // Looked up live: an object patched at run time brings its formulas' new inputs with it.
+  const formulaReads: FormulaReads = (name, field) => {
+    const fields = metadata.object(name)?.fields;
+    return fields && Object.hasOwn(fields, field) ? fields[field]!.compiled?.reads : undefined;
+  };
   const envs = new Map<string, EnvEntry>();
 
   async function rows(knex: Knex, name: string): Promise<Record<string, unknown>[]> {
@@ -103,7 +108,7 @@ export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS):
     };
     return {
       grants,
-      fields: fieldAccess(grants, controlled),
+      fields: fieldAccess(grants, controlled, formulaReads),
       model,
       sharing,
       perms,

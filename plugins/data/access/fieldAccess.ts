@@ -11,18 +11,31 @@ export interface FieldAccess {
   hidden(object: string, fields: Iterable<string>): string[];
 }
 
-export function fieldAccess(grants: Grants, controlled: ReadonlySet<string>): FieldAccess {
-  const canRead = (object: string, field: string) => {
+/** The stored fields a formula field reads (CompiledExpression.reads); undefined for any other field. */
+export type FormulaReads = (object: string, field: string) => readonly string[] | undefined;
+
+/**
+ * A formula is readable where the formula itself is and every field it reads is: its value
+ * would otherwise tell what a hidden field holds (`record.salary * 12`).
+ */
+export function fieldAccess(grants: Grants, controlled: ReadonlySet<string>, formulaReads: FormulaReads = () => undefined): FieldAccess {
+  const own = (object: string, field: string, mode: 'read' | 'edit') => {
     const key = `${object}.${field}`;
-    return grants.isAdmin || !controlled.has(key) || grants.fields.get(key)?.read === true;
+    return grants.isAdmin || !controlled.has(key) || grants.fields.get(key)?.[mode] === true;
   };
-  const canEdit = (object: string, field: string) => {
+  const formulas = new Map<string, boolean>();
+  const canRead = (object: string, field: string) => {
+    if (!own(object, field, 'read')) return false;
+    const reads = grants.isAdmin ? undefined : formulaReads(object, field);
+    if (!reads) return true;
     const key = `${object}.${field}`;
-    return grants.isAdmin || !controlled.has(key) || grants.fields.get(key)?.edit === true;
+    let open = formulas.get(key);
+    if (open === undefined) formulas.set(key, (open = reads.every((input) => own(object, input, 'read'))));
+    return open;
   };
   return {
     canRead,
-    canEdit,
+    canEdit: (object, field) => own(object, field, 'edit'),
     hidden: (object, fields) => [...fields].filter((f) => !canRead(object, f)),
   };
 }
