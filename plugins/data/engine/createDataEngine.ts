@@ -17,6 +17,7 @@ import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
 import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
 import { runHooks } from './runHooks.ts';
+import { inSavepoint } from './inSavepoint.ts';
 
 /** A transaction the engine is bound to: every call runs inside it. */
 export interface Binding {
@@ -202,9 +203,10 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       // A delegator may create an assignment it cannot list: its answer is read as engine work.
       read: (object, id, readCtx) => byId(object, id, {}, LINK_OBJECTS.has(object.name) ? { ...readCtx, system: true } : readCtx, false, trx),
     });
-    const outer = binding ? knexFor(ctx) : deps.database(ctx.environmentId).knex;
-    const run = () => outer.transaction((trx) =>
-      work(scope(createDataEngine(deps, { environmentId: ctx.environmentId, trx }), trx)));
+    const bound = (trx: Knex.Transaction) => work(scope(createDataEngine(deps, { environmentId: ctx.environmentId, trx }), trx));
+    const run = binding
+      ? () => inSavepoint(knexFor(ctx) as Knex.Transaction, binding, () => bound(binding.trx))
+      : () => deps.database(ctx.environmentId).knex.transaction(bound);
     if (binding || !deps.counts) return run();
     // Totals counted while the transaction is open or after it ends are not kept (countCache.ts).
     const counts = deps.counts;
