@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -38,6 +38,19 @@ t.test('sqlite: the file reader gives named rows, follows schema changes, and la
   t.same(read(all), [{ a: 1, b: 'x', c: null }, { a: 2, b: 'y', c: 'z' }], 'the re-prepared statement is read with its new columns');
   t.same(read({ sql: 'select a as n, b as n from t where a = ?', bindings: [2] }), [{ n: 'y' }]);
   t.same(read({ sql: 'select a from t where a > ?', bindings: [5] }), []);
+});
+
+t.test('sqlite: the directory of the file is made when missing, and one that cannot be is a configuration error', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-open-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const db = await openDatabase({ url: `sqlite:${join(dir, 'data', 'nested', 'app.db')}` });
+  t.teardown(() => db.close());
+  await db.knex.raw('create table t (a integer)');
+  t.ok(existsSync(join(dir, 'data', 'nested', 'app.db')), 'the database file is in the new directory');
+  writeFileSync(join(dir, 'plain-file'), 'not a directory');
+  const error = await openDatabase({ url: `sqlite:${join(dir, 'plain-file', 'app.db')}` }).catch((e: unknown) => e);
+  t.ok(isCodedError(error) && error.code === 'CONFIG_INVALID', 'a path through a file is refused with a coded error');
+  t.match((error as Error).message, /cannot create the directory/);
 });
 
 t.test('sqlite::memory: works', async (t) => {

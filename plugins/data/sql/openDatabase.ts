@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import type pg from 'pg';
@@ -63,6 +65,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Database> {
   const filename = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') || ':memory:';
   const busy = options.busyTimeoutMs ?? 5000;
+  // The file's directory (the data directory, by default) is made on first start.
+  if (filename !== ':memory:') {
+    try {
+      mkdirSync(dirname(filename), { recursive: true });
+    } catch (error) {
+      throw codedError('CONFIG_INVALID', {
+        path: 'database.url',
+        reason: `cannot create the directory of ${filename}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      });
+    }
+  }
   const setupConnection = (conn: SqliteConnection) => {
     // SQLite's lower() folds ASCII only; $contains needs the same Unicode folding as PostgreSQL.
     conn.function(SQLITE_LOWER, { deterministic: true }, (value: unknown) =>
