@@ -1,3 +1,5 @@
+import { boundedDetails } from './boundedDetails.ts';
+
 /**
  * The one registry of error codes. Every error the runtime raises, at boot or on a request,
  * is a CodedError whose code is a key of ERRORS. Messages are templates: `{name}` is filled
@@ -100,10 +102,11 @@ export class CodedError extends Error {
   readonly status: number;
 
   constructor(code: ErrorCode, details: ErrorDetails = {}, message?: string) {
-    super(message ?? formatErrorMessage(code, details));
+    const bounded = boundedDetails(details);
+    super(message ?? formatErrorMessage(code, bounded));
     this.name = 'CodedError';
     this.code = code;
-    this.details = details;
+    this.details = bounded;
     this.status = ERRORS[code].status;
   }
 
