@@ -6,6 +6,8 @@ import type { Condition, FieldRef, Operand, QueryAst, Target } from './types.ts'
 export interface CursorPosition {
   values: unknown[];
   id: string;
+  /** The total counted for the walk, with the hash of the count it came from (see executeQuery.ts). */
+  total?: { n: number; count: string };
 }
 
 interface Payload {
@@ -14,11 +16,14 @@ interface Payload {
   s: string;
   k: unknown[];
   id: string;
+  /** Carried total and the hash of its count statement, when the walk carries one. */
+  t?: number;
+  c?: string;
 }
 
 /** `base64url(payload).base64url(hmac-sha256(payload))`. */
 export function encodeCursor(position: CursorPosition, shape: string, key: string | Buffer): string {
-  const payload: Payload = { v: 1, s: shape, k: position.values, id: position.id };
+  const payload: Payload = { v: 1, s: shape, k: position.values, id: position.id, ...(position.total ? { t: position.total.n, c: position.total.count } : {}) };
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${body}.${sign(body, key)}`;
 }
@@ -41,7 +46,8 @@ export function decodeCursor(token: string, shape: string, keyCount: number, key
   if (payload.v !== 1 || typeof payload.id !== 'string' || !Array.isArray(payload.k)) throw bad('it is malformed');
   if (payload.s !== shape) throw bad('it was issued for a different query (object, where, orderBy or joins changed)');
   if (payload.k.length !== keyCount) throw bad('it does not match the sort order');
-  return { values: payload.k, id: payload.id };
+  const carried = Number.isSafeInteger(payload.t) && (payload.t as number) >= 0 && typeof payload.c === 'string';
+  return { values: payload.k, id: payload.id, ...(carried ? { total: { n: payload.t!, count: payload.c! } } : {}) };
 }
 
 function sign(body: string, key: string | Buffer): string {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ExpressionContext } from '../../../metadata/types.ts';
 import { decodeValue } from '../sql/codec.ts';
@@ -44,7 +45,21 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const run = (query: Knex.QueryBuilder): Rows | Promise<Rows> => (reader ? reader(query) : query);
   // The SQLite file reader answers synchronously: its rows are taken without awaiting.
   const page = () => (options.statement ? runNative(knex, options.statement) : plan ? runNative(knex, plan.page) : run(compiled!.page));
+  // PostgreSQL keeps no totals (countCache.ts is for SQLite), so a cursor walk counts once: its
+  // first page signs the total into the cursor with the hash of the count statement, scope and
+  // bindings included, and later pages of the same count answer it (a cursor handed to a caller
+  // of another scope counts afresh).
+  let countHash: string | null = null;
+  const hashOfCount = () => {
+    if (countHash === null) {
+      const { sql, bindings } = plan ? plan.count : compiled!.count().toSQL().toNative();
+      countHash = createHash('sha256').update(`${sql}\u0000${JSON.stringify(bindings)}`).digest('base64url').slice(0, 22);
+    }
+    return countHash;
+  };
+  const carries = dialect === 'postgres' && ast.keyset;
   const count = async () => {
+    if (carries && after?.total && after.total.count === hashOfCount()) return after.total.n;
     const statement = plan ? null : compiled!.count();
     const counted = async (): Promise<number> => Number((await (statement ? run(statement) : runNative(knex, plan!.count)))[0]?.n ?? 0);
     if (!options.counts) return counted();
@@ -78,7 +93,8 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   if (more && ast.keyset && sortKeyTypes) {
     const last = pageRows[pageRows.length - 1]!;
     const values = sortKeyTypes.map((type, i) => decodeValue(type, last[sortKeyColumn(i)], dialect));
-    nextCursor = encodeCursor({ values, id: String(last.id) }, shapeOf(), options.cursorKey);
+    const carried = carries && total !== undefined ? { total: { n: total, count: hashOfCount() } } : {};
+    nextCursor = encodeCursor({ values, id: String(last.id), ...carried }, shapeOf(), options.cursorKey);
   }
   const items = ast.aggregate ? pageRows.map((row) => decodeGroup(ast, row, dialect)) : pageRows.map(recordDecoder(ast, dialect, options.cel));
   if (ast.expand.length > 0) {
