@@ -5,7 +5,7 @@
 import t from 'tap';
 import { executeQuery } from '../../plugins/data/query/executeQuery.ts';
 import { parseQuery } from '../../plugins/data/query/parseQuery.ts';
-import { partitionScope } from '../../plugins/data/query/partitionScope.ts';
+import { partitionCount, partitionScope } from '../../plugins/data/query/partitionScope.ts';
 import type { Condition, FieldRef, GroupKey, ScopeFilter } from '../../plugins/data/query/types.ts';
 import { databaseCases } from '../harness/databases.ts';
 import { contact, registry, resolvedObject } from '../harness/fixtures.ts';
@@ -43,6 +43,17 @@ t.test('when a scoped aggregation is split', async (t) => {
   t.equal(partitionScope(or(owner('u1'), { kind: 'not', item: priorities }), [key('priority', 'integer')], contact), null, 'a test under NOT is not split on');
   const unowned = resolvedObject('memo', { status: { type: 'select', options: ['a', 'b'] } }, { owner: false });
   t.equal(partitionScope(or(eq('owner_id', 'text', 'u1'), isIn('status', 'select', ['a'])), [{ key: 'status', ref: { ...ref('status', 'select'), object: 'memo' }, granularity: null }], unowned), null, 'without an owner index the owner test is not findable');
+});
+
+t.test('when a plain count is split', async (t) => {
+  const split = partitionCount(or(owner('u1'), priorities), contact);
+  t.equal(split?.key.column, 'priority', 'on the tested column other than the owner');
+  t.same(split?.branches, [
+    { values: [1, 2], rest: false, scope: null },
+    { values: [1, 2], rest: true, scope: or(owner('u1')) },
+  ], 'the tested values counted unrestricted, the rest under the owner test');
+  t.equal(partitionCount(or(eq('notes', 'textarea', 'x'), priorities), contact), null, 'the rest could not be found through an index: no split');
+  t.equal(partitionCount(owner('u1'), contact)?.branches.length ?? 0, 0, 'a scope of one test: nothing to split');
 });
 
 /** Same as the scope, but NOT NOT hides its tests from the split: the unsplit reference. */
@@ -91,6 +102,23 @@ for (const dbCase of await databaseCases()) {
         }
       });
     }
+
+    t.test('a plain list counts its total in parts, the same total', async (t) => {
+      const cases: Array<[Condition, Record<string, unknown>]> = [
+        [or(owner('u2'), priorities), {}],
+        [or(owner('u1'), eq('priority', 'integer', 2)), { where: { score: { $gte: 5 } } }],
+        [or(owner('u1'), isIn('account', 'lookup', ['a1'])), { orderBy: 'name' }],
+      ];
+      for (const [scope, extra] of cases) {
+        const query = { limit: 2, ...extra };
+        const reference = await run(query, unsplit(scope));
+        const split = await run(query, scope);
+        t.equal(reference.split, false, 'the reference counts in one statement');
+        t.equal(split.split, true, 'the scoped total is counted in parts');
+        t.equal(split.result.total, reference.result.total, 'the same total');
+        t.same(split.result.items, reference.result.items, 'the same page');
+      }
+    });
 
     t.test('each part is right on its own: the owner sees all of 1 and 2 and only its own rows of the rest', async (t) => {
       const { result } = await run({ groupBy: ['priority'], aggregations: [{ function: 'count', alias: 'n' }], orderBy: 'priority' }, or(owner('u2'), priorities));

@@ -4,6 +4,7 @@ import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
 import { compileQuery } from '../query/compileQuery.ts';
+import { countIdentity } from '../query/cursor.ts';
 import { listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.ts';
 import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
@@ -132,7 +133,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       const { sql, bindings } = query.toSQL().toNative();
       return { sql, bindings: [...bindings] };
     };
-    const plan: ListPlan = { ast, page: native(compiled.page), count: native(compiled.count()), sortKeyTypes: compiled.sortKeyTypes };
+    const plan: ListPlan = { ast, page: native(compiled.page), count: native(compiled.count()), countKey: countIdentity(native(compiled.countKey())), sortKeyTypes: compiled.sortKeyTypes };
     plans.set(owner, object, key, plan);
     return plan;
   }

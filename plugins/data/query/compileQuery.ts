@@ -6,7 +6,7 @@ import type { ValueType } from '../sql/objectColumns.ts';
 import { aggregationSql, bucketSql } from './aggregateSql.ts';
 import { compileCondition, fieldSql } from './compileCondition.ts';
 import { narrowScope } from './narrowScope.ts';
-import { branchKeyCondition, partitionScope, type ScopePartition } from './partitionScope.ts';
+import { branchKeyCondition, partitionCount, partitionScope, type ScopePartition } from './partitionScope.ts';
 import type { CursorPosition } from './cursor.ts';
 import type { Sql } from './sql.ts';
 import { joinSql, sql } from './sql.ts';
@@ -31,6 +31,8 @@ export interface CompiledQuery {
   page: Knex.QueryBuilder;
   /** Same rows without limit, offset or cursor: `select count(*) as n`. */
   count(): Knex.QueryBuilder;
+  /** What `count` counts, as one plain statement (never in parts): its identity for a carried total (cursor.ts). */
+  countKey(): Knex.QueryBuilder;
   /** Type of each `__k<i>` value, for the next cursor. */
   sortKeyTypes: ValueType[];
 }
@@ -148,12 +150,21 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
   if (ast.offset > 0) page.offset(ast.offset);
 
   const count = (): Knex.QueryBuilder => {
-    if (!ast.aggregate && !ast.distinct) return from().select(knex.raw('count(*) as n'));
+    if (!ast.aggregate && !ast.distinct) {
+      // Counted in parts when the scope tests a column that splits it (partitionCount).
+      const parts = !derived && baseCondition ? partitionCount(baseCondition, ast.object) : null;
+      if (!parts) return from().select(knex.raw('count(*) as n'));
+      const statements = parts.branches.map((branch) =>
+        from(conditionSql(branch.scope, base, dialect), compileCondition(branchKeyCondition(parts.key, branch), ctx)).select(knex.raw('count(*) as n')).toSQL());
+      const union = statements.map((s) => s.sql).join(' union all ');
+      return knex.queryBuilder().select(knex.raw('sum(n) as n')).from(knex.raw(`(${union}) as ${quoteIdent('q')}`, bind(statements.flatMap((s) => [...s.bindings]))));
+    }
     return knex.queryBuilder().from(rows().as('q')).select(knex.raw('count(*) as n'));
   };
 
   const sortKeyTypes = ast.orderBy.map((k) => (k.target.kind === 'output' ? k.target.type : k.target.ref.seqColumn ? 'integer' : k.target.ref.type));
-  return { page, count, sortKeyTypes };
+  const countKey = (): Knex.QueryBuilder => from().select(knex.raw('count(*) as n'));
+  return { page, count, countKey, sortKeyTypes };
 }
 
 /** Compiled scope conditions: a caller's scope is one condition object for as long as its grants hold. */

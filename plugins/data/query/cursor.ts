@@ -50,6 +50,11 @@ export function decodeCursor(token: string, shape: string, keyCount: number, key
   return { values: payload.k, id: payload.id, ...(carried ? { total: { n: payload.t!, count: payload.c! } } : {}) };
 }
 
+/** A short hash of a count statement and its bindings: which rows, under which scope, a total counts. */
+export function countIdentity(statement: { sql: string; bindings: readonly unknown[] }): string {
+  return createHash('sha256').update(`${statement.sql}\u0000${JSON.stringify(statement.bindings)}`).digest('base64url').slice(0, 22);
+}
+
 function sign(body: string, key: string | Buffer): string {
   return createHmac('sha256', key).update(body).digest('base64url');
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ExpressionContext } from '../../../metadata/types.ts';
 import { decodeValue } from '../sql/codec.ts';
@@ -9,7 +8,7 @@ import { directReader } from '../sql/sqliteReader.ts';
 import { compileQuery, sortKeyColumn } from './compileQuery.ts';
 import type { CountReader } from './countCache.ts';
 import { computeFormulas } from './computeFormulas.ts';
-import { decodeCursor, encodeCursor, queryShape } from './cursor.ts';
+import { countIdentity, decodeCursor, encodeCursor, queryShape } from './cursor.ts';
 import { expandRecords } from './expandRecords.ts';
 import type { ListPlan } from './listPlans.ts';
 import { groupKeyType } from './parseAggregation.ts';
@@ -50,13 +49,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   // bindings included, and later pages of the same count answer it (a cursor handed to a caller
   // of another scope counts afresh).
   let countHash: string | null = null;
-  const hashOfCount = () => {
-    if (countHash === null) {
-      const { sql, bindings } = plan ? plan.count : compiled!.count().toSQL().toNative();
-      countHash = createHash('sha256').update(`${sql}\u0000${JSON.stringify(bindings)}`).digest('base64url').slice(0, 22);
-    }
-    return countHash;
-  };
+  const hashOfCount = () => (countHash ??= plan ? plan.countKey : countIdentity(compiled!.countKey().toSQL().toNative()));
   const carries = dialect === 'postgres' && ast.keyset;
   const count = async () => {
     if (carries && after?.total && after.total.count === hashOfCount()) return after.total.n;

@@ -11,6 +11,8 @@ export interface ListPlan {
   ast: QueryAst;
   page: NativeStatement;
   count: NativeStatement;
+  /** Identity of what `count` counts, for a total carried in a cursor (countIdentity, cursor.ts). */
+  countKey: string;
   /** Type of each `__k<i>` sort value of the page, for the next cursor. */
   sortKeyTypes: ValueType[];
   /** The query's shape hash (cursor.ts), computed on first need. */

@@ -49,6 +49,31 @@ export function partitionScope(scope: Condition, groupBy: GroupKey[], object: Re
   return null;
 }
 
+/**
+ * A plain count under a scope, split the same way by a column the scope itself tests: every row
+ * falls in one part, so the total is the sum of the parts' counts. For `status in (...) OR owner =
+ * me` the policy's statuses are counted through the status index alone and the caller's other rows
+ * through the owner's index, where the whole scope would read every row the policy admits. The
+ * owner column is tried last: its part is one caller's rows, the one worth restricting.
+ */
+export function partitionCount(scope: Condition, object: ResolvedObject): ScopePartition | null {
+  const indexed = leadingIndexColumns(object);
+  const refs = new Map<string, FieldRef>();
+  const visit = (node: Condition) => {
+    if (node.kind === 'and' || node.kind === 'or') node.items.forEach(visit);
+    else if ((node.kind === 'compare' || node.kind === 'in') && node.target.kind === 'field' && node.target.ref.alias === null && exactColumn(node.target) !== null) {
+      refs.set(node.target.ref.column, node.target.ref);
+    }
+  };
+  visit(scope);
+  const candidates = [...refs.values()].sort((a, b) => Number(a.column === 'owner_id') - Number(b.column === 'owner_id'));
+  for (const ref of candidates) {
+    const partition = partitionBy(scope, ref, indexed);
+    if (partition) return partition;
+  }
+  return null;
+}
+
 function partitionBy(scope: Condition, key: FieldRef, indexed: ReadonlySet<string>): ScopePartition | null {
   const tested = testedValues(scope, key.column);
   if (tested.length === 0 || tested.length > MAX_TESTED_VALUES) return null;
