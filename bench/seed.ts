@@ -80,7 +80,6 @@ function seedSqlite(file: string, batches: Iterable<Record<string, unknown>[]>, 
       done += rows.length;
       progress(done);
     }
-    db.exec(`analyze`);
   } finally {
     db.close();
   }

@@ -83,7 +83,14 @@ export default definePlugin({
         for (const line of report.lines) ctx.log.info({ environment: env.id }, `schema: ${line}`);
       }
       // PostgreSQL's autovacuum keeps its statistics; SQLite's are kept by the engine (sqliteStatistics.ts).
-      if (db.dialect === 'sqlite') await refreshStatistics(db.knex);
+      if (db.dialect === 'sqlite') {
+        const started = performance.now();
+        const { analyzed } = await refreshStatistics(db.knex);
+        if (analyzed.length > 0) {
+          const tables = analyzed.map((a) => `${a.table} (${a.rows} rows)`).join(', ');
+          ctx.log.info({ environment: env.id, ms: Math.round(performance.now() - started) }, `statistics: analyzed ${tables}`);
+        }
+      }
     }
   },
   async stop(ctx) {

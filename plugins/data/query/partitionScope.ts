@@ -57,6 +57,18 @@ export function partitionScope(scope: Condition, groupBy: GroupKey[], object: Re
  * owner column is tried last: its part is one caller's rows, the one worth restricting.
  */
 export function partitionCount(scope: Condition, object: ResolvedObject): ScopePartition | null {
+  // A caller's scope is one condition object while its grants hold (compileQuery.ts): decided once.
+  let known = countPartitions.get(object);
+  if (!known) countPartitions.set(object, (known = new WeakMap()));
+  if (known.has(scope)) return known.get(scope)!;
+  const partition = findCountPartition(scope, object);
+  known.set(scope, partition);
+  return partition;
+}
+
+const countPartitions = new WeakMap<ResolvedObject, WeakMap<Condition, ScopePartition | null>>();
+
+function findCountPartition(scope: Condition, object: ResolvedObject): ScopePartition | null {
   const indexed = leadingIndexColumns(object);
   const refs = new Map<string, FieldRef>();
   const visit = (node: Condition) => {

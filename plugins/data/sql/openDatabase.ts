@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { codedError } from '../../../kernel/errors.ts';
 import type { Dialect } from './dialect.ts';
 import { SQLITE_LOWER, quoteIdent } from './dialect.ts';
-import { ANALYSIS_LIMIT, keepStatistics } from './sqliteStatistics.ts';
+import { keepStatistics } from './sqliteStatistics.ts';
 import { attachSqliteReader } from './sqliteReader.ts';
 
 export interface OpenDatabaseOptions {
@@ -83,7 +83,6 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
     );
     cacheStatements(conn);
     conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
-    conn.pragma(`analysis_limit = ${ANALYSIS_LIMIT}`);
   };
   const knex = knexFactory({
     client: 'better-sqlite3',

@@ -51,6 +51,9 @@ function readRows(statement: Sqlite.Statement, bindings: unknown[]): Array<Recor
   return rows;
 }
 
+/** Reopens the read connection of a knex instance (see attachSqliteReader), if it has one. */
+const reopeners = new WeakMap<Knex, () => void>();
+
 /**
  * A second connection to the file, for reads outside a transaction. In WAL mode readers never
  * wait for the writer and see what it committed; going straight to better-sqlite3 skips knex's
@@ -59,16 +62,36 @@ function readRows(statement: Sqlite.Statement, bindings: unknown[]): Array<Recor
  * Returns the function that closes the connection.
  */
 export function attachSqliteReader(knex: Knex, filename: string, setup: (conn: Sqlite.Database) => void): () => void {
-  const db = new Sqlite(filename);
-  setup(db);
-  db.pragma('query_only = ON');
+  const open = () => {
+    const conn = new Sqlite(filename);
+    setup(conn);
+    conn.pragma('query_only = ON');
+    return conn;
+  };
+  let db = open();
   readers.set(knex, (query) => {
     const { sql, bindings } = 'toSQL' in query ? query.toSQL() : query;
     if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
     return readRows(db.prepare(sql), bindings.map(formatBinding));
   });
+  reopeners.set(knex, () => {
+    const replaced = db;
+    db = open();
+    replaced.close();
+  });
   return () => {
     readers.delete(knex);
+    reopeners.delete(knex);
     db.close();
   };
+}
+
+/**
+ * Replaces the read connection with a new one. A connection loads the planner's statistics with
+ * the schema and keeps them (and its prepared statements' plans) when another connection analyzes;
+ * reloading them in place (`ANALYZE sqlite_schema`) would wait for the writer's lock. Reads are
+ * synchronous, so none is under way while this runs.
+ */
+export function reopenSqliteReader(knex: Knex): void {
+  reopeners.get(knex)?.();
 }
