@@ -96,6 +96,16 @@ for (const dbCase of await databaseCases()) {
       });
     }
 
+    t.test('a walk returns the rows in the order of one sorted read, NULLs where they sort', async (t) => {
+      const everything = { ...contact, maxPageSize: 1000 };
+      const all = new Map([...registry, ['contact', everything]]);
+      for (const orderBy of ['-score', 'score', '-score,-priority', '-priority,score', '-last_seen']) {
+        const walked = await walk(db, { orderBy, limit: 25 }, async () => undefined);
+        const whole = await executeQuery(parseQuery({ orderBy, limit: 1000 }, everything, all), db.knex, { cursorKey, total: false });
+        t.same(walked, whole.items.map((i) => String(i.id)), `${orderBy}: the pages in a row are the sorted read`);
+      }
+    });
+
     t.test('cursor is tamper-evident and bound to its query', async (t) => {
       const query = { orderBy: '-score', limit: 2 };
       const first = await executeQuery(parseQuery(query, contact, registry), db.knex, { cursorKey });
