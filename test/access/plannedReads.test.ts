@@ -95,6 +95,52 @@ t.test('planned list queries keep each caller to its own rows', async (t) => {
   });
 });
 
+/**
+ * Pages after a cursor use the plan of their query without the cursor, with the page after such a
+ * cursor planned in it (cursorPages.ts): the plan is the caller's own, so a cursor, whoever it came
+ * from, only ever moves through the rows and fields of the caller who sends it.
+ */
+t.test('planned cursor pages keep each caller to its own rows', async (t) => {
+  await eachBackend(t, ['planned-cursor'], async (t, site) => {
+    const w = await buildWorld(t, site);
+    t.teardown(() => w.rt.close());
+    const base = '/api/v1/data/doc?orderBy=title&limit=1';
+    type Page = { titles: Array<string | undefined>; secrets: Array<string | null>; next: string | null };
+    const page = async (user: Parameters<typeof w.as>[0], cursor: string | null): Promise<Page> => {
+      const res = await w.as(user, 'GET', cursor ? `${base}&cursor=${encodeURIComponent(cursor)}` : base);
+      t.equal(res.status, 200, `${user}: 200`);
+      const items = (res.body?.items ?? []) as Array<{ title?: string; secret?: string }>;
+      return { titles: items.map((i) => i.title), secrets: items.map((i) => i.secret ?? null), next: (res.body?.nextCursor as string | null) ?? null };
+    };
+    const walk = async (user: Parameters<typeof w.as>[0]) => {
+      const pages: Page[] = [];
+      let cursor: string | null = null;
+      do {
+        const next: Page = await page(user, cursor);
+        pages.push(next);
+        cursor = next.next;
+      } while (cursor && pages.length < 10);
+      return pages;
+    };
+    const admin = await walk('admin');
+    t.same(admin.map((p) => p.titles[0]), ['DOC-A', 'DOC-B', 'DOC-C', 'DOC-E'], 'the admin walks everything first, its cursor pages planned');
+    t.same(admin.map((p) => p.secrets[0]), ['SECRET-A', 'SECRET-B', 'SECRET-C', 'SECRET-E'], 'with the hidden field');
+    t.same((await walk('owner')).map((p) => p.titles), [['DOC-A']], 'the owner walks only its own doc');
+    const afterA = admin[0]!.next;
+    t.same(await page('owner', afterA), { titles: [], secrets: [], next: null }, "the admin's cursor leads the owner to none of the admin's rows");
+    t.same((await page('sharee', afterA)).titles, ['DOC-B'], 'the sharee, after the same cursor, sees the doc shared with it');
+    t.same((await page('sharee', afterA)).secrets, [null], 'without the hidden field');
+    t.same((await page('admin', afterA)).secrets, ['SECRET-B'], "the admin's planned page still shows it");
+
+    const share = await w.as('other', 'POST', `/api/v1/data/doc/${w.ids.docC}/shares`, { recipient_type: 'user', recipient_id: w.users.owner.id, access: 'read' });
+    t.equal(share.status, 201, 'the other user shares doc C with the owner');
+    t.same((await page('owner', afterA)).titles, ['DOC-C'], 'the new share shows on the same cursor page at once');
+    const removed = await w.as('other', 'DELETE', `/api/v1/data/doc/${w.ids.docC}/shares/${String(share.body.id)}`);
+    t.equal(removed.status, 204, 'the share is removed');
+    t.same((await page('owner', afterA)).titles, [], 'and doc C is gone from it again at once');
+  });
+});
+
 t.test('a list query with {$cel} is evaluated on every call, not planned', async (t) => {
   await eachBackend(t, ['planned-cel'], async (t, site) => {
     const w = await buildWorld(t, site);

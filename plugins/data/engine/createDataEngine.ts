@@ -4,11 +4,12 @@ import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
 import { compileQuery } from '../query/compileQuery.ts';
-import { countIdentity } from '../query/cursor.ts';
+import { countIdentity, decodeCursor, queryShape, type CursorPosition } from '../query/cursor.ts';
+import { bindCursor, cursorPageFor } from '../query/cursorPages.ts';
 import { listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.ts';
 import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
-import { canRunNative } from '../sql/runNative.ts';
+import { canRunNative, type NativeStatement } from '../sql/runNative.ts';
 import { parseQuery } from '../query/parseQuery.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { driverInputError } from './driverInputError.ts';
@@ -83,16 +84,32 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const plannable = deps.plans && !binding && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0);
     const owner = () => planOwner(deps.plans!, access?.profile, ctx);
     const plan = plannable && planId !== undefined && !appliesTo(contributed, object) ? planFor(deps.plans!, object, owner(), knex, parse, scopeFilter) : undefined;
-    const listKey = plannable && !contributed && planId === undefined && deps.listPlans ? listPlanKey(before.query) : null;
-    const listPlan = listKey !== null ? listPlanFor(deps.listPlans!, object, owner(), listKey, knex, () => parse(before.query), scopeFilter) : undefined;
+    // A page after a cursor uses the plan of its query without the cursor (the walk's first page
+    // made it), with the page after such a cursor planned in it (cursorPages.ts).
+    const cursor = typeof before.query.cursor === 'string' && before.query.cursor !== '' ? before.query.cursor : null;
+    const listQuery = cursor === null ? before.query : { ...before.query, cursor: undefined };
+    const listKey = plannable && !contributed && planId === undefined && deps.listPlans ? listPlanKey(listQuery) : null;
+    let listPlan = listKey !== null ? listPlanFor(deps.listPlans!, object, owner(), listKey, knex, () => parse(listQuery), scopeFilter) : undefined;
+    const cursorKey = deps.cursorKey(ctx.environmentId);
+    let page: { after: CursorPosition; statement: NativeStatement } | undefined;
+    if (listPlan && cursor !== null) {
+      // A query a cursor may not follow (offset, no keyset) is left to the full path, which says why.
+      const after = listPlan.ast.keyset && listPlan.ast.offset === 0
+        ? decodeCursor(cursor, (listPlan.shape ??= queryShape(listPlan.ast)), listPlan.ast.orderBy.length, cursorKey)
+        : null;
+      const pagePlan = after ? cursorPageFor(listPlan, after, knex, scopeFilter) : undefined;
+      if (after && pagePlan) page = { after, statement: bindCursor(pagePlan, after) };
+      else listPlan = undefined;
+    }
     const ast = plan?.ast ?? listPlan?.ast ?? parse(before.query);
     let result: ListResult;
     try {
       result = await executeQuery(ast, knex, {
-        cursorKey: deps.cursorKey(ctx.environmentId),
+        cursorKey,
         cel,
         ...(plan ? { statement: { sql: plan.sql, bindings: bindId(plan, planId!) } } : {}),
         ...(listPlan ? { plan: listPlan } : {}),
+        ...(page ? { after: page.after, statement: page.statement } : {}),
         ...(counts ? { counts } : {}),
         ...(scopeFilter ? { scopeFilter } : {}),
         ...(options.total === false ? { total: false } : {}),

@@ -8,7 +8,7 @@ import { directReader } from '../sql/sqliteReader.ts';
 import { compileQuery, sortKeyColumn } from './compileQuery.ts';
 import type { CountReader } from './countCache.ts';
 import { computeFormulas } from './computeFormulas.ts';
-import { countIdentity, decodeCursor, encodeCursor, queryShape } from './cursor.ts';
+import { countIdentity, decodeCursor, encodeCursor, queryShape, type CursorPosition } from './cursor.ts';
 import { expandRecords } from './expandRecords.ts';
 import type { ListPlan } from './listPlans.ts';
 import { groupKeyType } from './parseAggregation.ts';
@@ -26,8 +26,10 @@ export interface ExecuteOptions {
   counts?: CountReader;
   /** The page already compiled and bound (a planned by-id read, see byIdPlans.ts); needs total: false. */
   statement?: NativeStatement;
-  /** The query already compiled (a planned list query, see listPlans.ts; never with a cursor). */
+  /** The query already compiled (a planned list query, see listPlans.ts); after a cursor, with `after` and its page in `statement`. */
   plan?: ListPlan;
+  /** The cursor, already decoded (a planned cursor page); otherwise `ast.cursor` is decoded here. */
+  after?: CursorPosition;
 }
 
 /** Runs a parsed query: `{ items, total, nextCursor }`, nextCursor null on the last page. */
@@ -37,7 +39,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const { plan } = options;
   let shape: string | null = null;
   const shapeOf = () => (shape ??= plan ? (plan.shape ??= queryShape(ast)) : queryShape(ast));
-  const after = ast.cursor !== null ? decodeCursor(ast.cursor, ast.keyset ? shapeOf() : '', ast.orderBy.length, options.cursorKey) : null;
+  const after = options.after ?? (ast.cursor !== null ? decodeCursor(ast.cursor, ast.keyset ? shapeOf() : '', ast.orderBy.length, options.cursorKey) : null);
   const compiled = options.statement || plan ? null : compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1 });
   const reader = directReader(knex);
   type Rows = Array<Record<string, unknown>>;

@@ -1,6 +1,7 @@
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import type { NativeStatement } from '../sql/runNative.ts';
 import type { ValueType } from '../sql/objectColumns.ts';
+import type { CursorPagePlan } from './cursorPages.ts';
 import type { QueryAst } from './types.ts';
 
 /**
@@ -17,6 +18,8 @@ export interface ListPlan {
   sortKeyTypes: ValueType[];
   /** The query's shape hash (cursor.ts), computed on first need. */
   shape?: string;
+  /** Its pages after a cursor, by which cursor values are NULL (cursorPages.ts); null where none can be planned. */
+  cursorPages?: Map<string, CursorPagePlan | null>;
 }
 
 export interface ListPlans {
