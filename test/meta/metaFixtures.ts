@@ -17,6 +17,7 @@ export const USERS: Record<string, Pick<Principal, 'isAdmin' | 'permissionSets' 
   manager: { isAdmin: false, permissionSets: ['sales_manager'], permissions: [] },
   auditor: { isAdmin: false, permissionSets: ['crm_admin'], permissions: [] },
   director: { isAdmin: false, permissionSets: ['sales_manager', 'crm_admin'], permissions: [] },
+  steward: { isAdmin: false, permissionSets: [], permissions: ['sharing:manage'] },
 };
 
 export const as = (user: string): Record<string, string> => ({ authorization: `Test ${user}` });

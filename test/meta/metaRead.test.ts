@@ -129,6 +129,20 @@ t.test('CRM and an extras app (overrides, a book) on SQLite', async (t) => {
     t.same(visit.map((r: { name: string }) => r.name), ['field_work'], 'visit: the book page');
   });
 
+  await t.test('row policies are shown to those who manage access, not to every caller', async (t) => {
+    const policy = { name: 'field_team_reads_surveys', condition: "record.subject == 'site survey' && 'field_team' in user.positions", access: 'read' };
+    for (const user of ['admin', 'steward']) {
+      t.same((await meta.send('GET', '/api/v1/meta/object/visit', { user })).body.policies, [policy], `${user}: the policy and its condition`);
+    }
+    for (const url of ['/api/v1/meta/object/visit', '/api/v1/meta/object/visit?layers=true', '/api/v1/meta/object', '/api/v1/meta/object?package=extras']) {
+      const res = await meta.send('GET', url, { user: 'alice' });
+      t.equal(res.status, 200, `alice: ${url}`);
+      t.equal(res.text.includes('field_team'), false, `alice: no policy condition in ${url}`);
+      t.equal(res.text.includes('"policies"'), false, `alice: no policies key in ${url}`);
+    }
+    t.equal((await meta.send('GET', '/api/v1/meta/object/visit', { user: 'manager' })).text.includes('field_team'), false, 'nor to a member of other permission sets');
+  });
+
   await t.test('history routes answer even before any overlay', async (t) => {
     t.same((await meta.send('GET', '/api/v1/meta/object/account/history', { user: 'alice' })).body, { items: [], nextCursor: null });
     t.same((await meta.send('GET', '/api/v1/meta/app/crm/history', { user: 'alice' })).body, { items: [], nextCursor: null });

@@ -37,12 +37,13 @@ function describeField(field: ResolvedField): FieldDoc {
 /**
  * An object as the metadata API shows it: the declaration with the loader's defaults, options as
  * `{value, label}`, expressions as their source, its package, and `views` (none are declared in
- * object files: packages and overlays add them).
+ * object files: packages and overlays add them). Row policies only with `policies: true`.
  */
-export function describeObject(object: ResolvedObject, dirs: ReadonlyMap<string, string>): ObjectDoc {
-  const { fields, validationRules, source, app, ...rest } = object;
+export function describeObject(object: ResolvedObject, dirs: ReadonlyMap<string, string>, show: { policies: boolean }): ObjectDoc {
+  const { fields, validationRules, source, app, policies, ...rest } = object;
   return {
     ...rest,
+    ...(show.policies ? { policies } : {}),
     package: app,
     source: sourceIn(source, dirs.get(app)),
     fields: Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, describeField(field)])),

@@ -7,6 +7,7 @@ import { applyObjectPatch, mergePatches } from './applyPatch.ts';
 import { describeApp, describeBook, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
 import { findReferences, type Reference } from './findReferences.ts';
 import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
+import { seesPolicies } from './policyAudience.ts';
 import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } from './objectSections.ts';
 import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
 
@@ -62,8 +63,8 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
     return out;
   }
 
-  function objectLayers(object: ResolvedObject, overlay: ObjectPatch | null): Layers & { effective: ObjectDoc } {
-    const base = describeObject(object, dirs());
+  function objectLayers(object: ResolvedObject, overlay: ObjectPatch | null, caller: Caller): Layers & { effective: ObjectDoc } {
+    const base = describeObject(object, dirs(), { policies: seesPolicies(caller.principal) });
     const pkg = packageLayer(object.name);
     return { base, package: pkg.patch, packages: pkg.apps, overlay, effective: applyObjectPatch(applyObjectPatch(base, pkg.patch), overlay) };
   }
@@ -84,7 +85,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
     const address = parseEntry(section, name);
     if (!address) throw codedError('VALIDATION_ERROR', { summary: `name must be ${SECTION_NAMES[section]}`, errors: [{ path: 'name', message: `must be ${SECTION_NAMES[section]}` }] });
     const target = object(address.object);
-    const layers = objectLayers(target, (await overlays(caller, target.name)).get(target.name) ?? null);
+    const layers = objectLayers(target, (await overlays(caller, target.name)).get(target.name) ?? null, caller);
     return { address, target, layers };
   }
 
@@ -103,7 +104,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       else if (type === 'book') items = books().map((b) => bookDoc(b, caller.principal));
       else {
         const patches = await overlays(caller, null);
-        items = registry.objects().map((o) => objectLayers(o, patches.get(o.name) ?? null).effective);
+        items = registry.objects().map((o) => objectLayers(o, patches.get(o.name) ?? null, caller).effective);
       }
       return pkg === undefined ? items : items.filter((i) => (type === 'app' ? i.name : i.package) === pkg);
     },
@@ -112,7 +113,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       const type = asType(rawType);
       if (type === 'object') {
         const target = object(name);
-        return objectLayers(target, (await overlays(caller, name)).get(name) ?? null);
+        return objectLayers(target, (await overlays(caller, name)).get(name) ?? null, caller);
       }
       let doc: Doc | undefined;
       if (type === 'app') {
