@@ -110,8 +110,10 @@ export function compiledTree(root, manifest) {
       loader ??= (async () => {
         const { register } = await import('tsx/esm/api');
         register();
-        // Registered after tsx, so it runs first: it lets tsx resolve, then swaps in the twin.
+        // Registered after tsx, so they run first: they let tsx resolve, then swap in the twin
+        // or load an operator's TypeScript with ES module syntax as an ES module.
         const { register: registerHooks } = await import('node:module');
+        registerHooks(new URL('./moduleFormatHooks.js', import.meta.url));
         registerHooks(new URL('./twinHooks.js', import.meta.url), { data: { root } });
       })();
       return loader;

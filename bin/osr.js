@@ -16,5 +16,7 @@ if (manifest && change === null) {
   if (!fromSource) console.error(`osr: running the TypeScript sources (${change}); npm run build compiles them for a faster start`);
   const { register } = await import('tsx/esm/api');
   register();
+  // After tsx, so it sees what tsx resolved (bin/moduleFormatHooks.js).
+  (await import('node:module')).register(new URL('./moduleFormatHooks.js', import.meta.url));
   await import('../cli/main.ts');
 }

@@ -120,6 +120,34 @@ export default definePlugin({
   t.notMatch(failure, 'TypeScript sources', 'the runtime itself still ran from dist/');
 });
 
+t.test('a TypeScript plugin in a folder without package.json loads as an ES module, from dist and from the sources', async (t) => {
+  const dir = join(base, 'bare-plugin');
+  mkdirSync(dir, { recursive: true });
+  // No package.json anywhere above it: tsx alone takes it for CommonJS. The route throws the
+  // kernel's coded error, which becomes the envelope only if it is the running kernel's class.
+  writeFileSync(join(dir, 'greeting.ts'), `export const greeting = (name: string): string => 'bare ' + name;\n`);
+  writeFileSync(join(dir, 'index.ts'), `
+import { codedError, definePlugin } from ${JSON.stringify(join(root, 'kernel/index.ts'))};
+import { greeting } from './greeting.ts';
+export default definePlugin({
+  name: 'bare', version: '1.0.0', kernel: '^16.0.0', requires: ['http.routes'],
+  register(ctx) {
+    ctx.resolve('http.routes').add({ method: 'GET', path: '/bare', public: true, summary: 'bare', handler: () => ({ greeting: greeting('plugin') }) });
+    ctx.resolve('http.routes').add({ method: 'GET', path: '/bare/missing', public: true, summary: 'bare', handler: () => { throw codedError('NOT_FOUND', { what: 'Bare thing' }); } });
+  },
+});
+`);
+  for (const env of [{}, { OSR_FROM_SOURCE: '1' }]) {
+    const where = Object.keys(env).length > 0 ? 'sources' : 'dist';
+    const rt = await start({ apps: [], plugins: { bare: { path: dir, grants: ['http.routes'] } } }, env);
+    t.match(rt.output(), where === 'dist' ? / from dist\// : / from the TypeScript sources/, `${where}: served`);
+    t.same(await fetch(`${rt.url}/bare`).then((r) => r.json()), { greeting: 'bare plugin' }, `${where}: the plugin and its sibling module run`);
+    const missing = await fetch(`${rt.url}/bare/missing`);
+    t.equal(missing.status, 404, `${where}: the kernel's coded error is the running kernel's`);
+    await stop(rt);
+  }
+});
+
 t.test('a changed source sends the start back to the sources, with a notice', async (t) => {
   const file = join(root, 'plugins/http/routeRegistry.ts');
   const later = new Date(Date.now() + 5_000);
