@@ -4,12 +4,12 @@ import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
 import { compileQuery } from '../query/compileQuery.ts';
-import { countIdentity, decodeCursor, queryShape, type CursorPosition } from '../query/cursor.ts';
-import { bindCursor, cursorPageFor } from '../query/cursorPages.ts';
+import { countIdentity } from '../query/cursor.ts';
+import { plannedCursorPage } from '../query/cursorPages.ts';
 import { listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.ts';
 import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
-import { canRunNative, type NativeStatement } from '../sql/runNative.ts';
+import { canRunNative } from '../sql/runNative.ts';
 import { parseQuery } from '../query/parseQuery.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { driverInputError } from './driverInputError.ts';
@@ -91,16 +91,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const listKey = plannable && !contributed && planId === undefined && deps.listPlans ? listPlanKey(listQuery) : null;
     let listPlan = listKey !== null ? listPlanFor(deps.listPlans!, object, owner(), listKey, knex, () => parse(listQuery), scopeFilter) : undefined;
     const cursorKey = deps.cursorKey(ctx.environmentId);
-    let page: { after: CursorPosition; statement: NativeStatement } | undefined;
-    if (listPlan && cursor !== null) {
-      // A query a cursor may not follow (offset, no keyset) is left to the full path, which says why.
-      const after = listPlan.ast.keyset && listPlan.ast.offset === 0
-        ? decodeCursor(cursor, (listPlan.shape ??= queryShape(listPlan.ast)), listPlan.ast.orderBy.length, cursorKey)
-        : null;
-      const pagePlan = after ? cursorPageFor(listPlan, after, knex, scopeFilter) : undefined;
-      if (after && pagePlan) page = { after, statement: bindCursor(pagePlan, after) };
-      else listPlan = undefined;
-    }
+    const page = listPlan && cursor !== null ? plannedCursorPage(listPlan, cursor, knex, scopeFilter, cursorKey) : undefined;
+    if (cursor !== null && !page) listPlan = undefined;
     const ast = plan?.ast ?? listPlan?.ast ?? parse(before.query);
     let result: ListResult;
     try {

@@ -153,7 +153,8 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
     : null;
   // Past a value in descending order come the smaller values, then every NULL (sorted last): two
   // index ranges, read as two ordered parts of a page each. One OR of both would be read from the
-  // top of the index past every row before the cursor (a late page of 100k rows: 20-90 ms).
+  // top of the index past every row before the cursor (a late page of 100k rows: 20-90 ms). Every
+  // keyset page selects `id` (parseSelection.ts), which orders the merged parts last.
   const segmented = (keyset: KeysetSql): Knex.QueryBuilder => {
     const parts = [ordered(keyset.rest), ordered(keyset.nulls!)].map((part) => part.toSQL());
     const union = parts.map((part, i) => `select * from (${part.sql}) as ${quoteIdent(`p${i}`)}`).join(' union all ');
@@ -241,6 +242,11 @@ interface KeysetSql {
   nulls: Sql | null;
 }
 
+/**
+ * Rows strictly after the cursor in the order (keys..., id asc), with nulls smallest:
+ * OR over i of (keys before i tie AND key i is past the cursor), then the id tie-break; values
+ * written as `cursorValues` says.
+ */
 function keysetSql(exprs: string[], directions: Array<'asc' | 'desc'>, after: CursorPosition, idExpr: string, { lead, value }: { lead: string; value: string }): KeysetSql {
   const tie = (x: string, v: unknown): Sql => (v === null ? sql(`${x} is null`) : sql(`${x} = ${value}`, v));
   const past = (x: string, v: unknown, direction: 'asc' | 'desc'): Sql | null => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { NativeStatement } from '../sql/runNative.ts';
 import { compileQuery } from './compileQuery.ts';
-import type { CursorPosition } from './cursor.ts';
+import { decodeCursor, queryShape, type CursorPosition } from './cursor.ts';
 import type { ListPlan } from './listPlans.ts';
 import type { ScopeFilter } from './types.ts';
 
@@ -59,4 +59,15 @@ export function bindCursor(page: CursorPagePlan, position: CursorPosition): Nati
   const bindings = page.page.bindings.slice();
   for (const [binding, value] of page.slots) bindings[binding] = value === ID ? position.id : position.values[value];
   return { sql: page.page.sql, bindings };
+}
+
+/**
+ * The page of `plan` after `cursor`, the cursor checked as on any page (signature, query shape);
+ * undefined when the plan cannot serve it (a query a cursor may not follow: the full path says why).
+ */
+export function plannedCursorPage(plan: ListPlan, cursor: string, knex: Knex, scopeFilter: ScopeFilter | undefined, cursorKey: string | Buffer): { after: CursorPosition; statement: NativeStatement } | undefined {
+  if (!plan.ast.keyset || plan.ast.offset !== 0) return undefined;
+  const after = decodeCursor(cursor, (plan.shape ??= queryShape(plan.ast)), plan.ast.orderBy.length, cursorKey);
+  const page = cursorPageFor(plan, after, knex, scopeFilter);
+  return page && { after, statement: bindCursor(page, after) };
 }
