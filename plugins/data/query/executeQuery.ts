@@ -24,7 +24,7 @@ export interface ExecuteOptions {
   cel?: ExpressionContext;
   /** Totals remembered until the next write (see countCache.ts). */
   counts?: CountReader;
-  /** The page already compiled and bound (a planned by-id read, see byIdPlans.ts); needs total: false. */
+  /** The page already compiled and bound: a planned by-id read (byIdPlans.ts; needs total: false), or a planned cursor page with `plan` (cursorPages.ts). */
   statement?: NativeStatement;
   /** The query already compiled (a planned list query, see listPlans.ts); after a cursor, with `after` and its page in `statement`. */
   plan?: ListPlan;

@@ -55,9 +55,10 @@ export function createListPlans(limit = LIST_PLANS_PER_OBJECT): ListPlans {
 const UNPLANNED = ['cursor', 'groupBy', 'aggregations', 'having', 'distinct'];
 
 /**
- * The key a list query is planned under, or null when it may not be planned: a cursor (its
- * values are bound per page), an aggregation, or a `{$cel}` operand anywhere (evaluated when the
- * query is parsed, against the clock and the user). The key is the query's JSON text.
+ * The key a list query is planned under, or null when it may not be planned: a cursor (a page
+ * after one is planned in the plan of its query without it, cursorPages.ts), an aggregation, or a
+ * `{$cel}` operand anywhere (evaluated when the query is parsed, against the clock and the user).
+ * The key is the query's JSON text.
  */
 export function listPlanKey(query: Record<string, unknown>): string | null {
   for (const key of UNPLANNED) if (query[key] !== undefined && query[key] !== null && query[key] !== '') return null;
