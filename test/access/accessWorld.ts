@@ -2,6 +2,7 @@
 import type { Test } from 'tap';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
+import type { AnyPlugin } from '../../kernel/index.ts';
 import { bearer, signIn, type Site } from '../auth/authHarness.ts';
 
 /** A route guarded by the `ai:chat` permission key, to see keys granted by permission sets at work. */
@@ -33,14 +34,34 @@ export interface World {
 const DAY = 86_400_000;
 export const iso = (offsetDays: number) => new Date(Date.now() + offsetDays * DAY).toISOString();
 
-export async function buildWorld(t: Test, site: Site): Promise<World> {
-  const rt = await site.boot({ config: { apps: ['test/access/fixtures/app'] }, plugins: [keyProbe] });
+/** A request with a bearer token (a session token or an API key), its answer parsed. */
+export async function sendAs(rt: TestRuntime, token: string, method: string, url: string, payload?: unknown): Promise<Reply> {
+  const res = await rt.inject({ method: method as 'GET', url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) });
+  return { status: res.statusCode, body: res.body === '' ? null : res.json() };
+}
+
+/** Creates a member through the admin route and signs it in. */
+export async function addUser(rt: TestRuntime, adminToken: string, key: string): Promise<{ id: string; token: string }> {
+  const email = `${key.toLowerCase()}@example.com`;
+  const password = `pw-${key}-0123456789`;
+  const created = await sendAs(rt, adminToken, 'POST', '/api/v1/auth/admin/create-user', { email, name: key, password, mustChangePassword: false });
+  if (created.status !== 201) throw new Error(`create-user ${key}: ${created.status} ${JSON.stringify(created.body)}`);
+  const session = await signIn(rt, email, password);
+  return { id: String(session.user.id), token: session.token };
+}
+
+export interface WorldOptions {
+  /** Apps booted after the access fixture app. */
+  apps?: string[];
+  /** Plugins enabled beside the key probe. */
+  plugins?: AnyPlugin[];
+}
+
+export async function buildWorld(t: Test, site: Site, options: WorldOptions = {}): Promise<World> {
+  const rt = await site.boot({ config: { apps: ['test/access/fixtures/app', ...(options.apps ?? [])] }, plugins: [keyProbe, ...(options.plugins ?? [])] });
   const admin = await signIn(rt);
   const users = { admin: { id: String(admin.user.id), token: admin.token } } as World['users'];
-  const send = async (token: string, method: string, url: string, payload?: unknown): Promise<Reply> => {
-    const res = await rt.inject({ method: method as 'GET', url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as object }) });
-    return { status: res.statusCode, body: res.body === '' ? null : res.json() };
-  };
+  const send = (token: string, method: string, url: string, payload?: unknown) => sendAs(rt, token, method, url, payload);
   const as = (user: UserKey, method: string, url: string, payload?: unknown) => send(users[user].token, method, url, payload);
   const must = async (user: UserKey, method: string, url: string, payload: unknown, status = 201) => {
     const res = await as(user, method, url, payload);
@@ -49,12 +70,7 @@ export async function buildWorld(t: Test, site: Site): Promise<World> {
   };
 
   for (const key of ['owner', 'other', 'sharee', 'unitMember', 'viewAll', 'expired', 'future', 'euManager'] as const) {
-    const email = `${key.toLowerCase()}@example.com`;
-    const password = `pw-${key}-0123456789`;
-    const created = await send(admin.token, 'POST', '/api/v1/auth/admin/create-user', { email, name: key, password, mustChangePassword: false });
-    if (created.status !== 201) throw new Error(`create-user ${key}: ${created.status} ${JSON.stringify(created.body)}`);
-    const session = await signIn(rt, email, password);
-    users[key] = { id: String(session.user.id), token: session.token };
+    users[key] = await addUser(rt, admin.token, key);
   }
 
   const ids: Record<string, string> = {};
