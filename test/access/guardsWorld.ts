@@ -10,26 +10,32 @@ import { definePlugin } from '../../kernel/definePlugin.ts';
 import type { Site } from '../auth/authHarness.ts';
 import { addUser, buildWorld, iso, sendAs, type Reply, type UserKey, type World } from './accessWorld.ts';
 
-/** A doc title that makes the race hook write the same record first. */
+/** A patched title that makes the race hook write the same record first. */
 export const RACE_TITLE = 'LOST-UPDATE';
+/** The title of a doc whose deletion makes the race hook write it first. */
+export const RACE_DELETE_TITLE = 'DOC-RACE';
 export const HOOK_REGION = 'HOOK-WRITE';
 
-interface UpdateEvent {
-  id: string;
-  patch: DataRecord;
+interface WriteEvent {
+  id?: string;
+  patch?: DataRecord;
+  previous: DataRecord;
   ctx: DataContext;
   engine: DataEngine;
 }
 
-/** Inside the update's transaction, between its read and its write, the same record is changed. */
+/** Inside the write's transaction, between its read and its write, the same record is changed. */
 const raceHook = definePlugin({
   name: 'race-hook',
   version: '1.0.0',
   kernel: '^16.0.0',
   register(ctx) {
-    ctx.hook('data.beforeUpdate', async (event: UpdateEvent) => {
-      if (event.patch.title !== RACE_TITLE) return;
-      await event.engine.update('doc', event.id, { region: HOOK_REGION }, {}, event.ctx);
+    const touch = (event: WriteEvent) => event.engine.update('doc', String(event.previous.id), { region: HOOK_REGION }, {}, event.ctx);
+    ctx.hook('data.beforeUpdate', async (event: WriteEvent) => {
+      if (event.patch?.title === RACE_TITLE) await touch(event);
+    }, { object: 'doc' });
+    ctx.hook('data.beforeDelete', async (event: WriteEvent) => {
+      if (event.previous.title === RACE_DELETE_TITLE) await touch(event);
     }, { object: 'doc' });
   },
 });
@@ -65,6 +71,7 @@ export async function buildGuardsWorld(t: Test, site: Site): Promise<GuardsWorld
   await create('deleterSet', 'admin', 'sys_permission_set', { name: 'doc_deleter', objects: { doc: { delete: true } } });
   await create('usDeleter', 'admin', 'sys_user_permission_set', { user_id: users.deleter.id, permission_set: ids.deleterSet });
   await create('docD', 'deleter', 'doc', { title: 'DOC-D', region: 'US' });
+  await create('docRace', 'deleter', 'doc', { title: RACE_DELETE_TITLE, region: 'US' });
 
   // The EU manager position (which opens DOC-E through the row policy), held by expired until
   // yesterday and by future from tomorrow; the rep position (under sales, with which DOC-C is
