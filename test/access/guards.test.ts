@@ -4,6 +4,7 @@
  * - engine-owned rows: plugins/data/engine/writeRecords.ts, assertWritable called by updateRecord and by deleteRecord;
  * - atomic version: plugins/data/engine/writeRecords.ts, updateRecord and deleteRecord, the `where({ id, version })` of their write;
  * - banned API key: plugins/auth/createAuthenticator.ts, viaApiKey, `isBanned(owner)`;
+ * - banned API key used before the ban: plugins/auth/createIdentityService.ts, the engine handler, `if (mutating) cache.clear(env.id)`;
  * - owner rule, expired holder: plugins/data/access/accessService.ts, buildProfile, `if (!isActive(row, now)) continue` of the holders;
  * - delete without view all: plugins/data/access/enforceAccess.ts, checkRowWrite, the read-scope test answering NOT_FOUND;
  * - unwritable field on create and import: plugins/data/engine/writeRecords.ts, guardObject, checkWritableFields for every action but delete;
