@@ -15,7 +15,7 @@ import { driverInputError } from './driverInputError.ts';
 import type { AccessProfile } from '../access/accessService.ts';
 import { accessFor, celContext, validationError, type EngineDeps } from './engineDeps.ts';
 import { USER_POSITION } from '../access/accessObjects.ts';
-import { checkDelegation } from '../access/delegation.ts';
+import { checkAssignmentChange, checkDelegation } from '../access/delegation.ts';
 import { checkOwnerChange, checkRowWrite, checkWritableFields, combineScopes, readScope, requireAction, rowInScope } from '../access/enforceAccess.ts';
 import { nextSequence } from './nextSequence.ts';
 import { runHooks } from './runHooks.ts';
@@ -51,7 +51,9 @@ async function guardObject(deps: EngineDeps, trx: Knex.Transaction, object: Reso
   let checked = values;
   let vetted = NONE_VETTED;
   if (action === 'create' && object.name === USER_POSITION && isDelegation(profile, object, values)) {
-    checked = checkDelegation(profile.grants, profile.model, values);
+    // An admin records a delegation for the delegator it names; anyone else delegates as itself.
+    const delegator = profile.grants.isAdmin ? String(values.delegated_by) : profile.grants.userId;
+    checked = checkDelegation(delegator, profile.model, values, new Date());
     // The delegator holds the position: its reference needs no read grant on sys_position.
     vetted = DELEGATED_POSITION;
   } else {
@@ -203,6 +205,7 @@ export async function updateRecord(
   const { access, values: coerced } = await guardObject(deps, trx, object, ctx, 'edit', coerceOrThrow(object, patch, 'update', ctx));
   const previous = await lockedRecord(trx, object, id, 'update');
   await guardRow(deps, trx, object, ctx, access, previous, coerced);
+  if (access && object.name === USER_POSITION && !access.profile.grants.isAdmin) checkAssignmentChange(access.profile.model, previous, coerced, new Date());
   const version = Number(previous.version);
   checkVersion(options, version);
   const event = { object: object.name, id, previous, patch: coerced, ctx, engine: tx };
