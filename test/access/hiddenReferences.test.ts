@@ -1,5 +1,6 @@
 /** A lookup can only name a record its writer may read: a hidden record answers exactly like a missing one, on every write path. */
 import t from 'tap';
+import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { eachBackend } from '../auth/authHarness.ts';
 import { buildWorld, type Reply } from './accessWorld.ts';
 
@@ -52,6 +53,13 @@ t.test('references to records the caller cannot see', async (t) => {
       t.same([first?.row, second?.row], [1, 2]);
       t.equal(JSON.stringify({ ...first, row: 0 }).split(hidden).join('<id>'), JSON.stringify({ ...second, row: 0 }).split(gone).join('<id>'), 'same report');
       t.same(second, { row: 2, code: 'VALIDATION_ERROR', errors: [{ path: 'folder', message: `no folder record has id '${gone}'` }] }, 'the report names the field');
+    });
+
+    await t.test('engine work references any record', async (t) => {
+      const engine = w.rt.runtime.kernel.service<DataEngine>('data.engine')!;
+      const made = await engine.create('doc', { title: 'REF-SYSTEM', folder: hidden }, { environmentId: site.ids[0]!, principal: null, system: true });
+      t.equal(made.folder, hidden, 'a system context is not limited to what some user sees');
+      await t.rejects(engine.create('doc', { title: 'REF-SYSTEM', folder: gone }, { environmentId: site.ids[0]!, principal: null, system: true }), { code: 'VALIDATION_ERROR' }, 'but the record must exist');
     });
 
     await t.test('a visible id is accepted: own, shared, and for whoever may read it', async (t) => {
