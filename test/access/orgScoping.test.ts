@@ -53,7 +53,13 @@ t.test('org scoping', async (t) => {
     const pb = await engine.create('project', { name: 'PROJECT-B', organization_id: 'org-b' }, b);
     t.equal(pb.organization_id, 'org-b', 'sending one\'s own organization is fine');
     await t.rejects(engine.create('ticket', { title: 'forged', organization_id: 'org-b' }, a), { code: 'ORGANIZATION_MISMATCH' }, 'a forged organization is refused');
-    const tb = await engine.create('ticket', { title: 'TICKET-B', project: pa.id }, b);
+    // A lookup into another organization names a record the caller cannot read: refused as if missing.
+    const refused = (id: string) => engine.create('ticket', { title: 'TICKET-B', project: id }, b).then(() => null, (error: { status: number; code: string; message: string; details: unknown }) => ({ status: error.status, code: error.code, message: error.message, details: error.details }));
+    const hidden = JSON.stringify(await refused(String(pa.id))).split(String(pa.id)).join('<id>');
+    const missing = JSON.stringify(await refused('01a00000-0000-7000-8000-000000000000')).split('01a00000-0000-7000-8000-000000000000').join('<id>');
+    t.match(JSON.parse(hidden), { status: 400, code: 'VALIDATION_ERROR', details: { errors: [{ path: 'project', message: "no project record has id '<id>'" }] } }, 'a lookup into another organization is refused');
+    t.equal(hidden, missing, 'with the very error of a missing id');
+    const tb = await engine.create('ticket', { title: 'TICKET-B', organization_id: 'org-b', project: pa.id }, system);
 
     const listA = await engine.query('project', {}, a);
     t.same({ names: listA.items.map((p) => p.name), total: listA.total }, { names: ['PROJECT-A'], total: 1 }, 'a query sees its organization only');

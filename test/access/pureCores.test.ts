@@ -1,7 +1,7 @@
 import t from 'tap';
 import { resolveObject } from '../../metadata/resolveObject.ts';
 import { checkPolicy, compilePolicy, FALSE_CONDITION, TRUE_CONDITION } from '../../plugins/data/access/compilePolicy.ts';
-import { checkDelegation } from '../../plugins/data/access/delegation.ts';
+import { checkAssignmentChange, checkDelegation } from '../../plugins/data/access/delegation.ts';
 import { effectiveGrants, type AccessModel, type Grants } from '../../plugins/data/access/effectiveGrants.ts';
 import { fieldAccess } from '../../plugins/data/access/fieldAccess.ts';
 import { objectPermissions } from '../../plugins/data/access/objectPermissions.ts';
@@ -84,14 +84,36 @@ t.test('row policies compile to conditions, folding the user', async (t) => {
 });
 
 t.test('delegation rules', async (t) => {
-  const holder = effectiveGrants('u1', false, { ...model, userPositions: [...model.userPositions, { id: 'x', user_id: 'u1', position: 'p-admin' }] }, now);
-  const ok = checkDelegation(holder, model, { user_id: 'u5', position: 'p-rep', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-07-15T00:00:00Z', reason: 'cover' });
+  const at = (from: string, until: string, extra: object = {}) => ({ user_id: 'u5', position: 'p-rep', valid_from: from, valid_until: until, reason: 'cover', ...extra });
+  const withRows = (...rows: AccessModel['userPositions']) => ({ ...model, userPositions: [...model.userPositions, ...rows] });
+  const ok = checkDelegation('u1', model, at('2026-06-15T00:00:00Z', '2026-07-15T00:00:00Z'), now);
   t.equal(ok.delegated_by, 'u1', '30 days exactly is allowed');
-  t.throws(() => checkDelegation(holder, model, { position: 'p-rep', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-07-15T00:00:01Z', reason: 'cover' }), { code: 'DELEGATION_INVALID' });
-  t.throws(() => checkDelegation(holder, model, { position: 'p-admin', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-06-16T00:00:00Z', reason: 'cover' }), { code: 'DELEGATION_NOT_ALLOWED' });
-  t.throws(() => checkDelegation(holder, model, { position: 'p-sales', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-06-16T00:00:00Z', reason: 'cover' }), { code: 'DELEGATION_NOT_ALLOWED' }, 'not delegatable');
-  t.throws(() => checkDelegation(holder, model, { position: 'p-rep', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-06-16T00:00:00Z', reason: ' ' }), { code: 'DELEGATION_INVALID' });
-  t.throws(() => checkDelegation(holder, model, { position: 'p-rep', valid_from: '2026-06-16T00:00:00Z', valid_until: '2026-06-15T00:00:00Z', reason: 'x' }), { code: 'DELEGATION_INVALID' }, 'ends before it starts');
+  t.throws(() => checkDelegation('u1', model, at('2026-06-15T00:00:00Z', '2026-07-15T00:00:01Z'), now), { code: 'DELEGATION_INVALID' });
+  t.throws(() => checkDelegation('u1', withRows({ id: 'x', user_id: 'u1', position: 'p-admin' }), at('2026-06-15T00:00:00Z', '2026-06-16T00:00:00Z', { position: 'p-admin' }), now), { code: 'DELEGATION_NOT_ALLOWED' });
+  t.throws(() => checkDelegation('u1', model, at('2026-06-15T00:00:00Z', '2026-06-16T00:00:00Z', { position: 'p-sales' }), now), { code: 'DELEGATION_NOT_ALLOWED' }, 'not delegatable');
+  t.throws(() => checkDelegation('u1', model, at('2026-06-15T00:00:00Z', '2026-06-16T00:00:00Z', { reason: ' ' }), now), { code: 'DELEGATION_INVALID' });
+  t.throws(() => checkDelegation('u1', model, at('2026-06-16T00:00:00Z', '2026-06-15T00:00:00Z'), now), { code: 'DELEGATION_INVALID' }, 'ends before it starts');
+  t.throws(() => checkDelegation('u2', model, at('2026-06-15T00:00:00Z', '2026-06-16T00:00:00Z'), now), { code: 'DELEGATION_NOT_ALLOWED' }, 'an ended assignment delegates nothing');
+
+  const delegated = withRows({ id: 'd1', user_id: 'u7', position: 'p-rep', valid_from: '2026-06-10T00:00:00Z', valid_until: '2026-06-20T00:00:00Z', delegated_by: 'u1' });
+  t.throws(() => checkDelegation('u7', delegated, at('2026-06-20T00:00:00Z', '2026-07-10T00:00:00Z', { user_id: 'u7' }), now), { code: 'DELEGATION_NOT_ALLOWED', message: /through a delegation/ }, 'a delegate cannot extend its delegation');
+  t.throws(() => checkDelegation('u7', delegated, at('2026-06-15T00:00:00Z', '2026-06-16T00:00:00Z'), now), { code: 'DELEGATION_NOT_ALLOWED' }, 'nor pass it on');
+
+  const bounded = withRows({ id: 'b1', user_id: 'u8', position: 'p-rep', valid_from: '2026-06-01T00:00:00Z', valid_until: '2026-06-25T00:00:00Z' });
+  t.equal(checkDelegation('u8', bounded, at('2026-06-15T00:00:00Z', '2026-06-25T00:00:00Z'), now).delegated_by, 'u8', 'up to the end of the own assignment');
+  t.throws(() => checkDelegation('u8', bounded, at('2026-06-15T00:00:00Z', '2026-06-25T00:00:01Z'), now), { code: 'DELEGATION_INVALID', details: { errors: [{ path: 'valid_until' }] } }, 'not past it');
+  t.throws(() => checkDelegation('u8', bounded, at('2026-05-31T00:00:00Z', '2026-06-16T00:00:00Z'), now), { code: 'DELEGATION_INVALID', details: { errors: [{ path: 'valid_from' }] } }, 'nor before it');
+});
+
+t.test('assignment changes by a delegated admin', async (t) => {
+  const row = { id: 'd1', user_id: 'u7', position: 'p-rep', valid_from: '2026-06-15T00:00:00Z', valid_until: '2026-06-20T00:00:00Z', reason: 'cover', delegated_by: 'u1' };
+  t.doesNotThrow(() => checkAssignmentChange(model, row, { valid_until: '2026-07-01T00:00:00Z' }, now), 'a delegation kept within the rules');
+  t.throws(() => checkAssignmentChange(model, row, { valid_until: '2026-08-01T00:00:00Z' }, now), { code: 'DELEGATION_INVALID' }, 'not stretched past 30 days');
+  t.throws(() => checkAssignmentChange(model, row, { delegated_by: 'u5' }, now), { code: 'DELEGATION_INVALID' }, 'the delegator does not change');
+  t.throws(() => checkAssignmentChange(model, { ...row, delegated_by: null }, { delegated_by: 'u1' }, now), { code: 'DELEGATION_INVALID' }, 'a plain assignment is not made a delegation');
+  t.throws(() => checkAssignmentChange(model, { ...row, delegated_by: null }, { position: 'p-admin' }, now), { code: 'DELEGATION_NOT_ALLOWED' }, 'an admin scope is not granted');
+  t.throws(() => checkAssignmentChange(model, { ...row, delegated_by: null, position: 'p-admin' }, { user_id: 'u5' }, now), { code: 'DELEGATION_NOT_ALLOWED' }, 'nor moved');
+  t.doesNotThrow(() => checkAssignmentChange(model, { ...row, delegated_by: null, valid_until: null }, { user_id: 'u5' }, now), 'a plain assignment changes freely');
 });
 
 t.test('row policies are checked when metadata loads', async (t) => {

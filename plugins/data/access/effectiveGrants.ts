@@ -29,6 +29,8 @@ export interface UserPositionRow extends Window {
   id: string;
   user_id: string;
   position: string;
+  /** Set on an assignment made by a delegation: the delegator. */
+  delegated_by?: string | null;
 }
 
 export interface UserPermissionSetRow extends Window {

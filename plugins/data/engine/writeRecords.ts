@@ -8,15 +8,15 @@ import { formatAutonumber, recordToRow, rowToRecord } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { newId } from '../sql/newId.ts';
 import { objectColumns } from '../sql/objectColumns.ts';
-import { checkReferences } from './checkReferences.ts';
+import { checkReferences, type ReferenceScope } from './checkReferences.ts';
 import { coerceInput, type FieldError } from './coerceInput.ts';
 import { constraintError } from './constraintError.ts';
 import { driverInputError } from './driverInputError.ts';
 import type { AccessProfile } from '../access/accessService.ts';
 import { accessFor, celContext, validationError, type EngineDeps } from './engineDeps.ts';
 import { USER_POSITION } from '../access/accessObjects.ts';
-import { checkDelegation } from '../access/delegation.ts';
-import { checkOwnerChange, checkRowWrite, checkWritableFields, requireAction, rowInScope } from '../access/enforceAccess.ts';
+import { checkAssignmentChange, checkDelegation } from '../access/delegation.ts';
+import { checkOwnerChange, checkRowWrite, checkWritableFields, combineScopes, readScope, requireAction, rowInScope } from '../access/enforceAccess.ts';
 import { nextSequence } from './nextSequence.ts';
 import { runHooks } from './runHooks.ts';
 
@@ -46,17 +46,35 @@ function assertWritable(object: ResolvedObject, ctx: DataContext, action: 'creat
  */
 async function guardObject(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, ctx: DataContext, action: 'create' | 'edit' | 'delete', values: DataRecord) {
   const access = await accessFor(deps, trx, ctx);
-  if (!access) return { access, values };
+  if (!access) return { access, values, vetted: NONE_VETTED };
   const { profile, principal } = access;
   let checked = values;
+  let vetted = NONE_VETTED;
   if (action === 'create' && object.name === USER_POSITION && isDelegation(profile, object, values)) {
-    checked = checkDelegation(profile.grants, profile.model, values);
+    // An admin records a delegation for the delegator it names; anyone else delegates as itself.
+    const delegator = profile.grants.isAdmin ? String(values.delegated_by) : profile.grants.userId;
+    checked = checkDelegation(delegator, profile.model, values, new Date());
+    // The delegator holds the position: its reference needs no read grant on sys_position.
+    vetted = DELEGATED_POSITION;
   } else {
     requireAction(profile, principal, object, action);
   }
   if (action !== 'delete') checkWritableFields(object, values, profile, principal);
   if (action === 'create') checkOwnerChange(object, values, profile, principal);
-  return { access, values: checked };
+  return { access, values: checked, vetted };
+}
+
+const NONE_VETTED: ReadonlySet<string> = new Set();
+const DELEGATED_POSITION: ReadonlySet<string> = new Set(['position']);
+
+/**
+ * What the lookups a caller sets are checked against: the read scope of the referenced object, as
+ * a read by id applies it (row security and contributed scopes). None for engine work.
+ */
+function referenceScope(deps: EngineDeps, ctx: DataContext, access: Awaited<ReturnType<typeof accessFor>>, applies: (field: string) => boolean): ReferenceScope | undefined {
+  if (ctx.system) return undefined;
+  const filter = combineScopes(access ? readScope(access.profile) : undefined, deps.scopeFilter?.(ctx));
+  return filter && { filter, object: (name) => deps.metadata.object(name), applies };
 }
 
 /**
@@ -89,8 +107,8 @@ function coerceOrThrow(object: ResolvedObject, input: DataRecord, mode: 'create'
   return values;
 }
 
-async function checkRecord(trx: Knex.Transaction, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext) {
-  const errors: FieldError[] = await checkReferences(trx, object, changed);
+async function checkRecord(trx: Knex.Transaction, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext, references: ReferenceScope | undefined) {
+  const errors: FieldError[] = await checkReferences(trx, object, changed, references);
   const withFormulas = { ...full };
   const formulas = [...objectColumns(object).formulas.values()];
   if (formulas.length > 0) computeFormulas(withFormulas, formulas, celContext(ctx));
@@ -154,7 +172,7 @@ async function refuseIfReferenced(deps: EngineDeps, trx: Knex.Transaction, objec
 export async function createRecord(deps: EngineDeps, scope: WriteScope, object: ResolvedObject, input: DataRecord, ctx: DataContext): Promise<DataRecord> {
   const { engine: tx, trx } = scope;
   assertWritable(object, ctx, 'create');
-  const { values: coerced } = await guardObject(deps, trx, object, ctx, 'create', coerceOrThrow(object, input, 'create', ctx));
+  const { access, values: coerced, vetted } = await guardObject(deps, trx, object, ctx, 'create', coerceOrThrow(object, input, 'create', ctx));
   const event = { object: object.name, record: coerced, ctx, engine: tx };
   await runHooks(deps.hooks, 'data.beforeInsert', object.name, event);
   const values = coerceOrThrow(object, event.record, 'create', 'hook');
@@ -169,7 +187,9 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
     record[column.name] = row[column.column] = formatAutonumber(column.field?.format, sequence);
     row[column.seqColumn] = sequence;
   }
-  await checkRecord(trx, object, values, record, 'create', ctx);
+  // A lookup the caller sent (and the hooks kept) must name a record the caller may read.
+  const references = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === coerced[field]);
+  await checkRecord(trx, object, values, record, 'create', ctx, references);
   await write(object, () => trx(object.name).insert(row));
   const stored = await scope.read(object, record.id as string, ctx);
   await runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
@@ -185,12 +205,15 @@ export async function updateRecord(
   const { access, values: coerced } = await guardObject(deps, trx, object, ctx, 'edit', coerceOrThrow(object, patch, 'update', ctx));
   const previous = await lockedRecord(trx, object, id, 'update');
   await guardRow(deps, trx, object, ctx, access, previous, coerced);
+  if (access && object.name === USER_POSITION && !access.profile.grants.isAdmin) checkAssignmentChange(access.profile.model, previous, coerced, new Date());
   const version = Number(previous.version);
   checkVersion(options, version);
   const event = { object: object.name, id, previous, patch: coerced, ctx, engine: tx };
   await runHooks(deps.hooks, 'data.beforeUpdate', object.name, event);
   const values = coerceOrThrow(object, event.patch, 'update', 'hook');
-  await checkRecord(trx, object, values, { ...previous, ...values }, 'update', ctx);
+  // A lookup left as it was needs no read grant: the caller only sent back what the record holds.
+  const references = referenceScope(deps, ctx, access, (field) => values[field] === coerced[field] && values[field] !== previous[field]);
+  await checkRecord(trx, object, values, { ...previous, ...values }, 'update', ctx, references);
   const row = recordToRow(object, { ...values, updated_at: new Date().toISOString(), updated_by: ctx.principal?.userId ?? null }, dialectOf(trx));
   const count = await write(object, () => trx(object.name).where({ id, version }).update({ ...row, version: version + 1 }));
   if (count === 0) throw await versionConflict(trx, object, id, version);
