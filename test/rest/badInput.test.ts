@@ -79,6 +79,11 @@ function cases(ids: { account: string; task: string }): Case[] {
     { name: 'a JSON array as query', request: raw('POST', `${api}/account/query`, '[]'), status: 400, code: 'VALIDATION_ERROR', details: errorsAt('body') },
     { name: 'a JSON array as update', request: raw('PATCH', `${api}/account/${ids.account}`, '[{"name":"x"}]'), status: 400, code: 'VALIDATION_ERROR', details: errorsAt('body') },
     { name: 'a JSON string to create', request: raw('POST', `${api}/account`, '"name"'), status: 400, code: 'VALIDATION_ERROR' },
+    { name: 'a body in a type without a parser', request: { method: 'POST', url: `${api}/account`, payload: '<name>x</name>', headers: { 'content-type': 'application/xml' } }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', details: { contentType: 'application/xml' } },
+    { name: 'PUT on a record: 405 listing the methods of the path', request: { method: 'PUT', url: `${api}/account/${ids.account}`, payload: { name: 'x' } }, status: 405, code: 'METHOD_NOT_ALLOWED', details: { method: 'PUT', allow: ['DELETE', 'GET', 'HEAD', 'PATCH'] } },
+    { name: 'PUT below an unknown path stays 404', request: { method: 'PUT', url: `${api}/account/${ids.account}/nope`, payload: { name: 'x' } }, status: 404, code: 'ROUTE_NOT_FOUND' },
+    { name: 'an object name with a broken percent-encoding', request: { method: 'GET', url: `${api}/acc%E0%A4%A` }, status: 400, code: 'MALFORMED_REQUEST' },
+    { name: 'a record id over the parameter length', request: { method: 'GET', url: `${api}/account/${'x'.repeat(300)}` }, status: 414, code: 'URI_TOO_LONG', absent: ['xxxxxxxx'] },
 
     { name: 'unknown field on create', request: post('account', { name: 'x', nope: 1 }), status: 400, code: 'VALIDATION_ERROR', details: { errors: [{ path: 'nope', message: 'is not a field of account' }] } },
     {
