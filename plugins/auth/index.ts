@@ -30,7 +30,7 @@ export default definePlugin({
     states.set(ctx, environments);
     const cache = new PrincipalCache(ctx.options.credentialCacheMs);
     const limiter = new RateLimiter(ctx.options.rateLimit);
-    ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log));
+    ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log, ctx.options));
     ctx.provide('auth.identity', createIdentityService({
       environments, cache, limiter, options: ctx.options, email: () => ctx.resolve('email.send'),
     }));
