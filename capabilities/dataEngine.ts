@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from './authSession.ts';
 import { defineCapability } from './defineCapability.ts';
@@ -41,13 +40,6 @@ export interface WriteOptions {
   expectedVersion?: number;
 }
 
-/** SQL access to an environment's database, for engine-owned side tables only (see DataEngine.withDatabase). */
-export interface SideTableAccess {
-  /** The write's transaction when the engine is bound to one, else the environment's pool. */
-  knex: Knex;
-  dialect: 'sqlite' | 'postgres';
-}
-
 export interface DataEngine {
   /** The structured query of the interface (where, orderBy, limit, offset, cursor, expand, joins, groupBy, aggregations...). */
   query(object: string, query: Record<string, unknown>, ctx: DataContext, options?: QueryOptions): Promise<ListResult>;
@@ -65,19 +57,12 @@ export interface DataEngine {
   delete(object: string, id: string, options: WriteOptions, ctx: DataContext): Promise<void>;
   /** Run several calls atomically: all of them happen or none. */
   transaction<T>(ctx: DataContext, work: (engine: DataEngine) => Promise<T>): Promise<T>;
-  /**
-   * Runs `work` with SQL access to the environment's database, for side tables a plugin owns
-   * (a search index, say), never for records: those go through the methods above, where security
-   * applies. From a write hook's `event.engine` the access is the write's transaction, so side-table
-   * changes commit or roll back with the write.
-   */
-  withDatabase<T>(environmentId: string, work: (db: SideTableAccess) => Promise<T>): Promise<T>;
 }
 
 export const dataEngine = defineCapability<DataEngine>()({
   id: 'data.engine',
   cardinality: 'single',
-  description: 'Read and write records through the secured pipeline: validation, hooks, security, drivers.',
+  description: 'Read and write records through the secured pipeline: validation, hooks, security, drivers. Raw SQL is not part of it (see data.database).',
 });
 
 /** The caller of an HTTP request as the engine sees it (environment, principal, request id). */

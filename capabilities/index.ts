@@ -9,6 +9,7 @@ export * from './secretsKeys.ts';
 export * from './httpServer.ts';
 export * from './metadataRegistry.ts';
 export * from './dataEngine.ts';
+export * from './dataDatabase.ts';
 export * from './emailSend.ts';
 export * from './authIdentity.ts';
 export * from './searchIndex.ts';

@@ -11,6 +11,7 @@ import { retentionRegister } from './retentionRegister.ts';
 import { runtimeInfo } from './runtimeInfo.ts';
 import { secretsKeys } from './secretsKeys.ts';
 import { dataEngine } from './dataEngine.ts';
+import { dataDatabase } from './dataDatabase.ts';
 import { metadataRegistry } from './metadataRegistry.ts';
 import { emailSend } from './emailSend.ts';
 import { authIdentity } from './authIdentity.ts';
@@ -18,7 +19,7 @@ import { searchIndex } from './searchIndex.ts';
 import { accessGrants } from './accessGrants.ts';
 import { dataScopes } from './dataScopes.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, emailSend, authIdentity, searchIndex, accessGrants, dataScopes] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes] as const;
 
 type Definition = (typeof definitions)[number];
 

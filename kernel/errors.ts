@@ -35,6 +35,7 @@ export const ERRORS = {
   REQUEST_TIMEOUT: { status: 408, message: 'The request was not fully received within {timeoutMs} ms; the connection was closed.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts.' },
   MALFORMED_REQUEST: { status: 400, message: 'The HTTP request could not be parsed: {reason}' },
+  URI_TOO_LONG: { status: 414, message: 'A segment of the URL path is longer than {limit} characters: shorten it (send long values in a query body instead).' },
   INTERNAL: { status: 500, message: 'An internal error occurred. Quote request id {requestId} when reporting it.' },
 
   // Identity.

@@ -1,8 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
 import type { Logger } from '../../kernel/logger.ts';
+import type { AuthOptions } from './authOptions.ts';
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { credentialKey, readCredential, type Credential } from './credentials.ts';
+import { crossSiteRefusal } from './crossSiteRefusal.ts';
 import type { PrincipalCache } from './principalCache.ts';
 import { isBanned, toPrincipal } from './userView.ts';
 
@@ -34,15 +36,21 @@ async function viaApiKey(env: EnvironmentAuth, key: string): Promise<Resolved | 
 /**
  * The `auth.session` service: a session cookie, a bearer token or an API key, checked by the
  * instance of the request's environment only, so a credential of one environment means nothing
- * in another.
+ * in another. A state-changing request whose credential is the cookie must come from the
+ * server's own origin (`baseURL` when set, else the request's host) or a trusted one, on every route.
  */
-export function createAuthenticator(environments: ReadonlyMap<string, EnvironmentAuth>, cache: PrincipalCache, log: Logger): AuthSession {
+export function createAuthenticator(environments: ReadonlyMap<string, EnvironmentAuth>, cache: PrincipalCache, log: Logger, origins: Pick<AuthOptions, 'baseURL' | 'trustedOrigins'>): AuthSession {
+  const configured = origins.baseURL ? new URL(origins.baseURL).origin : null;
   return {
     authenticate(request: FastifyRequest) {
       const env = environments.get(request.environmentId);
       if (!env) return null;
       const credential = readCredential(request.headers, env.sessionCookie);
       if (!credential) return null;
+      if (credential.kind === 'cookie') {
+        const refusal = crossSiteRefusal(request.method, request.headers, configured ?? `${request.protocol}://${request.host || 'localhost'}`, origins.trustedOrigins);
+        if (refusal) throw refusal;
+      }
       // A credential verified moments ago is answered without a promise.
       const key = credentialKey(credential);
       const known = cache.get(env.id, key);

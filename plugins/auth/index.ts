@@ -1,5 +1,6 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { authOptionsSchema } from './authOptions.ts';
+import { checkMailOrigin } from './checkMailOrigin.ts';
 import { createAuthenticator } from './createAuthenticator.ts';
 import { createEnvironmentAuth, type EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { createIdentityService } from './createIdentityService.ts';
@@ -30,7 +31,7 @@ export default definePlugin({
     states.set(ctx, environments);
     const cache = new PrincipalCache(ctx.options.credentialCacheMs);
     const limiter = new RateLimiter(ctx.options.rateLimit);
-    ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log));
+    ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log, ctx.options));
     ctx.provide('auth.identity', createIdentityService({
       environments, cache, limiter, options: ctx.options, email: () => ctx.resolve('email.send'),
     }));
@@ -43,9 +44,7 @@ export default definePlugin({
     const info = ctx.resolve('runtime.info');
     const keys = ctx.resolve('secrets.keys');
     checkPasskeyConfig(ctx.options, info.production);
-    if (info.production && !ctx.options.baseURL && ctx.has('email.send')) {
-      ctx.log.warn('plugins.auth.baseURL is not set: links in password-reset, verification and invitation mails follow the Host header of the request that caused them. Set it to the public origin.');
-    }
+    checkMailOrigin(ctx.options, info.production, ctx.has('email.send'));
     try {
       for (const env of info.environments) {
         environments.set(env.id, await createEnvironmentAuth({

@@ -7,6 +7,7 @@ import { createAccessService } from './access/accessService.ts';
 import { checkPolicy } from './access/compilePolicy.ts';
 import { contributedScopes } from './access/contributedScopes.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
+import { createDataDatabase } from './engine/createDataDatabase.ts';
 import { createDataEngine } from './engine/createDataEngine.ts';
 import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
@@ -28,7 +29,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys', 'hooks.registry', 'metadata.registry'],
-  provides: ['data.engine', 'access.grants', 'data.scopes'],
+  provides: ['data.engine', 'data.database', 'access.grants', 'data.scopes'],
   options: dataOptionsSchema,
   timeoutMs: 60_000,
   register(ctx) {
@@ -47,13 +48,15 @@ export default definePlugin({
       if (!db) throw codedError('NOT_FOUND', { what: `Environment '${environmentId}'` });
       return db;
     };
+    const counts = createCountCache();
     // A lost database connection reaches callers as a 503 they may retry, whatever the route.
+    ctx.provide('data.database', mapConnectionErrors(createDataDatabase({ database, counts })));
     ctx.provide('data.engine', mapConnectionErrors(createDataEngine({
       metadata,
       hooks: ctx.resolve('hooks.registry'),
       database,
       access,
-      counts: createCountCache(),
+      counts,
       plans: createByIdPlans(),
       listPlans: createListPlans(),
       scopeFilter: (callCtx) => scopes.filter(callCtx),

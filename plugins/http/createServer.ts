@@ -1,16 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { addBodyDeadline, clientErrorHandler } from './clientDeadline.ts';
 import type { HttpOptions } from './httpOptions.ts';
 import { requestLoggerFactory } from './requestLogger.ts';
-import { toErrorResponse } from './toErrorResponse.ts';
+import { MAX_PARAM_LENGTH, toErrorResponse } from './toErrorResponse.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** A fastify instance with the envelope for every non-2xx, request ids, limits and timeouts. */
-export function createServer(options: HttpOptions, log: Logger): FastifyInstance {
+/**
+ * A fastify instance with the envelope for every non-2xx, request ids, limits and timeouts.
+ * `allowed` gives the methods served at a path (allowedMethods.ts): a path no route matched
+ * answers 405 with them when it has some, else 404.
+ */
+export function createServer(options: HttpOptions, log: Logger, allowed: (path: string) => string[] | null = () => null): FastifyInstance {
+  const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit, request.headers['content-type']);
+    if (internal) request.log.error({ err: error }, 'request failed');
+    if (coded.code === 'RATE_LIMITED' && coded.details.retryAfter !== undefined) reply.header('retry-after', String(coded.details.retryAfter));
+    if (coded.code === 'METHOD_NOT_ALLOWED' && Array.isArray(coded.details.allow)) reply.header('allow', coded.details.allow.join(', '));
+    reply.code(coded.status).type('application/json; charset=utf-8').send({ error: coded.toJSON() });
+  };
   const app = Fastify({
     loggerInstance: log as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: !options.logRequests }),
@@ -35,7 +46,12 @@ export function createServer(options: HttpOptions, log: Logger): FastifyInstance
     // took a third of the validators' boot time. Strict mode still refuses unknown keywords, and
     // test/http/routeSchemas.test.ts checks every built-in route's schemas against the meta-schema.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true, validateSchema: false } },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // A URL the router cannot read (bad percent-encoding, a parameter over MAX_PARAM_LENGTH), before any hook.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(error, request, reply);
+    },
   });
 
   app.decorateRequest('principal', null);
@@ -50,7 +66,9 @@ export function createServer(options: HttpOptions, log: Logger): FastifyInstance
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     // A request reaching a draining server (pipelined, or on a busy keep-alive connection).
-    done(closing ? codedError('SERVICE_UNAVAILABLE', { service: 'The server', reason: 'it is shutting down' }) : undefined);
+    if (closing) return done(codedError('SERVICE_UNAVAILABLE', { service: 'The server', reason: 'it is shutting down' }));
+    // No route matched: answered now, before a body is read or parsed (a bad body says nothing of a missing route).
+    done(request.is404 ? unmatched(request.method, request.url) : undefined);
   });
 
   addBodyDeadline(app, options.requestTimeoutMs);
@@ -61,16 +79,16 @@ export function createServer(options: HttpOptions, log: Logger): FastifyInstance
     done(null, payload);
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit, request.headers['content-type']);
-    if (internal) request.log.error({ err: error }, 'request failed');
-    if (coded.code === 'RATE_LIMITED' && coded.details.retryAfter !== undefined) reply.header('retry-after', String(coded.details.retryAfter));
-    reply.code(coded.status).type('application/json; charset=utf-8').send({ error: coded.toJSON() });
-  });
+  app.setErrorHandler(sendError);
 
-  app.setNotFoundHandler((request, reply) => {
-    const coded = codedError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] });
-    reply.code(404).send({ error: coded.toJSON() });
-  });
+  /** 405 with the methods a known path serves, else 404; the query string is never repeated. */
+  const unmatched = (method: string, url: string) => {
+    const path = url.split('?')[0]!.slice(0, 500);
+    const allow = allowed(url);
+    return allow
+      ? codedError('METHOD_NOT_ALLOWED', { method, path, allow }, `Method ${method} is not allowed on ${path}; it serves ${allow.join(', ')}.`)
+      : codedError('ROUTE_NOT_FOUND', { method, path });
+  };
+  app.setNotFoundHandler((request, reply) => sendError(unmatched(request.method, request.url), request, reply));
   return app;
 }

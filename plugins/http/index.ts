@@ -3,6 +3,7 @@ import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession } from '../../capabilities/authSession.ts';
 import type { RouteSchema } from '../../capabilities/httpRoutes.ts';
 import { definePlugin, perConsumer } from '../../kernel/definePlugin.ts';
+import { allowedMethods } from './allowedMethods.ts';
 import { authGuard } from './authGuard.ts';
 import { createServer } from './createServer.ts';
 import { addDiscoveryRoutes } from './discoveryRoutes.ts';
@@ -52,14 +53,15 @@ export default definePlugin({
     const info = ctx.resolve('runtime.info');
     const auth = ctx.resolve('auth.session') as AuthSession | undefined;
     const grants = ctx.resolve('access.grants') as AccessGrants | undefined;
-    const app = createServer(ctx.options, ctx.log);
+    const routes = state.registry.markMounted();
+    // Every API route is also served below /api/v1/environments/:environmentId.
+    const urlsOf = (route: (typeof routes)[number]) => (route.root ? [route.fullPath] : [route.fullPath, ENVIRONMENT_PREFIX + route.fullPath.slice(API_PREFIX.length)]);
+    const app = createServer(ctx.options, ctx.log, allowedMethods(routes.flatMap((route) => urlsOf(route).map((url) => ({ method: route.method, url })))));
     const environments = selectEnvironment(info.environments.map((e) => e.id), info.defaultEnvironment);
     const schemaOf = sharedSchemas();
-    for (const route of state.registry.markMounted()) {
+    for (const route of routes) {
       const guard = authGuard(route, auth, info.requireAuth, environments, grants);
-      // Every API route is also served below /api/v1/environments/:environmentId.
-      const urls = route.root ? [route.fullPath] : [route.fullPath, ENVIRONMENT_PREFIX + route.fullPath.slice(API_PREFIX.length)];
-      for (const url of urls) {
+      for (const url of urlsOf(route)) {
         app.route({
           method: route.method,
           url,

@@ -1,5 +1,8 @@
 import { codedError, isCodedError, type CodedError } from '../../kernel/errors.ts';
 
+/** Longest path segment matched as a route parameter (the router's maxParamLength); longer is 414. */
+export const MAX_PARAM_LENGTH = 200;
+
 interface FastifyLikeError {
   code?: string;
   statusCode?: number;
@@ -20,6 +23,11 @@ export function toErrorResponse(error: unknown, requestId: string, limit: number
     return { error: codedError('VALIDATION_ERROR', { summary: errors.map((x) => `${x.path} ${x.message}`).join('; '), errors }), internal: false };
   }
   switch (e.code) {
+    case 'FST_ERR_BAD_URL':
+      // The URL is not repeated: it may carry what the client did not mean to echo.
+      return { error: codedError('MALFORMED_REQUEST', { reason: 'the URL path holds an invalid percent-encoding (a % not followed by two hex digits, or bytes that are not UTF-8)' }), internal: false };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { error: codedError('URI_TOO_LONG', { limit: MAX_PARAM_LENGTH }), internal: false };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { error: codedError('PAYLOAD_TOO_LARGE', { limit }), internal: false };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

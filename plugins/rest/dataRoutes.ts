@@ -1,9 +1,11 @@
+import type { FastifyRequest } from 'fastify';
 import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { dataContextOf as dataContext } from '../../capabilities/dataEngine.ts';
 import { apiObject } from '../../metadata/apiObject.ts';
+import { capLimit, type CappedQuery } from './capLimit.ts';
 import { expectedVersion, list } from './restContext.ts';
 
 const NAME = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' };
@@ -21,14 +23,19 @@ function asObject(value: unknown, what: string): Record<string, unknown> {
 
 /** The /data routes: list, query, get, create, update, delete. Each translates HTTP to one engine call. */
 export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: MetadataRegistry): void {
+  /** A list or query page; a limit brought down to maxPageSize is said in the answer's `limit`. */
+  const page = ({ query, capped }: CappedQuery, object: string, request: FastifyRequest) => {
+    const result = engine.query(object, query, dataContext(request));
+    return capped === null ? result : result.then((answer) => ({ ...answer, limit: capped }));
+  };
   routes.add({
     method: 'GET', path: '/data/:object', tags: ['data'],
     summary: 'List records: where (JSON), orderBy (-a,b), limit, offset, cursor, expand, select',
     schema: { params: objectParams },
     handler: (request) => {
       const { object } = request.params as { object: string };
-      apiObject(metadata, object, 'list');
-      return engine.query(object, { ...(request.query as Record<string, unknown>) }, dataContext(request));
+      const { maxPageSize } = apiObject(metadata, object, 'list');
+      return page(capLimit({ ...(request.query as Record<string, unknown>) }, maxPageSize), object, request);
     },
   });
   routes.add({
@@ -38,8 +45,8 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
     handler: (request) => {
       const { object } = request.params as { object: string };
       const query = asObject(request.body, 'the query');
-      apiObject(metadata, object, query.groupBy !== undefined || query.aggregations !== undefined ? 'aggregate' : 'list');
-      return engine.query(object, query, dataContext(request));
+      const { maxPageSize } = apiObject(metadata, object, query.groupBy !== undefined || query.aggregations !== undefined ? 'aggregate' : 'list');
+      return page(capLimit(query, maxPageSize), object, request);
     },
   });
   routes.add({

@@ -1,3 +1,4 @@
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import type { SearchHit, SearchIndex, SearchRequest } from '../../capabilities/searchIndex.ts';
@@ -19,7 +20,7 @@ export const MAX_CANDIDATES = 1000;
 
 export interface SearchService extends SearchIndex {
   plan: ReadonlyMap<string, IndexedObject>;
-  /** Index a stored record, through `engine` (a write hook's: inside the write's transaction). */
+  /** Index a stored record, in the transaction of `engine` (a write hook's: the write's). */
   write(engine: DataEngine, environmentId: string, object: string, record: DataRecord): Promise<void>;
   remove(engine: DataEngine, environmentId: string, object: string, id: string): Promise<void>;
   /** Create the index tables in every environment and, unless told not to, rebuild what is missing or stale. */
@@ -27,7 +28,7 @@ export interface SearchService extends SearchIndex {
 }
 
 /** The search index behind `search.index`, the data hooks and GET /search. */
-export function createSearchService(engine: DataEngine, metadata: MetadataRegistry): SearchService {
+export function createSearchService(engine: DataEngine, database: DataDatabase, metadata: MetadataRegistry): SearchService {
   let plan: { version: string; objects: Map<string, IndexedObject> } | null = null;
   const planOf = (): Map<string, IndexedObject> => {
     const version = metadata.version();
@@ -45,16 +46,16 @@ export function createSearchService(engine: DataEngine, metadata: MetadataRegist
     async write(tx, environmentId, object, record) {
       const indexed = planOf().get(object);
       if (!indexed) return;
-      await tx.withDatabase(environmentId, (db) => storeFor(db).write(db.knex, object, String(record.id), buildDocument(indexed, record)));
+      await database.withDatabase(environmentId, (db) => storeFor(db).write(db.knex, object, String(record.id), buildDocument(indexed, record)), tx);
     },
 
     async remove(tx, environmentId, object, id) {
       if (!planOf().has(object)) return;
-      await tx.withDatabase(environmentId, (db) => storeFor(db).remove(db.knex, object, id));
+      await database.withDatabase(environmentId, (db) => storeFor(db).remove(db.knex, object, id), tx);
     },
 
     async startup(environments, log, options) {
-      for (const environmentId of environments) await prepareEnvironment(engine, planOf(), environmentId, log, options);
+      for (const environmentId of environments) await prepareEnvironment(engine, database, planOf(), environmentId, log, options);
     },
 
     async rebuild(environmentId, object) {
@@ -62,7 +63,7 @@ export function createSearchService(engine: DataEngine, metadata: MetadataRegist
       let written = 0;
       for (const indexed of targets) {
         if (!indexed) throw codedError('NOT_FOUND', { what: `Search index of '${String(object).slice(0, 64)}'`, object: String(object).slice(0, 64) });
-        written += await rebuildObject(engine, indexed, environmentId);
+        written += await rebuildObject(engine, database, indexed, environmentId);
       }
       return written;
     },
@@ -80,7 +81,7 @@ export function createSearchService(engine: DataEngine, metadata: MetadataRegist
       const batch = Math.min(Math.max(limit * 2, 20), MAX_CANDIDATES);
       const items: SearchHit[] = [];
       for (let offset = 0; offset < MAX_CANDIDATES && items.length < limit; offset += batch) {
-        const candidates = await engine.withDatabase(ctx.environmentId, (db) => storeFor(db).candidates(db.knex, { terms, objects, limit: batch, offset }));
+        const candidates = await database.withDatabase(ctx.environmentId, (db) => storeFor(db).candidates(db.knex, { terms, objects, limit: batch, offset }));
         const records = await fetchVisible(engine, metadata, candidates, ctx);
         for (const candidate of candidates) {
           const record = records.get(`${candidate.object}\u0000${candidate.id}`);

@@ -24,13 +24,13 @@ export default definePlugin({
   name: 'search',
   version: '16.0.0',
   kernel: '^16.0.0',
-  requires: ['data.engine', 'metadata.registry', 'http.routes', 'runtime.info'],
+  requires: ['data.engine', 'data.database', 'metadata.registry', 'http.routes', 'runtime.info'],
   provides: ['search.index'],
   options: optionsSchema,
   timeoutMs: 600_000,
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
-    const service = createSearchService(ctx.resolve('data.engine'), metadata);
+    const service = createSearchService(ctx.resolve('data.engine'), ctx.resolve('data.database'), metadata);
     services.set(ctx, service);
     // Consumers get the capability's methods only; the hooks' write and remove stay inside.
     ctx.provide('search.index', { search: service.search, objects: service.objects, rebuild: service.rebuild });

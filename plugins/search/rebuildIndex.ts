@@ -1,3 +1,4 @@
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { storeFor } from './storeFor.ts';
@@ -15,26 +16,26 @@ const systemContext = (environmentId: string): DataContext => ({ environmentId, 
  * per record (rows written around the engine); drop the index of objects no longer searchable.
  */
 export async function prepareEnvironment(
-  engine: DataEngine, plan: ReadonlyMap<string, IndexedObject>, environmentId: string, log: Logger, options: { rebuild: boolean },
+  engine: DataEngine, database: DataDatabase, plan: ReadonlyMap<string, IndexedObject>, environmentId: string, log: Logger, options: { rebuild: boolean },
 ): Promise<void> {
-  const stored = await engine.withDatabase(environmentId, async (db) => {
+  const stored = await database.withDatabase(environmentId, async (db) => {
     await ensureStateTable(db.knex);
     await storeFor(db).ensure(db.knex);
     return readFingerprints(db.knex);
   });
   if (!options.rebuild) return;
   for (const indexed of plan.values()) {
-    const reason = await staleness(engine, indexed, environmentId, stored.get(indexed.name));
+    const reason = await staleness(engine, database, indexed, environmentId, stored.get(indexed.name));
     if (reason === null) continue;
     const at = { environment: environmentId, object: indexed.name };
     log.info(at, `search: rebuilding the index of ${indexed.name} (${reason})`);
     const started = Date.now();
-    const written = await rebuildObject(engine, indexed, environmentId, (n) => log.info(at, `search: ${indexed.name}: ${n} records indexed so far`));
+    const written = await rebuildObject(engine, database, indexed, environmentId, (n) => log.info(at, `search: ${indexed.name}: ${n} records indexed so far`));
     log.info(at, `search: indexed ${written} ${indexed.name} record(s) in ${Date.now() - started} ms`);
   }
   for (const object of stored.keys()) {
     if (plan.has(object)) continue;
-    await engine.withDatabase(environmentId, async (db) => {
+    await database.withDatabase(environmentId, async (db) => {
       await storeFor(db).clear(db.knex, object);
       await writeFingerprint(db.knex, object, null);
     });
@@ -42,10 +43,10 @@ export async function prepareEnvironment(
   }
 }
 
-async function staleness(engine: DataEngine, indexed: IndexedObject, environmentId: string, fingerprint: string | undefined): Promise<string | null> {
+async function staleness(engine: DataEngine, database: DataDatabase, indexed: IndexedObject, environmentId: string, fingerprint: string | undefined): Promise<string | null> {
   if (fingerprint === undefined) return 'no index yet';
   if (fingerprint !== indexed.fingerprint) return 'searchable fields or weights changed';
-  const documents = await engine.withDatabase(environmentId, (db) => storeFor(db).count(db.knex, indexed.name));
+  const documents = await database.withDatabase(environmentId, (db) => storeFor(db).count(db.knex, indexed.name));
   const records = (await engine.query(indexed.name, { select: ['id'], limit: 1 }, systemContext(environmentId))).total ?? 0;
   return documents === records ? null : `the index holds ${documents} document(s) for ${records} record(s)`;
 }
@@ -54,23 +55,23 @@ async function staleness(engine: DataEngine, indexed: IndexedObject, environment
  * Rebuild one object's index in one transaction: readers keep the old index until it commits.
  * Records are read through the engine in a system context (every record, every field).
  */
-export async function rebuildObject(engine: DataEngine, indexed: IndexedObject, environmentId: string, progress?: (written: number) => void): Promise<number> {
+export async function rebuildObject(engine: DataEngine, database: DataDatabase, indexed: IndexedObject, environmentId: string, progress?: (written: number) => void): Promise<number> {
   const ctx = systemContext(environmentId);
   const select = ['id', ...indexed.fields.map((f) => f.name)];
   return engine.transaction(ctx, async (tx) => {
-    await tx.withDatabase(environmentId, (db) => storeFor(db).clear(db.knex, indexed.name));
+    await database.withDatabase(environmentId, (db) => storeFor(db).clear(db.knex, indexed.name), tx);
     let written = 0;
     let cursor: string | null | undefined = null;
     do {
       const page = await tx.query(indexed.name, { select, orderBy: 'id', limit: indexed.pageSize, ...(cursor ? { cursor } : {}) }, ctx, { total: false });
       const entries = page.items.map((record) => ({ id: String(record.id), document: buildDocument(indexed, record) }));
-      await tx.withDatabase(environmentId, (db) => storeFor(db).writeNew(db.knex, indexed.name, entries));
+      await database.withDatabase(environmentId, (db) => storeFor(db).writeNew(db.knex, indexed.name, entries), tx);
       const before = written;
       written += page.items.length;
       if (progress && Math.floor(written / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) progress(written);
       cursor = page.nextCursor;
     } while (cursor);
-    await tx.withDatabase(environmentId, (db) => writeFingerprint(db.knex, indexed.name, indexed.fingerprint));
+    await database.withDatabase(environmentId, (db) => writeFingerprint(db.knex, indexed.name, indexed.fingerprint), tx);
     return written;
   });
 }

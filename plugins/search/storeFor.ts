@@ -1,4 +1,4 @@
-import type { SideTableAccess } from '../../capabilities/dataEngine.ts';
+import type { SideTableAccess } from '../../capabilities/dataDatabase.ts';
 import type { IndexStore } from './indexStore.ts';
 import { postgresIndex } from './postgresIndex.ts';
 import { sqliteIndex } from './sqliteIndex.ts';

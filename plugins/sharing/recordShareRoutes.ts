@@ -4,6 +4,7 @@ import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../kernel/errors.ts';
+import { checkRecipient } from './checkRecipient.ts';
 import { RECORD_SHARE, body, callerOf, engineContext, userContext } from './sharingContext.ts';
 
 const NAME = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' };
@@ -43,6 +44,7 @@ export function addRecordShareRoutes(routes: HttpRoutes, engine: DataEngine, gra
       const input = body(request);
       const unknown = Object.keys(input).filter((k) => !['recipient_type', 'recipient_id', 'access'].includes(k));
       if (unknown.length > 0) throw codedError('VALIDATION_ERROR', { summary: `unknown key(s) ${unknown.join(', ')}; send recipient_type, recipient_id and access`, errors: unknown.map((path) => ({ path, message: 'unknown key' })) });
+      await checkRecipient(engine, input, engineContext(request));
       const share = await engine.create(RECORD_SHARE, { access: 'read', ...input, object, record_id: id }, engineContext(request));
       reply.code(201);
       return share;

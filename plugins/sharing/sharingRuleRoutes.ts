@@ -3,9 +3,12 @@ import type { AccessGrants, SharingRuleInput } from '../../capabilities/accessGr
 import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
+import { checkRecipient } from './checkRecipient.ts';
 import { SHARING_RULE, adminOnly, body, callerOf, engineContext } from './sharingContext.ts';
 
 const PERMISSION = 'sharing:manage';
+/** Rules named by one collection DELETE, per parameter. */
+const MAX_BATCH = 100;
 const KEYS = ['name', 'object', 'kind', 'criteria', 'owner_position', 'recipient_type', 'recipient_id', 'access'];
 const ruleParams = { type: 'object', properties: { idOrName: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['idOrName'] };
 
@@ -44,6 +47,7 @@ export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, gra
       } else if (input.kind === 'owner' && !input.owner_position) {
         throw codedError('VALIDATION_ERROR', { summary: 'owner_position is required for an owner rule', errors: [{ path: 'owner_position', message: 'is required' }] });
       }
+      await checkRecipient(engine, input, engineContext(request));
       const rule = await engine.create(SHARING_RULE, { access: 'read', ...input }, engineContext(request));
       reply.code(201);
       return rule;
@@ -58,6 +62,42 @@ export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, gra
       await engine.delete(SHARING_RULE, String(rule.id), {}, engineContext(request));
       reply.code(204);
       return null;
+    },
+  });
+  routes.add({
+    method: 'DELETE', path: '/sharing/rules', tags: ['sharing'], permission: PERMISSION,
+    summary: 'Delete several sharing rules, named by ?name= and ?id= (repeated): all of them or, when one is not found, none',
+    schema: {
+      querystring: {
+        type: 'object',
+        properties: {
+          name: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, maxItems: MAX_BATCH },
+          id: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: MAX_BATCH },
+        },
+        additionalProperties: false,
+      },
+    },
+    handler: async (request) => {
+      adminOnly(callerOf(request), PERMISSION);
+      const q = request.query as { name?: string[]; id?: string[] };
+      const names = [...new Set(q.name ?? [])];
+      const ids = [...new Set(q.id ?? [])];
+      if (names.length + ids.length === 0) {
+        throw codedError('VALIDATION_ERROR', { summary: 'name the rules to delete with ?name= or ?id= (repeat it for several); nothing is deleted without', errors: [{ path: 'querystring/name', message: 'is required (or id)' }] });
+      }
+      const ctx = engineContext(request);
+      // One transaction: every named rule is deleted, or, when one is missing, none is.
+      const deleted = await engine.transaction(ctx, async (tx) => {
+        const named = [...(names.length > 0 ? [{ name: { $in: names } }] : []), ...(ids.length > 0 ? [{ id: { $in: ids } }] : [])];
+        const found = await tx.query(SHARING_RULE, { where: { $or: named }, select: ['id', 'name'], limit: 2 * MAX_BATCH }, ctx, { total: false });
+        const missing = [...names.filter((n) => !found.items.some((r) => r.name === n)), ...ids.filter((i) => !found.items.some((r) => r.id === i))];
+        if (missing.length > 0) {
+          throw codedError('NOT_FOUND', { what: `Sharing rule(s) ${missing.map((m) => `'${m.slice(0, 64)}'`).join(', ')}`, missing, deleted: 0 });
+        }
+        for (const rule of found.items) await tx.delete(SHARING_RULE, String(rule.id), {}, ctx);
+        return found.items.map((rule) => ({ id: rule.id, name: rule.name }));
+      });
+      return { deleted };
     },
   });
   routes.add({

@@ -77,6 +77,49 @@ t.test('delegation, sharing routes, sharing rules and explain', async (t) => {
       t.same({ gained: gain.body.gained, count: gain.body.gainedCount }, { gained: [w.ids.docE], count: 1 }, 'the dry run lists the records a user would gain');
     });
 
+    await t.test('a share or rule to a position that does not exist is 400 naming recipient_id, and nothing is stored', async (t) => {
+      const before = (await w.as('admin', 'GET', '/api/v1/data/sys_record_share')).body.total as number;
+      for (const recipient_type of ['position', 'unit_and_subordinates']) {
+        const res = await w.as('other', 'POST', `/api/v1/data/doc/${w.ids.docB}/shares`, { recipient_type, recipient_id: 'no-such-position' });
+        t.equal(res.status, 400, recipient_type);
+        t.match(res.body, { error: { code: 'VALIDATION_ERROR', details: { errors: [{ path: 'recipient_id', message: "no position has id 'no-such-position' (recipient_id of a " + recipient_type + ' recipient is the id of a sys_position record)' }] } } });
+      }
+      const byName = await w.as('other', 'POST', `/api/v1/data/doc/${w.ids.docB}/shares`, { recipient_type: 'position', recipient_id: 'sales' });
+      t.equal(byName.status, 400, 'a position name is not its id');
+      t.equal((await w.as('admin', 'GET', '/api/v1/data/sys_record_share')).body.total, before, 'no share stored');
+      const rule = await w.as('admin', 'POST', '/api/v1/sharing/rules', { name: 'to_nowhere', object: 'doc', kind: 'criteria', criteria: { region: 'EU' }, recipient_type: 'position', recipient_id: 'no-such-position' });
+      t.equal(rule.status, 400, 'a rule too');
+      t.equal(rule.body.error.details.errors[0].path, 'recipient_id');
+      const real = await w.as('other', 'POST', `/api/v1/data/doc/${w.ids.docB}/shares`, { recipient_type: 'position', recipient_id: w.ids.eu_manager });
+      t.equal(real.status, 201, 'an existing position is accepted');
+      t.equal((await w.as('other', 'DELETE', `/api/v1/data/doc/${w.ids.docB}/shares/${String(real.body.id)}`)).status, 204);
+    });
+
+    await t.test('DELETE /sharing/rules deletes the named rules, all or none, admins only', async (t) => {
+      const rule = (name: string) => ({ name, object: 'doc', kind: 'criteria', criteria: { region: 'US' }, recipient_type: 'user', recipient_id: w.users.sharee.id });
+      for (const name of ['bulk_a', 'bulk_b', 'bulk_c']) t.equal((await w.as('admin', 'POST', '/api/v1/sharing/rules', rule(name))).status, 201, name);
+      const names = async () => ((await w.as('admin', 'GET', '/api/v1/sharing/rules')).body.items as Array<{ name: string }>).map((r) => r.name).filter((n) => n.startsWith('bulk_')).sort();
+
+      const member = await w.as('owner', 'DELETE', '/api/v1/sharing/rules?name=bulk_a');
+      t.equal(member.status, 403, 'a member may not');
+      t.equal(member.body.error.details.permission, 'sharing:manage');
+      const none = await w.as('admin', 'DELETE', '/api/v1/sharing/rules');
+      t.equal(none.status, 400, 'no rule named: nothing deleted, never everything');
+      t.equal(none.body.error.code, 'VALIDATION_ERROR');
+      const partly = await w.as('admin', 'DELETE', '/api/v1/sharing/rules?name=bulk_a&name=bulk_missing&id=no-such-id');
+      t.equal(partly.status, 404, 'one missing rule refuses the whole request');
+      t.same(partly.body.error.details.missing, ['bulk_missing', 'no-such-id']);
+      t.same(await names(), ['bulk_a', 'bulk_b', 'bulk_c'], 'and deletes none');
+
+      const idOfB = ((await w.as('admin', 'GET', '/api/v1/sharing/rules')).body.items as Array<{ id: string; name: string }>).find((r) => r.name === 'bulk_b')!.id;
+      const res = await w.as('admin', 'DELETE', `/api/v1/sharing/rules?name=bulk_a&name=bulk_a&id=${idOfB}`);
+      t.equal(res.status, 200);
+      t.same(res.body.deleted.map((r: { name: string }) => r.name).sort(), ['bulk_a', 'bulk_b']);
+      t.same(await names(), ['bulk_c'], 'the named rules are gone, the others stay');
+      const single = await w.as('admin', 'DELETE', '/api/v1/sharing/rules?name=bulk_c');
+      t.same({ status: single.status, deleted: single.body.deleted.map((r: { name: string }) => r.name) }, { status: 200, deleted: ['bulk_c'] }, 'one name alone');
+    });
+
     await t.test('route permission keys come from permission sets, within their windows', async (t) => {
       const member = await w.as('owner', 'GET', '/api/v1/probe/ai');
       t.equal(member.status, 403);

@@ -93,9 +93,10 @@ t.test('the data plugin refreshes the statistics of each SQLite environment when
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const config = { apps: ['metadata/apps/crm'], dataDir };
   type Engine = import('../../capabilities/dataEngine.ts').DataEngine;
+  type Database = import('../../capabilities/dataDatabase.ts').DataDatabase;
   const analyzed = async (rt: Awaited<ReturnType<typeof startTestRuntime>>) => {
-    const engine = rt.runtime.kernel.service<Engine>('data.engine')!;
-    const rows = await engine.withDatabase(rt.runtime.config.environmentId, async ({ knex }) =>
+    const database = rt.runtime.kernel.service<Database>('data.database')!;
+    const rows = await database.withDatabase(rt.runtime.config.environmentId, async ({ knex }) =>
       (await knex.raw("select count(*) as n from sqlite_master where name = 'sqlite_stat1'")) as Array<{ n: number }>);
     return rows[0]!.n === 1;
   };

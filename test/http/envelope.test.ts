@@ -36,9 +36,39 @@ const scenarios: Scenario[] = [
     absent: ['abc123'],
   },
   {
-    name: 'a method the path does not serve is an unknown route',
+    name: 'a method the path does not serve: 405 METHOD_NOT_ALLOWED with an Allow header',
     request: { method: 'DELETE', url: '/api/v1/health' },
-    status: 404, code: 'ROUTE_NOT_FOUND', expect: { error: { details: { method: 'DELETE', path: '/api/v1/health' } } },
+    status: 405, code: 'METHOD_NOT_ALLOWED', headers: { allow: 'GET, HEAD' },
+    expect: { error: { message: 'Method DELETE is not allowed on /api/v1/health; it serves GET, HEAD.', details: { method: 'DELETE', path: '/api/v1/health', allow: ['GET', 'HEAD'] } } },
+  },
+  {
+    name: 'a path with parameters, with a trailing slash and below an environment prefix: 405 listing its methods',
+    request: { method: 'PUT', url: '/api/v1/environments/default/items/7/?secret=abc123' },
+    status: 405, code: 'METHOD_NOT_ALLOWED', headers: { allow: 'GET, HEAD' },
+    expect: { error: { details: { method: 'PUT', path: '/api/v1/environments/default/items/7/', allow: ['GET', 'HEAD'] } } },
+    absent: ['abc123'],
+  },
+  {
+    name: 'a path one segment longer than a route is still unknown: 404',
+    request: { method: 'PUT', url: '/api/v1/items/7/more' },
+    status: 404, code: 'ROUTE_NOT_FOUND',
+  },
+  {
+    name: 'an unknown path is 404 before its body is parsed (malformed JSON says nothing of a missing route)',
+    request: { method: 'POST', url: '/api/v1/nope', headers: json, payload: '{"n": 1,' },
+    status: 404, code: 'ROUTE_NOT_FOUND', expect: { error: { details: { method: 'POST', path: '/api/v1/nope' } } },
+  },
+  {
+    name: 'a URL with a broken percent-encoding: 400 MALFORMED_REQUEST, the URL not repeated',
+    request: { method: 'GET', url: '/api/v1/items/%zz-abc123' },
+    status: 400, code: 'MALFORMED_REQUEST', absent: ['abc123', 'FST_ERR'],
+  },
+  {
+    name: 'a path parameter over 200 characters: 414 URI_TOO_LONG',
+    request: { method: 'GET', url: `/api/v1/items/${'9'.repeat(201)}`, headers: { 'x-request-id': 'req-long-1' } },
+    status: 414, code: 'URI_TOO_LONG', headers: { 'x-request-id': 'req-long-1' },
+    expect: { error: { message: 'A segment of the URL path is longer than 200 characters: shorten it (send long values in a query body instead).', details: { limit: 200 } } },
+    absent: ['999999', 'FST_ERR'],
   },
   {
     name: 'malformed JSON: 400 MALFORMED_JSON',

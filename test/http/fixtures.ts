@@ -78,6 +78,8 @@ export interface Scenario {
   expect?: object;
   /** Text that must NOT appear anywhere in the response body. */
   absent?: string[];
+  /** Response headers that must have exactly these values. */
+  headers?: Record<string, string>;
 }
 
 /** Every non-2xx answer is `{ error: { code, message, details } }` and nothing else. */
@@ -101,6 +103,7 @@ export async function runScenarios(t: Test, rt: TestRuntime, scenarios: Scenario
       if (s.code) t.equal((body.error as { code?: string } | undefined)?.code, s.code, 'error code');
       if (s.expect) t.hasStrict(body, s.expect, 'expected content');
       for (const text of s.absent ?? []) t.equal(res.body.includes(text), false, `does not contain ${JSON.stringify(text)}`);
+      for (const [name, value] of Object.entries(s.headers ?? {})) t.equal(res.headers[name], value, `header ${name}`);
     });
   }
 }

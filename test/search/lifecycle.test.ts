@@ -58,7 +58,7 @@ for (const driver of await drivers()) {
     t.same(idsOf(await first.search({ q: 'pangolin', object: 'article' })), [inTitle.id, inBody.id], 'records written before search was enabled are found, title first');
     const direct = newId();
     const now = new Date().toISOString();
-    await first.engine().withDatabase(environment, (db) => db.knex('article').insert({
+    await first.database().withDatabase(environment, (db) => db.knex('article').insert({
       id: direct, version: 1, title: 'Pangolin smuggled in', created_at: now, updated_at: now, created_by: null, updated_by: null, owner_id: null,
     }));
     t.same(idsOf(await first.search({ q: 'smuggled' })), [], 'a row written around the engine is not indexed yet');

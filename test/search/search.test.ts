@@ -1,5 +1,6 @@
 /** GET /api/v1/search on both drivers: ranking, sync with writes, filters, folding, hostile input, and reads through the engine. */
 import t, { type Test } from 'tap';
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import { codedError, definePlugin } from '../../kernel/index.ts';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.ts';
@@ -29,15 +30,20 @@ const probe = {
 
 const failIf = (operation: 'insert' | 'update' | 'delete') => async (event: HookEvent) => {
   if (probe.fail !== operation) return;
-  probe.insideCount = await event.engine.withDatabase(event.ctx.environmentId, (db) => storeFor(db).count(db.knex, 'article'));
+  // In the write's transaction: the engine of the hook event names it.
+  probe.insideCount = await sideTables!.withDatabase(event.ctx.environmentId, (db) => storeFor(db).count(db.knex, 'article'), event.engine);
   throw codedError('CONFLICT', { summary: `the probe refused the ${operation}` });
 };
+
+let sideTables: DataDatabase | undefined;
 
 const probePlugin = definePlugin({
   name: 'search-probe',
   version: '1.0.0',
   kernel: '^16.0.0',
+  requires: ['data.database'],
   register(ctx) {
+    sideTables = ctx.resolve('data.database');
     ctx.hook('data.beforeFind', (event: HookEvent) => {
       if (probe.hideCode === null) return;
       const hide = { code: { $ne: probe.hideCode } };

@@ -4,6 +4,7 @@ import pg from 'pg';
 import pino from 'pino';
 import type { Test } from 'tap';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { RuntimeConfigInput } from '../../runtime/configSchema.ts';
 import type { BuiltinPlugin } from '../../runtime/resolvePlugins.ts';
 import { storeFor } from '../../plugins/search/storeFor.ts';
@@ -31,6 +32,8 @@ export interface SearchRuntime {
   /** GET /api/v1/search with these parameters. */
   search(params: Record<string, string | number>, headers?: Record<string, string>): Promise<Reply>;
   engine(): DataEngine;
+  /** Raw SQL on the environment's database (`data.database`), for rows written around the engine. */
+  database(): DataDatabase;
   system: DataContext;
   /** Documents the index holds for an object, read outside any request. */
   indexed(object: string): Promise<number>;
@@ -96,6 +99,7 @@ export async function bootSearch(t: Test, driver: DriverName, options: BootOptio
     if (driver === 'postgres' && !options.keep) for (const id of [environmentId, ...(options.others ?? [])]) await dropSchema(id);
   });
   const engine = () => rt.runtime.kernel.service<DataEngine>('data.engine')!;
+  const database = () => rt.runtime.kernel.service<DataDatabase>('data.database')!;
   const system: DataContext = { environmentId, principal: null, system: true };
   const runtime: SearchRuntime = {
     rt: { ...rt, close: async () => { closed = true; await rt.close(); } },
@@ -116,8 +120,9 @@ export async function bootSearch(t: Test, driver: DriverName, options: BootOptio
       return runtime.send('GET', `/api/v1/search?${query.toString()}`, undefined, headers);
     },
     engine,
+    database,
     system,
-    indexed: (object) => engine().withDatabase(environmentId, (db) => storeFor(db).count(db.knex, object)),
+    indexed: (object) => database().withDatabase(environmentId, (db) => storeFor(db).count(db.knex, object)),
   };
   return runtime;
 }

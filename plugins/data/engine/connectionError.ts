@@ -1,4 +1,3 @@
-import type { DataEngine } from '../../../capabilities/dataEngine.ts';
 import { codedError, isCodedError, type CodedError } from '../../../kernel/errors.ts';
 
 /** SQLSTATE classes and codes meaning the server or the connection went away, not the request. */
@@ -25,10 +24,10 @@ export function connectionError(error: unknown): CodedError | null {
 }
 
 /**
- * The same engine, its driver connection errors turned into SERVICE_UNAVAILABLE at the boundary.
+ * The same engine (or `data.database` service), its driver connection errors turned into SERVICE_UNAVAILABLE at the boundary.
  * Every method is wrapped, so one added to the engine later is covered too.
  */
-export function mapConnectionErrors(engine: DataEngine): DataEngine {
+export function mapConnectionErrors<T extends object>(engine: T): T {
   const map = (error: unknown): never => {
     throw connectionError(error) ?? error;
   };
@@ -50,5 +49,5 @@ export function mapConnectionErrors(engine: DataEngine): DataEngine {
       return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? Promise.resolve(result).catch(map) : result;
     };
   }
-  return wrapped as unknown as DataEngine;
+  return wrapped as unknown as T;
 }

@@ -27,6 +27,15 @@ export interface Binding {
   trx: Knex.Transaction;
 }
 
+// The transaction of each bound engine, out of the engine's own reach: raw SQL in it is for
+// holders of `data.database` (createDataDatabase.ts), not for every holder of an engine.
+const bindings = new WeakMap<DataEngine, Binding>();
+
+/** The transaction an engine made by this module is bound to, if any. */
+export function bindingOf(engine: DataEngine): Binding | undefined {
+  return bindings.get(engine);
+}
+
 /**
  * The data engine: every read and write of records goes through here, whatever the route.
  * Reads: beforeFind hooks, metadata-checked query, scope filter, afterFind hooks.
@@ -182,16 +191,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     update: (name, id, patch, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))),
     delete: (name, id, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx)))),
     transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
-    withDatabase: async (environmentId, work) => {
-      const knex = knexFor({ environmentId, principal: null, system: true });
-      try {
-        return await work({ knex, dialect: dialectOf(knex) });
-      } finally {
-        // Side tables may feed queries (a search index): their totals are no longer known.
-        if (!binding) deps.counts?.changed(environmentId);
-      }
-    },
   };
+  if (binding) bindings.set(engine, binding);
 
   /** A committed write to the permission model or a share changes grants: drop the cached ones. */
   async function granting<T>(name: string, ctx: DataContext, write: Promise<T>): Promise<T> {

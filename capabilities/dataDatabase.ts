@@ -1,0 +1,27 @@
+import type { Knex } from 'knex';
+import type { DataEngine } from './dataEngine.ts';
+import { defineCapability } from './defineCapability.ts';
+
+/** SQL access to an environment's database, for side tables a plugin owns. */
+export interface SideTableAccess {
+  /** The transaction of the engine given as `within` when it is bound to one, else the environment's pool. */
+  knex: Knex;
+  dialect: 'sqlite' | 'postgres';
+}
+
+export interface DataDatabase {
+  /**
+   * Runs `work` with raw SQL access to the environment's database, below row and field security:
+   * for side tables the plugin owns (a search index, say), never for records, which go through
+   * `data.engine`. With `within`, an engine bound to a transaction (a write hook's `event.engine`,
+   * or the one `engine.transaction` hands its work), the access is that transaction, so side-table
+   * changes commit or roll back with the write; any other engine, or none, gives the pool.
+   */
+  withDatabase<T>(environmentId: string, work: (db: SideTableAccess) => Promise<T>, within?: DataEngine): Promise<T>;
+}
+
+export const dataDatabase = defineCapability<DataDatabase>()({
+  id: 'data.database',
+  cardinality: 'single',
+  description: 'Raw SQL on an environment database, below row and field security, for side tables a plugin owns; grant it only to plugins trusted like first-party code.',
+});

@@ -1,0 +1,28 @@
+import type { DataDatabase } from '../../../capabilities/dataDatabase.ts';
+import { codedError } from '../../../kernel/errors.ts';
+import { dialectOf } from '../sql/dialect.ts';
+import { bindingOf } from './createDataEngine.ts';
+import type { EngineDeps } from './engineDeps.ts';
+
+/**
+ * The `data.database` service: raw SQL on an environment's database for side tables, in the
+ * transaction of a bound engine when one is given. Kept apart from the engine so that holding
+ * `data.engine` (records, through security) never gives SQL below it.
+ */
+export function createDataDatabase(deps: Pick<EngineDeps, 'database' | 'counts'>): DataDatabase {
+  return {
+    async withDatabase(environmentId, work, within) {
+      const binding = within ? bindingOf(within) : undefined;
+      if (binding && binding.environmentId !== environmentId) {
+        throw codedError('VALIDATION_ERROR', { summary: 'a transaction cannot span environments' });
+      }
+      const knex = binding ? binding.trx : deps.database(environmentId).knex;
+      try {
+        return await work({ knex, dialect: dialectOf(knex) });
+      } finally {
+        // Side tables may feed queries (a search index): their totals are no longer known.
+        if (!binding) deps.counts?.changed(environmentId);
+      }
+    },
+  };
+}
