@@ -1,0 +1,206 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Knex } from 'knex';
+import { BUDGET_EXCEEDED } from '../query/queryCost.ts';
+import { SQLITE_BUDGET, SQLITE_LOWER } from './dialect.ts';
+
+type Rows = Array<Record<string, unknown>>;
+
+/** A select in SQLite's form (`?` placeholders), its bindings already in the driver's types. */
+export interface WorkerStatement {
+  sql: string;
+  bindings: readonly unknown[];
+}
+
+/**
+ * Reads of one SQLite file run in worker threads, each with its own read-only connection, so a
+ * long read never blocks the process (better-sqlite3 runs a statement to its end in the thread
+ * that calls it). Today the engine sends only the queries that may cost much (queryCost.ts: joins
+ * that multiply rows); the pool is built to take every read later, with `size` workers.
+ *
+ * - A worker starts on first use (a SQLite deployment that never sends such a query starts none).
+ * - A job carries a deadline (epoch ms). The worker's connection binds it to `os_budget` in the
+ *   statement (compileQuery.ts), which throws once it has passed: the statement stops within a
+ *   row of the product. A job still unanswered a grace period after its deadline (a statement
+ *   that spends its time outside the rows `os_budget` sees) is rejected, its worker terminated
+ *   (its thread ends when SQLite returns) and replaced on the next job; a job waiting in the
+ *   queue past its deadline is rejected without running.
+ * - Rejections carry `code: OSR_QUERY_BUDGET`, which the engine answers as QUERY_TOO_COSTLY.
+ */
+export interface ReadWorkers {
+  read(statement: WorkerStatement, deadline: number): Promise<Rows>;
+  /** Workers running, and those terminated past a deadline whose thread has not ended yet. */
+  stats(): { workers: number; stuck: number };
+  close(): Promise<void>;
+}
+
+/** Time a worker has past a job's deadline to answer before it is terminated. */
+const GRACE_MS = 1000;
+
+interface Job {
+  statement: WorkerStatement;
+  deadline: number;
+  resolve(rows: Rows): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+  timer: NodeJS.Timeout | null;
+  /** Terminated past a deadline; counted in `stuck` until its thread ends. */
+  stuck: boolean;
+}
+
+/**
+ * The worker's code, run with `eval` so that it needs no loader (the runtime may run from its
+ * TypeScript sources or from dist/). It sets up its connection as openDatabase does a reader's:
+ * Unicode lower(), the budget function, query_only.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Sqlite = require(workerData.driver);
+const db = new Sqlite(workerData.filename);
+db.pragma('query_only = ON');
+db.pragma('busy_timeout = 5000');
+db.function(workerData.lower, { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value));
+db.function(workerData.budget, { varargs: true }, (deadline) => {
+  if (Date.now() > deadline) { const error = new Error(workerData.exceeded); error.code = workerData.exceeded; throw error; }
+  return 1;
+});
+const statements = new Map();
+parentPort.on('message', ({ sql, bindings }) => {
+  try {
+    let statement = statements.get(sql);
+    if (!statement) {
+      if (statements.size >= 64) statements.delete(statements.keys().next().value);
+      statements.set(sql, (statement = db.prepare(sql)));
+    }
+    parentPort.postMessage({ rows: statement.all(bindings) });
+  } catch (error) {
+    parentPort.postMessage({ error: { message: String(error && error.message), code: error && error.code } });
+  }
+});
+`;
+
+const require = createRequire(import.meta.url);
+
+export function createReadWorkers(filename: string, size = 1): ReadWorkers {
+  const driver = require.resolve('better-sqlite3');
+  const slots: Slot[] = [];
+  const queue: Job[] = [];
+  let closed = false;
+  let stuck = 0;
+
+  const spawn = (): Slot => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driver, filename, lower: SQLITE_LOWER, budget: SQLITE_BUDGET, exceeded: BUDGET_EXCEEDED },
+    });
+    // An idle worker does not keep the process alive.
+    worker.unref();
+    const slot: Slot = { worker, job: null, timer: null, stuck: false };
+    worker.on('message', (message: { rows?: Rows; error?: { message: string; code?: string } }) => {
+      const job = finish(slot);
+      if (!job) return;
+      if (message.error) job.reject(Object.assign(new Error(message.error.message), message.error.code ? { code: message.error.code } : {}));
+      else job.resolve(message.rows!);
+      next();
+    });
+    const lost = (error: Error) => {
+      remove(slot);
+      finish(slot)?.reject(error);
+      next();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => {
+      if (slot.stuck) stuck -= 1;
+      slot.stuck = false;
+      lost(new Error(`the SQLite read worker exited (${code})`));
+    });
+    slots.push(slot);
+    return slot;
+  };
+
+  const finish = (slot: Slot): Job | null => {
+    const job = slot.job;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.job = null;
+    slot.timer = null;
+    if (job) slot.worker.unref();
+    return job;
+  };
+
+  const remove = (slot: Slot) => {
+    const i = slots.indexOf(slot);
+    if (i !== -1) slots.splice(i, 1);
+  };
+
+  const next = () => {
+    while (queue.length > 0 && !closed) {
+      const job = queue[0]!;
+      if (Date.now() > job.deadline) {
+        queue.shift();
+        job.reject(budgetExceeded());
+        continue;
+      }
+      const slot = slots.find((s) => s.job === null) ?? (slots.length < size ? spawn() : null);
+      if (!slot) return;
+      queue.shift();
+      slot.job = job;
+      slot.worker.ref();
+      slot.timer = setTimeout(() => {
+        // Past the deadline and the grace period: this worker is stuck in SQLite. Its thread is
+        // left to end; the pool goes on without it.
+        remove(slot);
+        const late = finish(slot);
+        slot.stuck = true;
+        stuck += 1;
+        void slot.worker.terminate();
+        late?.reject(budgetExceeded());
+        next();
+      }, Math.max(0, job.deadline - Date.now()) + GRACE_MS);
+      slot.worker.postMessage({ sql: job.statement.sql, bindings: job.statement.bindings });
+    }
+  };
+
+  return {
+    read(statement, deadline) {
+      if (closed) return Promise.reject(new Error('the SQLite read workers are closed'));
+      return new Promise<Rows>((resolve, reject) => {
+        queue.push({ statement, deadline, resolve, reject });
+        next();
+      });
+    },
+    stats: () => ({ workers: slots.length, stuck }),
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new Error('the database is closing'));
+      await Promise.all(slots.splice(0).map((slot) => {
+        finish(slot)?.reject(new Error('the database is closing'));
+        return slot.worker.terminate();
+      }));
+    },
+  };
+}
+
+function budgetExceeded(): Error {
+  return Object.assign(new Error(BUDGET_EXCEEDED), { code: BUDGET_EXCEEDED });
+}
+
+const pools = new WeakMap<Knex, ReadWorkers>();
+
+/** The read workers of a knex instance that openDatabase opened on a SQLite file; undefined otherwise. */
+export function readWorkers(knex: Knex): ReadWorkers | undefined {
+  return pools.get(knex);
+}
+
+/** Gives a knex instance on a SQLite file its read workers; returns the function that closes them. */
+export function attachReadWorkers(knex: Knex, filename: string, size = 1): () => Promise<void> {
+  const workers = createReadWorkers(filename, size);
+  pools.set(knex, workers);
+  return () => {
+    pools.delete(knex);
+    return workers.close();
+  };
+}
