@@ -35,11 +35,18 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
     method: 'POST', path: '/data/:object/query', tags: ['data'],
     summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct',
     schema: { params: objectParams, body },
-    handler: (request) => {
+    handler: (request, reply) => {
       const { object } = request.params as { object: string };
       const query = asObject(request.body, 'the query');
       apiObject(metadata, object, query.groupBy !== undefined || query.aggregations !== undefined ? 'aggregate' : 'list');
-      return engine.query(object, query, dataContext(request));
+      // A structured query may join its way to a long read: it stops when the client goes away.
+      const closed = new AbortController();
+      const res = reply.raw;
+      const onClose = () => {
+        if (!res.writableFinished) closed.abort();
+      };
+      res.once('close', onClose);
+      return engine.query(object, query, { ...dataContext(request), signal: closed.signal }).finally(() => res.removeListener('close', onClose));
     },
   });
   routes.add({

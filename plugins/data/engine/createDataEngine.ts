@@ -11,7 +11,7 @@ import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
 import { readWorkers, type ReadWorkers } from '../sql/sqliteReadWorkers.ts';
-import { budgetError, DEFAULT_QUERY_COST, isCostly } from '../query/queryCost.ts';
+import { budgetError, DEFAULT_QUERY_COST, isCostly, requestClosed } from '../query/queryCost.ts';
 import { parseQuery } from '../query/parseQuery.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { driverInputError } from './driverInputError.ts';
@@ -49,9 +49,9 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
 
   const cost = deps.cost ?? DEFAULT_QUERY_COST;
   /** How a costly query runs: its deadline, and off the main thread on a SQLite file outside a transaction. */
-  const costlyRun = (knex: Knex): { deadline: number; workers?: ReadWorkers } => {
+  const costlyRun = (knex: Knex, signal: AbortSignal | undefined): { deadline: number; workers?: ReadWorkers; signal?: AbortSignal } => {
     const workers = binding ? undefined : readWorkers(knex);
-    return { deadline: Date.now() + cost.timeoutMs, ...(workers ? { workers } : {}) };
+    return { deadline: Date.now() + cost.timeoutMs, ...(workers ? { workers } : {}), ...(signal && !binding ? { signal } : {}) };
   };
 
   const knexFor = (ctx: DataContext): Knex => {
@@ -113,7 +113,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       result = await executeQuery(ast, knex, {
         cursorKey,
         cel,
-        ...(costly ? costlyRun(knex) : {}),
+        ...(costly ? costlyRun(knex, ctx.signal) : {}),
         ...(plan ? { statement: { sql: plan.sql, bindings: bindId(plan, planId!) } } : {}),
         ...(listPlan ? { plan: listPlan } : {}),
         ...(page ? { after: page.after, statement: page.statement } : {}),
@@ -122,6 +122,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
         ...(options.total === false ? { total: false } : {}),
       });
     } catch (error) {
+      if (costly && ctx.signal?.aborted) throw requestClosed();
       throw budgetError(error, cost) ?? driverInputError(error) ?? error;
     }
     if (access) stripHidden(result.items, ast, access.profile);

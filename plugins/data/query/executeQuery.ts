@@ -3,7 +3,7 @@ import type { ExpressionContext } from '../../../metadata/types.ts';
 import { decodeValue } from '../sql/codec.ts';
 import type { Dialect } from '../sql/dialect.ts';
 import { dialectOf } from '../sql/dialect.ts';
-import { runNative, type NativeStatement } from '../sql/runNative.ts';
+import { runCancellable, runNative, type NativeStatement } from '../sql/runNative.ts';
 import { directReader, formatBinding } from '../sql/sqliteReader.ts';
 import type { ReadWorkers } from '../sql/sqliteReadWorkers.ts';
 import { compileQuery, sortKeyColumn } from './compileQuery.ts';
@@ -35,6 +35,8 @@ export interface ExecuteOptions {
   deadline?: number;
   /** SQLite: run the page and count in these read workers, off the main thread (with `deadline`). */
   workers?: ReadWorkers;
+  /** A costly query: aborted when its client goes away, which cancels the page and count in flight. */
+  signal?: AbortSignal;
 }
 
 /** Runs a parsed query: `{ items, total, nextCursor }`, nextCursor null on the last page. */
@@ -48,12 +50,16 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const compiled = options.statement || plan ? null : compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}) });
   const reader = directReader(knex);
   type Rows = Array<Record<string, unknown>>;
-  const { workers } = options;
+  const { workers, signal } = options;
   const run = (query: Knex.QueryBuilder): Rows | Promise<Rows> => {
     if (workers) {
       const { sql, bindings } = query.toSQL();
       if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
-      return workers.read({ sql, bindings: bindings.map(formatBinding) }, options.deadline!);
+      return workers.read({ sql, bindings: bindings.map(formatBinding) }, options.deadline!, signal);
+    }
+    if (signal && dialect === 'postgres') {
+      const { sql, bindings } = query.toSQL().toNative();
+      return runCancellable(knex, { sql, bindings: [...bindings] }, signal);
     }
     return reader ? reader(query) : query;
   };

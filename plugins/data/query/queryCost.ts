@@ -50,3 +50,8 @@ export function budgetError(error: unknown, cost: QueryCost): CodedError | null 
     max: cost.timeoutMs,
   });
 }
+
+/** What a read stopped because its client went away answers (nobody is left to read it). */
+export function requestClosed(): CodedError {
+  return codedError('SERVICE_UNAVAILABLE', { service: 'The query', reason: 'its request was closed before it finished' });
+}

@@ -26,11 +26,14 @@ export interface WorkerStatement {
  *   (its thread ends when SQLite returns) and replaced on the next job; a job waiting in the
  *   queue past its deadline is rejected without running.
  * - Rejections carry `code: OSR_QUERY_BUDGET`, which the engine answers as QUERY_TOO_COSTLY.
+ * - A job whose signal aborts (its client went away) leaves the queue, or has its worker
+ *   terminated: the next call of `os_budget` in that thread fails, which ends the statement.
  */
 export interface ReadWorkers {
-  read(statement: WorkerStatement, deadline: number): Promise<Rows>;
-  /** Workers running, and those terminated past a deadline whose thread has not ended yet. */
-  stats(): { workers: number; stuck: number };
+  /** Runs a select; `signal` aborted (the client went away) drops it from the queue or terminates its worker. */
+  read(statement: WorkerStatement, deadline: number, signal?: AbortSignal): Promise<Rows>;
+  /** Workers running, jobs running or queued, and workers terminated whose thread has not ended yet. */
+  stats(): { workers: number; busy: number; queued: number; stuck: number };
   close(): Promise<void>;
 }
 
@@ -40,6 +43,7 @@ const GRACE_MS = 1000;
 interface Job {
   statement: WorkerStatement;
   deadline: number;
+  signal: AbortSignal | undefined;
   resolve(rows: Rows): void;
   reject(error: Error): void;
 }
@@ -131,6 +135,17 @@ export function createReadWorkers(filename: string, size = 1): ReadWorkers {
     return job;
   };
 
+  /** Terminates a busy worker and rejects its job; its thread is left to end, the pool goes on without it. */
+  const stop = (slot: Slot, error: Error) => {
+    remove(slot);
+    const job = finish(slot);
+    slot.stuck = true;
+    stuck += 1;
+    void slot.worker.terminate();
+    job?.reject(error);
+    next();
+  };
+
   const remove = (slot: Slot) => {
     const i = slots.indexOf(slot);
     if (i !== -1) slots.splice(i, 1);
@@ -149,30 +164,45 @@ export function createReadWorkers(filename: string, size = 1): ReadWorkers {
       queue.shift();
       slot.job = job;
       slot.worker.ref();
-      slot.timer = setTimeout(() => {
-        // Past the deadline and the grace period: this worker is stuck in SQLite. Its thread is
-        // left to end; the pool goes on without it.
-        remove(slot);
-        const late = finish(slot);
-        slot.stuck = true;
-        stuck += 1;
-        void slot.worker.terminate();
-        late?.reject(budgetExceeded());
-        next();
-      }, Math.max(0, job.deadline - Date.now()) + GRACE_MS);
+      // Past the deadline and the grace period, this worker is stuck in SQLite.
+      slot.timer = setTimeout(() => stop(slot, budgetExceeded()), Math.max(0, job.deadline - Date.now()) + GRACE_MS);
       slot.worker.postMessage({ sql: job.statement.sql, bindings: job.statement.bindings });
     }
   };
 
   return {
-    read(statement, deadline) {
+    read(statement, deadline, signal) {
       if (closed) return Promise.reject(new Error('the SQLite read workers are closed'));
+      if (signal?.aborted) return Promise.reject(aborted());
       return new Promise<Rows>((resolve, reject) => {
-        queue.push({ statement, deadline, resolve, reject });
+        const job: Job = { statement, deadline, signal, resolve, reject };
+        if (signal) {
+          const onAbort = () => {
+            const waiting = queue.indexOf(job);
+            if (waiting !== -1) {
+              queue.splice(waiting, 1);
+              reject(aborted());
+              return;
+            }
+            const slot = slots.find((s) => s.job === job);
+            if (slot) stop(slot, aborted());
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+          const settle = () => signal.removeEventListener('abort', onAbort);
+          job.resolve = (rows) => {
+            settle();
+            resolve(rows);
+          };
+          job.reject = (error) => {
+            settle();
+            reject(error);
+          };
+        }
+        queue.push(job);
         next();
       });
     },
-    stats: () => ({ workers: slots.length, stuck }),
+    stats: () => ({ workers: slots.length, busy: slots.filter((s) => s.job !== null).length, queued: queue.length, stuck }),
     async close() {
       closed = true;
       for (const job of queue.splice(0)) job.reject(new Error('the database is closing'));
@@ -182,6 +212,10 @@ export function createReadWorkers(filename: string, size = 1): ReadWorkers {
       }));
     },
   };
+}
+
+function aborted(): Error {
+  return Object.assign(new Error('the request was closed'), { name: 'AbortError' });
 }
 
 function budgetExceeded(): Error {
