@@ -26,6 +26,8 @@ export interface WorkerStatement {
  *   (its thread ends when SQLite returns) and replaced on the next job; a job waiting in the
  *   queue past its deadline is rejected without running.
  * - Rejections carry `code: OSR_QUERY_BUDGET`, which the engine answers as QUERY_TOO_COSTLY.
+ * - While MAX_STUCK terminated threads have not ended, new jobs are refused (code
+ *   OSR_READ_WORKERS_BUSY, answered 503) rather than start more threads.
  * - A job whose signal aborts (its client went away) leaves the queue, or has its worker
  *   terminated: the next call of `os_budget` in that thread fails, which ends the statement.
  */
@@ -39,6 +41,10 @@ export interface ReadWorkers {
 
 /** Time a worker has past a job's deadline to answer before it is terminated. */
 const GRACE_MS = 1000;
+/** Terminated workers whose thread still runs, past which jobs are refused (WORKERS_BUSY) rather than start more threads. */
+const MAX_STUCK = 4;
+/** The code of that refusal; the engine answers it as SERVICE_UNAVAILABLE (connectionError.ts). */
+export const WORKERS_BUSY = 'OSR_READ_WORKERS_BUSY';
 
 interface Job {
   statement: WorkerStatement;
@@ -174,6 +180,7 @@ export function createReadWorkers(filename: string, size = 1): ReadWorkers {
     read(statement, deadline, signal) {
       if (closed) return Promise.reject(new Error('the SQLite read workers are closed'));
       if (signal?.aborted) return Promise.reject(aborted());
+      if (stuck >= MAX_STUCK) return Promise.reject(Object.assign(new Error(WORKERS_BUSY), { code: WORKERS_BUSY }));
       return new Promise<Rows>((resolve, reject) => {
         const job: Job = { statement, deadline, signal, resolve, reject };
         if (signal) {
