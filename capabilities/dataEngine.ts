@@ -12,6 +12,8 @@ export interface DataContext {
   /** Read-only fields this call may write: server logic (e.g. lead conversion) setting fields users cannot. Security still applies. */
   trustedFields?: readonly string[];
   requestId?: string;
+  /** Aborted when the request's client goes away: a costly read in flight is cancelled (docs/data-api.md, Query cost). */
+  signal?: AbortSignal;
   /** The caller as hooks and actions see it; filled by the engine from the principal. */
   user?: { id: string; organizationId: string | null; positions: string[] } | null;
   session?: { organizationId: string | null } | null;

@@ -79,6 +79,7 @@ export const ERRORS = {
 
   // Data engine.
   SCHEMA_CHANGE_REFUSED: { status: 500, message: 'Schema sync refused {count} destructive change(s), which would lose data:\n{lines}\nFix: {fix}' },
+  QUERY_TOO_COSTLY: { status: 400, message: 'The query costs more than this server allows: {reason}. Fix: {fix}' },
   IMPORT_REJECTED: { status: 400, message: 'Nothing was imported: {failed} of {total} rows are not valid (first: {first}). details.errors lists every row; fix them, or send atomic: false to import the valid rows only.' },
 } as const satisfies Record<string, ErrorDefinition>;
 

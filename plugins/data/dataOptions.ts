@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_QUERY_COST } from './query/queryCost.ts';
 
 export const dataOptionsSchema = z.strictObject({
   /**
@@ -6,6 +7,14 @@ export const dataOptionsSchema = z.strictObject({
    * lose data; `destructive` also drops columns and changes types; `off` leaves the database alone.
    */
   schemaSync: z.enum(['additive', 'destructive', 'off']).default('additive'),
+  /**
+   * How long one statement of a query may run, in ms: PostgreSQL's statement_timeout on every
+   * connection; on SQLite, the budget of queries whose joins multiply rows (queryCost.ts). Past
+   * it a read answers 400 QUERY_TOO_COSTLY. Keep it under server.requestTimeoutMs.
+   */
+  queryTimeoutMs: z.number().int().min(100).max(600_000).default(DEFAULT_QUERY_COST.timeoutMs),
+  /** Joins one query may hold (at most 8); more answers 400 QUERY_TOO_COSTLY. */
+  maxJoins: z.number().int().min(0).max(8).default(DEFAULT_QUERY_COST.maxJoins),
 });
 
 export type DataOptions = z.output<typeof dataOptionsSchema>;

@@ -59,6 +59,7 @@ export default definePlugin({
       counts,
       plans: createByIdPlans(),
       listPlans: createListPlans(),
+      cost: { timeoutMs: ctx.options.queryTimeoutMs, maxJoins: ctx.options.maxJoins },
       scopeFilter: (callCtx) => scopes.filter(callCtx),
       cursorKey(environmentId) {
         let key = cursorKeys.get(environmentId);
@@ -78,7 +79,7 @@ export default definePlugin({
     }));
     if (policyErrors.length > 0) throw new KernelBootError(policyErrors);
     for (const env of ctx.resolve('runtime.info').environments) {
-      const db = await openDatabase({ url: env.databaseUrl, ...(env.schema ? { schema: env.schema } : {}) });
+      const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, ...(env.schema ? { schema: env.schema } : {}) });
       databases.set(env.id, db);
       if (ctx.options.schemaSync !== 'off') {
         const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });

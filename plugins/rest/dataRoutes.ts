@@ -24,8 +24,8 @@ function asObject(value: unknown, what: string): Record<string, unknown> {
 /** The /data routes: list, query, get, create, update, delete. Each translates HTTP to one engine call. */
 export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: MetadataRegistry): void {
   /** A list or query page; a limit brought down to maxPageSize is said in the answer's `limit`. */
-  const page = ({ query, capped }: CappedQuery, object: string, request: FastifyRequest) => {
-    const result = engine.query(object, query, dataContext(request));
+  const page = ({ query, capped }: CappedQuery, object: string, request: FastifyRequest, signal?: AbortSignal) => {
+    const result = engine.query(object, query, signal === undefined ? dataContext(request) : { ...dataContext(request), signal });
     return capped === null ? result : result.then((answer) => ({ ...answer, limit: capped }));
   };
   routes.add({
@@ -42,11 +42,18 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
     method: 'POST', path: '/data/:object/query', tags: ['data'],
     summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct',
     schema: { params: objectParams, body },
-    handler: (request) => {
+    handler: (request, reply) => {
       const { object } = request.params as { object: string };
       const query = asObject(request.body, 'the query');
       const { maxPageSize } = apiObject(metadata, object, query.groupBy !== undefined || query.aggregations !== undefined ? 'aggregate' : 'list');
-      return page(capLimit(query, maxPageSize), object, request);
+      // A structured query may join its way to a long read: it stops when the client goes away.
+      const closed = new AbortController();
+      const res = reply.raw;
+      const onClose = () => {
+        if (!res.writableFinished) closed.abort();
+      };
+      res.once('close', onClose);
+      return page(capLimit(query, maxPageSize), object, request, closed.signal).finally(() => res.removeListener('close', onClose));
     },
   });
   routes.add({

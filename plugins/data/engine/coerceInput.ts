@@ -1,9 +1,13 @@
 import type { ResolvedField, ResolvedObject } from '../../../metadata/types.ts';
 import { SYSTEM_FIELDS } from '../../../metadata/types.ts';
+import { jsonDepthOver, MAX_JSON_DEPTH } from '../query/queryLimits.ts';
 
 export interface FieldError {
   path: string;
   message: string;
+  /** The size limit the value went over, and its value (e.g. `jsonDepth`, 64). */
+  limit?: string;
+  max?: number;
 }
 
 export interface Coerced {
@@ -38,7 +42,7 @@ function hasNul(value: unknown): boolean {
 }
 
 /** One field's value, checked and normalized; a string result is the error message. */
-function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
+function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: unknown } | { ok: false; message: string; limit?: string; max?: number } {
   const fail = (message: string) => ({ ok: false as const, message });
   const ok = (v: unknown) => ({ ok: true as const, value: v });
   switch (field.type) {
@@ -86,6 +90,8 @@ function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: u
     case 'lookup':
       return typeof value === 'string' && value.length > 0 && value.length <= 64 && !value.includes('\u0000') ? ok(value) : fail(`must be the id of a ${field.reference} record`);
     case 'json':
+      // Checked without recursion first: hasNul (and the drivers) recurse.
+      if (jsonDepthOver(value, MAX_JSON_DEPTH)) return { ok: false, message: `must nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`, limit: 'jsonDepth', max: MAX_JSON_DEPTH };
       return hasNul(value) ? fail('must not contain the NUL character (U+0000)') : ok(value);
     default:
       return fail('is computed and cannot be written');
@@ -126,7 +132,7 @@ export function coerceInput(
     if (result.ok) {
       if (field.required && result.value === '') errors.push({ path: key, message: 'is required' });
       else values[key] = result.value;
-    } else errors.push({ path: key, message: result.message });
+    } else errors.push(result.limit ? { path: key, message: result.message, limit: result.limit, max: result.max! } : { path: key, message: result.message });
   }
   if (mode === 'create') {
     for (const [name, field] of Object.entries(object.fields)) {

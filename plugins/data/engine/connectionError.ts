@@ -19,6 +19,9 @@ export function connectionError(error: unknown): CodedError | null {
   let reason: string | null = null;
   if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code) || UNAVAILABLE_MESSAGE.test(message)) reason = 'the connection to it was lost or refused';
   else if (e.name === 'KnexTimeoutError') reason = 'no connection became free in time';
+  // statement_timeout (plugins.data.queryTimeoutMs) outside a read, e.g. a write waiting for a lock.
+  else if (code === '57014') reason = 'a statement ran past the time budget';
+  else if (code === 'OSR_READ_WORKERS_BUSY') reason = 'its read workers are still stopping earlier queries';
   else if (code.startsWith('SQLITE_BUSY')) reason = 'it is locked by another writer';
   return reason === null ? null : codedError('SERVICE_UNAVAILABLE', { service: 'The database', reason });
 }

@@ -10,6 +10,8 @@ import { listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.t
 import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
+import { readWorkers, type ReadWorkers } from '../sql/sqliteReadWorkers.ts';
+import { budgetError, DEFAULT_QUERY_COST, isCostly, requestClosed } from '../query/queryCost.ts';
 import { parseQuery } from '../query/parseQuery.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { driverInputError } from './driverInputError.ts';
@@ -54,6 +56,13 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     },
   };
 
+  const cost = deps.cost ?? DEFAULT_QUERY_COST;
+  /** How a costly query runs: its deadline, and off the main thread on a SQLite file outside a transaction. */
+  const costlyRun = (knex: Knex, signal: AbortSignal | undefined): { deadline: number; workers?: ReadWorkers; signal?: AbortSignal } => {
+    const workers = binding ? undefined : readWorkers(knex);
+    return { deadline: Date.now() + cost.timeoutMs, ...(workers ? { workers } : {}), ...(signal && !binding ? { signal } : {}) };
+  };
+
   const knexFor = (ctx: DataContext): Knex => {
     if (binding) {
       if (binding.environmentId !== ctx.environmentId) {
@@ -81,6 +90,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const access = pending && (await pending);
     if (access) requireAction(access.profile, access.principal, object, 'read');
     const parse = (query: Record<string, unknown>) => parseQuery(query, object, ctx.system ? everything : published, {
+      maxJoins: cost.maxJoins,
       cel: access ? { ...cel, user: { ...cel.user!, positions: access.profile.grants.positions } } : cel,
       ...(access ? { fieldGuard: fieldGuard(access.profile, access.principal) } : {}),
     });
@@ -103,20 +113,26 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const page = listPlan && cursor !== null ? plannedCursorPage(listPlan, cursor, knex, scopeFilter, cursorKey) : undefined;
     if (cursor !== null && !page) listPlan = undefined;
     const ast = plan?.ast ?? listPlan?.ast ?? parse(before.query);
+    // A query whose joins may multiply rows runs under the time budget, compiled afresh (its
+    // statements bind their deadline); on a SQLite file, in the read workers (sqliteReadWorkers.ts).
+    const costly = isCostly(ast);
+    if (costly) listPlan = undefined;
     let result: ListResult;
     try {
       result = await executeQuery(ast, knex, {
         cursorKey,
         cel,
+        ...(costly ? costlyRun(knex, ctx.signal) : {}),
         ...(plan ? { statement: { sql: plan.sql, bindings: bindId(plan, planId!) } } : {}),
         ...(listPlan ? { plan: listPlan } : {}),
         ...(page ? { after: page.after, statement: page.statement } : {}),
-        ...(counts ? { counts } : {}),
+        ...(counts && !costly ? { counts } : {}),
         ...(scopeFilter ? { scopeFilter } : {}),
         ...(options.total === false ? { total: false } : {}),
       });
     } catch (error) {
-      throw driverInputError(error) ?? error;
+      if (costly && ctx.signal?.aborted) throw requestClosed();
+      throw budgetError(error, cost) ?? driverInputError(error) ?? error;
     }
     if (access) stripHidden(result.items, ast, access.profile);
     if (!hooks) return result;

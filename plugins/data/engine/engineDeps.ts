@@ -6,6 +6,7 @@ import type { ExpressionContext, ResolvedObject } from '../../../metadata/types.
 import type { ListPlans } from '../query/listPlans.ts';
 import type { ByIdPlans } from '../query/byIdPlans.ts';
 import type { CountCache } from '../query/countCache.ts';
+import type { QueryCost } from '../query/queryCost.ts';
 import type { ScopeFilter } from '../query/types.ts';
 import type { Principal } from '../../../capabilities/authSession.ts';
 import type { Knex } from 'knex';
@@ -31,6 +32,8 @@ export interface EngineDeps {
   plans?: ByIdPlans;
   /** Plans of list queries without a cursor, per caller profile (see listPlans.ts); used with `plans`. */
   listPlans?: ListPlans;
+  /** Bounds of a query's cost: time budget and joins (queryCost.ts; default DEFAULT_QUERY_COST). */
+  cost?: QueryCost;
 }
 
 /** The caller's access profile; null (without a promise) for engine work and calls without a principal. */

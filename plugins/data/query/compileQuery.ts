@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import type { Dialect } from '../sql/dialect.ts';
-import { dialectOf, qualified, quoteIdent } from '../sql/dialect.ts';
+import { dialectOf, qualified, quoteIdent, SQLITE_BUDGET } from '../sql/dialect.ts';
 import type { ValueType } from '../sql/objectColumns.ts';
 import { aggregationSql, bucketSql } from './aggregateSql.ts';
 import { compileCondition, fieldSql } from './compileCondition.ts';
@@ -24,6 +24,12 @@ export interface CompileOptions {
    * Off for statements compiled once and run with other values (by-id plans).
    */
   narrow?: boolean;
+  /**
+   * SQLite: the time budget's end (epoch ms) of a costly query (queryCost.ts). Every statement then
+   * tests `os_budget(deadline, <id of each table>)`, which SQLite evaluates for each row of the join
+   * product and which throws once the deadline has passed (dialect.ts, SQLITE_BUDGET).
+   */
+  deadline?: number;
 }
 
 export interface CompiledQuery {
@@ -60,6 +66,10 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
   // A scoped aggregation grouped by a key the scope tests is read in parts (partitionScope.ts).
   const partition = ast.aggregate && !derived && baseCondition ? partitionScope(baseCondition, ast.groupBy, ast.object) : null;
 
+  // Naming a column of every table, the test runs where all are joined: once per row of the product.
+  const budget = dialect === 'sqlite' && options.deadline !== undefined
+    ? sql(`${SQLITE_BUDGET}(?, ${[qualified(base, 'id'), ...ast.joins.map((j) => qualified(j.alias, 'id'))].join(', ')})`, options.deadline)
+    : null;
   const from = (rowScope: Sql | null = baseScope, keyFilter: Sql | null = null): Knex.QueryBuilder => {
     const qb = derived
       ? knex.queryBuilder().from(knex.raw(`(select * from ${quoteIdent(base)} where ${fullScope!.sql}) as ${quoteIdent(base)}`, bind(fullScope!.bindings)))
@@ -75,6 +85,7 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
     if (rowScope && !derived) filters.push(rowScope);
     if (keyFilter) filters.push(keyFilter);
     if (ast.where) filters.push(compileCondition(ast.where, ctx));
+    if (budget) filters.push(budget);
     if (filters.length > 0) {
       const where = joinSql(filters, 'and');
       qb.whereRaw(`(${where.sql})`, bind(where.bindings));

@@ -3,8 +3,9 @@ import type { ExpressionContext } from '../../../metadata/types.ts';
 import { decodeValue } from '../sql/codec.ts';
 import type { Dialect } from '../sql/dialect.ts';
 import { dialectOf } from '../sql/dialect.ts';
-import { runNative, type NativeStatement } from '../sql/runNative.ts';
-import { directReader } from '../sql/sqliteReader.ts';
+import { runCancellable, runNative, type NativeStatement } from '../sql/runNative.ts';
+import { directReader, formatBinding } from '../sql/sqliteReader.ts';
+import type { ReadWorkers } from '../sql/sqliteReadWorkers.ts';
 import { compileQuery, sortKeyColumn } from './compileQuery.ts';
 import type { CountReader } from './countCache.ts';
 import { computeFormulas } from './computeFormulas.ts';
@@ -30,6 +31,12 @@ export interface ExecuteOptions {
   plan?: ListPlan;
   /** The cursor, already decoded (a planned cursor page); otherwise `ast.cursor` is decoded here. */
   after?: CursorPosition;
+  /** A costly query (queryCost.ts), not planned: the end of its time budget (epoch ms), tested in its SQLite statements. */
+  deadline?: number;
+  /** SQLite: run the page and count in these read workers, off the main thread (with `deadline`). */
+  workers?: ReadWorkers;
+  /** A costly query: aborted when its client goes away, which cancels the page and count in flight. */
+  signal?: AbortSignal;
 }
 
 /** Runs a parsed query: `{ items, total, nextCursor }`, nextCursor null on the last page. */
@@ -40,10 +47,22 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   let shape: string | null = null;
   const shapeOf = () => (shape ??= plan ? (plan.shape ??= queryShape(ast)) : queryShape(ast));
   const after = options.after ?? (ast.cursor !== null ? decodeCursor(ast.cursor, ast.keyset ? shapeOf() : '', ast.orderBy.length, options.cursorKey) : null);
-  const compiled = options.statement || plan ? null : compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1 });
+  const compiled = options.statement || plan ? null : compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}) });
   const reader = directReader(knex);
   type Rows = Array<Record<string, unknown>>;
-  const run = (query: Knex.QueryBuilder): Rows | Promise<Rows> => (reader ? reader(query) : query);
+  const { workers, signal } = options;
+  const run = (query: Knex.QueryBuilder): Rows | Promise<Rows> => {
+    if (workers) {
+      const { sql, bindings } = query.toSQL();
+      if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
+      return workers.read({ sql, bindings: bindings.map(formatBinding) }, options.deadline!, signal);
+    }
+    if (signal && dialect === 'postgres') {
+      const { sql, bindings } = query.toSQL().toNative();
+      return runCancellable(knex, { sql, bindings: [...bindings] }, signal);
+    }
+    return reader ? reader(query) : query;
+  };
   // The SQLite file reader answers synchronously: its rows are taken without awaiting.
   const page = () => (options.statement ? runNative(knex, options.statement) : plan ? runNative(knex, plan.page) : run(compiled!.page));
   // PostgreSQL keeps no totals (countCache.ts is for SQLite), so a cursor walk counts once: its

@@ -2,6 +2,7 @@ import type { ValueType } from '../sql/objectColumns.ts';
 import { familyOf } from './operandTypes.ts';
 import type { FieldScope } from './fieldScope.ts';
 import { parseCondition } from './parseCondition.ts';
+import { QUERY_LIMITS } from './queryLimits.ts';
 import type { RawSort } from './parseSelection.ts';
 import type { QueryIssues } from './queryErrors.ts';
 import { isPlainObject, pathJoin, show } from './queryErrors.ts';
@@ -16,6 +17,10 @@ export function parseGroupBy(input: unknown, scope: FieldScope, issues: QueryIss
   const list = typeof input === 'string' ? input.split(',').map((s) => s.trim()).filter(Boolean) : input;
   if (!Array.isArray(list)) {
     issues.add('groupBy', 'groupBy must be an array of field names or {field, dateGranularity}');
+    return [];
+  }
+  if (list.length > QUERY_LIMITS.groupBy) {
+    issues.over('groupBy', 'groupBy', QUERY_LIMITS.groupBy, `groupBy takes at most ${QUERY_LIMITS.groupBy} keys, not ${list.length}`);
     return [];
   }
   const keys: GroupKey[] = [];
@@ -50,6 +55,10 @@ export function parseAggregations(input: unknown, scope: FieldScope, groupBy: Gr
   if (input === undefined) return [];
   if (!Array.isArray(input)) {
     issues.add('aggregations', 'aggregations must be an array of {function, field?, alias}');
+    return [];
+  }
+  if (input.length > QUERY_LIMITS.aggregations) {
+    issues.over('aggregations', 'aggregations', QUERY_LIMITS.aggregations, `a query computes at most ${QUERY_LIMITS.aggregations} aggregations, not ${input.length}`);
     return [];
   }
   const out: AggregationNode[] = [];

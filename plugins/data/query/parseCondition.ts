@@ -1,6 +1,7 @@
 import type { ExpressionContext } from '../../../metadata/types.ts';
 import { evaluateConstantExpression } from '../../../metadata/cel/evaluateConstant.ts';
 import { isCodedError } from '../../../kernel/errors.ts';
+import { QUERY_LIMITS } from './queryLimits.ts';
 import type { ValueType } from '../sql/objectColumns.ts';
 import { checkValue, familyOf, fromComputed } from './operandTypes.ts';
 import type { QueryIssues } from './queryErrors.ts';
@@ -18,19 +19,46 @@ export interface ConditionContext {
   cel?: ExpressionContext;
 }
 
-const MAX_DEPTH = 64;
-/** Keeps one condition well under the drivers' bound-parameter limits (PostgreSQL: 65535). */
-const MAX_IN_VALUES = 1000;
+const { conditionDepth: MAX_DEPTH, conditionBranches: MAX_BRANCHES, conditionNodes: MAX_NODES, conditionValues: MAX_VALUES, inValues: MAX_IN_VALUES, operandLength: MAX_OPERAND, patternLength: MAX_PATTERN } = QUERY_LIMITS;
 const COMPARE: Record<string, CompareOp> = { $eq: 'eq', $ne: 'ne', $gt: 'gt', $gte: 'gte', $lt: 'lt', $lte: 'lte' };
 const TEXT: Record<string, TextOp> = { $contains: 'contains', $startsWith: 'startsWith', $endsWith: 'endsWith' };
 const OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$between', '$contains', '$notContains', '$startsWith', '$endsWith', '$null', '$exists'];
 
-/** Parses a filter condition; returns null for an empty one. Problems go to ctx.issues. */
-export function parseCondition(input: unknown, path: string, ctx: ConditionContext, depth = 0): Condition | null {
-  if (depth > MAX_DEPTH) {
-    ctx.issues.add(path, `conditions nest deeper than ${MAX_DEPTH} levels`);
-    return null;
-  }
+/** What one condition has used of its size limits (queryLimits.ts); past one, parsing stops. */
+interface Size {
+  nodes: number;
+  values: number;
+  over: boolean;
+}
+
+/**
+ * Parses a filter condition; returns null for an empty one. Problems go to ctx.issues. A condition
+ * over a size limit (depth, branches, nodes, bound values) gets one issue naming the limit and is
+ * not parsed further.
+ */
+export function parseCondition(input: unknown, path: string, ctx: ConditionContext): Condition | null {
+  return parseNode(input, path, ctx, 0, { nodes: 0, values: 0, over: false });
+}
+
+function overLimit(ctx: ConditionContext, size: Size, path: string, limit: keyof typeof QUERY_LIMITS, message: string): null {
+  if (!size.over) ctx.issues.over(path, limit, QUERY_LIMITS[limit], message);
+  size.over = true;
+  return null;
+}
+
+/** Counts one node (and its bound values); false once the condition is over a limit. */
+function count(ctx: ConditionContext, size: Size, path: string, values = 0): boolean {
+  if (size.over) return false;
+  size.nodes += 1;
+  size.values += values;
+  if (size.nodes > MAX_NODES) overLimit(ctx, size, path, 'conditionNodes', `a condition holds at most ${MAX_NODES} tests and operators; narrow it or split the request`);
+  else if (size.values > MAX_VALUES) overLimit(ctx, size, path, 'conditionValues', `a condition binds at most ${MAX_VALUES} values in all ($in lists included); use fewer values`);
+  return !size.over;
+}
+
+function parseNode(input: unknown, path: string, ctx: ConditionContext, depth: number, size: Size): Condition | null {
+  if (size.over) return null;
+  if (depth > MAX_DEPTH) return overLimit(ctx, size, path, 'conditionDepth', `conditions nest at most ${MAX_DEPTH} levels of $and, $or and $not`);
   if (!isPlainObject(input)) {
     ctx.issues.add(path, 'a condition must be an object such as {"status": "open"}');
     return null;
@@ -43,20 +71,39 @@ export function parseCondition(input: unknown, path: string, ctx: ConditionConte
         ctx.issues.add(at, `${key} takes an array of conditions`);
         continue;
       }
-      const parts = value.map((v, i) => parseCondition(v, pathJoin(at, i), ctx, depth + 1)).filter((c): c is Condition => c !== null);
+      if (value.length > MAX_BRANCHES) return overLimit(ctx, size, at, 'conditionBranches', `${key} takes at most ${MAX_BRANCHES} conditions, not ${value.length}; use $in for a list of values`);
+      if (!count(ctx, size, at)) return null;
+      const parts: Condition[] = [];
+      for (let i = 0; i < value.length && !size.over; i++) {
+        const part = parseNode(value[i], pathJoin(at, i), ctx, depth + 1, size);
+        if (part) parts.push(part);
+      }
       items.push({ kind: key === '$and' ? 'and' : 'or', items: parts });
     } else if (key === '$not') {
-      const inner = parseCondition(value, at, ctx, depth + 1);
+      if (!count(ctx, size, at)) return null;
+      const inner = parseNode(value, at, ctx, depth + 1, size);
       if (inner) items.push({ kind: 'not', item: inner });
     } else if (key.startsWith('$')) {
       ctx.issues.add(at, `unknown logical operator '${key}': use $and, $or or $not, or a field name`);
     } else {
+      if (!count(ctx, size, at, Array.isArray(value) ? value.length : isPlainObject(value) ? fieldValues(value) : 1)) return null;
       const target = ctx.resolveTarget(key, at);
       if (target) items.push(...parseFieldCondition(target, value, at, ctx));
     }
+    if (size.over) return null;
   }
   if (items.length === 0) return null;
   return items.length === 1 ? items[0]! : { kind: 'and', items };
+}
+
+/** Values an operator map binds: each operator one, an `$in` list its length. */
+function fieldValues(value: Record<string, unknown>): number {
+  let n = 0;
+  for (const key in value) {
+    const operand = value[key];
+    n += Array.isArray(operand) ? operand.length : 1;
+  }
+  return n;
 }
 
 function targetType(target: Target): ValueType {
@@ -107,11 +154,18 @@ function parseOperator(target: Target, op: string, operand: unknown, path: strin
     case '$in':
     case '$nin': {
       if (!Array.isArray(operand)) return refuse(`${op} takes an array of values, not ${show(operand)}`);
-      if (operand.length > MAX_IN_VALUES) return refuse(`${op} takes at most ${MAX_IN_VALUES} values, not ${operand.length}`);
+      if (operand.length > MAX_IN_VALUES) {
+        ctx.issues.over(path, 'inValues', MAX_IN_VALUES, `${op} takes at most ${MAX_IN_VALUES} values, not ${operand.length}`);
+        return null;
+      }
       if (family === 'multiselect') return refuse(`${op} does not apply to multiselect fields: use $contains`);
       const values: unknown[] = [];
       let ok = true;
       operand.forEach((v, i) => {
+        if (longOperand(v, pathJoin(path, i), ctx)) {
+          ok = false;
+          return;
+        }
         const checked = checkValue(type, v);
         if (checked.ok) values.push(checked.value);
         else {
@@ -134,6 +188,10 @@ function parseOperator(target: Target, op: string, operand: unknown, path: strin
     case '$endsWith': {
       if (typeof operand !== 'string') return refuse(`${op} takes a string, not ${show(operand)}`);
       if (operand.includes('\u0000')) return refuse('text values cannot contain the NUL character');
+      if (operand.length > MAX_PATTERN) {
+        ctx.issues.over(path, 'patternLength', MAX_PATTERN, `${op} takes a text of at most ${MAX_PATTERN} characters, not ${operand.length}`);
+        return null;
+      }
       if (family === 'multiselect' && (op === '$contains' || op === '$notContains')) {
         return { kind: 'has', target, value: operand, negate: op === '$notContains' };
       }
@@ -178,9 +236,17 @@ function parseOperand(type: ValueType, operand: unknown, path: string, ctx: Cond
     if (!checked.ok) return issue(ctx, pathJoin(path, '$cel'), `the expression's result does not fit: ${checked.message}`);
     return { kind: 'cel', source, value: checked.value };
   }
+  if (longOperand(operand, path, ctx)) return null;
   const checked = checkValue(type, operand);
   if (!checked.ok) return issue(ctx, path, checked.message);
   return { kind: 'value', value: checked.value };
+}
+
+/** A text operand over the length limit: an issue naming it. */
+function longOperand(value: unknown, path: string, ctx: ConditionContext): boolean {
+  if (typeof value !== 'string' || value.length <= MAX_OPERAND) return false;
+  ctx.issues.over(path, 'operandLength', MAX_OPERAND, `a text operand holds at most ${MAX_OPERAND} characters, not ${value.length}`);
+  return true;
 }
 
 function issue(ctx: ConditionContext, path: string, message: string): null {

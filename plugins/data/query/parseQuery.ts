@@ -5,6 +5,7 @@ import { parseCondition } from './parseCondition.ts';
 import { joinKeepsRows, parseJoins } from './parseJoins.ts';
 import { parseExpand, parseRecordSort, parseSelection, parseSortList } from './parseSelection.ts';
 import { QueryIssues, isPlainObject, show } from './queryErrors.ts';
+import { tooManyJoins } from './queryCost.ts';
 import type { Condition, FieldRef, ObjectRegistry, QueryAst, QueryInput, SelectItem } from './types.ts';
 
 /** Page size when the query names none (capped by the object's maxPageSize). */
@@ -23,6 +24,8 @@ export interface ParseQueryOptions {
   cel?: ExpressionContext;
   /** Field-level security: called for every field the query names (where, select, orderBy, groupBy, aggregations, joins, expand). */
   fieldGuard?: FieldGuard;
+  /** Joins a query may hold (plugins.data.maxJoins); more is QUERY_TOO_COSTLY. */
+  maxJoins?: number;
 }
 
 export function parseQuery(input: unknown, object: ResolvedObject, registry: ObjectRegistry, options: ParseQueryOptions = {}): QueryAst {
@@ -32,6 +35,7 @@ export function parseQuery(input: unknown, object: ResolvedObject, registry: Obj
     issues.throwIfAny();
   }
   const query = input as QueryInput;
+  if (options.maxJoins !== undefined && Array.isArray(query.joins) && query.joins.length > options.maxJoins) throw tooManyJoins(query.joins.length, options.maxJoins);
   for (const key of Object.keys(query)) {
     if (!KEYS.includes(key)) issues.add(key, `unknown query key '${key}'; keys are ${KEYS.join(', ')}`);
   }

@@ -3,15 +3,25 @@ import { objectColumns } from '../sql/objectColumns.ts';
 import type { FieldScope } from './fieldScope.ts';
 import type { QueryIssues } from './queryErrors.ts';
 import { isPlainObject, pathJoin, show } from './queryErrors.ts';
+import { QUERY_LIMITS } from './queryLimits.ts';
 import type { ExpandNode, JoinNode, ObjectRegistry, SelectItem, SortKey } from './types.ts';
 
 /** `a,b` or `['a','b']` -> names; anything else is an issue. */
-export function nameList(input: unknown, path: string, issues: QueryIssues): string[] | null {
+export function nameList(input: unknown, path: string, issues: QueryIssues, limit?: 'fields' | 'expandPaths'): string[] | null {
   if (input === undefined) return null;
-  if (typeof input === 'string') return input.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
-  if (Array.isArray(input) && input.every((s) => typeof s === 'string')) return input as string[];
-  issues.add(path, 'must be an array of field names or a comma-separated string');
-  return null;
+  let names: string[] | null = null;
+  if (typeof input === 'string') names = input.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  else if (Array.isArray(input) && input.every((s) => typeof s === 'string')) names = input as string[];
+  if (names === null) {
+    issues.add(path, 'must be an array of field names or a comma-separated string');
+    return null;
+  }
+  const max = limit ? QUERY_LIMITS[limit] : Infinity;
+  if (names.length > max) {
+    issues.over(path, limit!, max, `${path} takes at most ${max} names, not ${names.length}`);
+    return null;
+  }
+  return names;
 }
 
 export interface Selection {
@@ -23,7 +33,7 @@ export interface Selection {
 
 /** The projection. Without `fields`, every column of the object and of each join is read. */
 export function parseSelection(input: unknown, path: string, scope: FieldScope, joins: JoinNode[], issues: QueryIssues, distinct: boolean): Selection {
-  const names = nameList(input, path, issues);
+  const names = nameList(input, path, issues, 'fields');
   const base = objectColumns(scope.object);
   const all = (): SelectItem[] => [
     ...base.columns.map((c) => item(scope.object.name, null, c.name, c.column, c.type, c.seqColumn, c.name)),
@@ -70,6 +80,10 @@ export function parseSortList(input: unknown, issues: QueryIssues): RawSort[] {
   if (input === undefined) return [];
   const entries: unknown[] = typeof input === 'string' ? input.split(',').map((s) => s.trim()).filter(Boolean) : Array.isArray(input) ? input : [input];
   const out: RawSort[] = [];
+  if (entries.length > QUERY_LIMITS.orderBy) {
+    issues.over('orderBy', 'orderBy', QUERY_LIMITS.orderBy, `orderBy takes at most ${QUERY_LIMITS.orderBy} sort keys, not ${entries.length}`);
+    return out;
+  }
   entries.forEach((entry, i) => {
     const path = typeof input === 'string' ? 'orderBy' : pathJoin('orderBy', i);
     if (typeof entry === 'string') {
@@ -110,16 +124,16 @@ export function parseRecordSort(raw: RawSort[], scope: FieldScope, issues: Query
   return keys;
 }
 
-const MAX_EXPAND_DEPTH = 4;
+const MAX_EXPAND_DEPTH = QUERY_LIMITS.expandDepth;
 
 /** expand paths -> a tree of lookup fields, one level per dotted segment. */
 export function parseExpand(input: unknown, scope: FieldScope, registry: ObjectRegistry, issues: QueryIssues): ExpandNode[] {
-  const paths = nameList(input, 'expand', issues) ?? [];
+  const paths = nameList(input, 'expand', issues, 'expandPaths') ?? [];
   const roots: ExpandNode[] = [];
   paths.forEach((path, i) => {
     const segments = path.split('.');
     if (segments.length > MAX_EXPAND_DEPTH) {
-      issues.add(pathJoin('expand', i), `expand paths go at most ${MAX_EXPAND_DEPTH} levels deep`);
+      issues.over(pathJoin('expand', i), 'expandDepth', MAX_EXPAND_DEPTH, `expand paths go at most ${MAX_EXPAND_DEPTH} levels deep`);
       return;
     }
     let object = scope.object;

@@ -5,6 +5,9 @@ export interface QueryIssue {
   /** Where in the query, e.g. `where.$or[1].status.$in`. */
   path: string;
   message: string;
+  /** The size limit the query went over (queryLimits.ts), and its value. */
+  limit?: string;
+  max?: number;
 }
 
 /** Collects every problem of a query so the client hears about all of them at once. */
@@ -13,6 +16,11 @@ export class QueryIssues {
 
   add(path: string, message: string): void {
     this.list.push({ path, message });
+  }
+
+  /** A size limit (queryLimits.ts) exceeded: the entry names it, so a client can tell what to shrink. */
+  over(path: string, limit: string, max: number, message: string): void {
+    this.list.push({ path, message, limit, max });
   }
 
   get empty(): boolean {
@@ -45,6 +53,15 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** Short, safe rendering of a client value for messages. */
 export function show(value: unknown): string {
-  const text = typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? `'${value.slice(0, 60)}'` : rendered(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** JSON text of a value; a value too deeply nested to render (a stack overflow) is named by its kind. */
+function rendered(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Array.isArray(value) ? 'a deeply nested array' : 'a deeply nested object';
+  }
 }

@@ -15,6 +15,14 @@ export function dialectOf(knex: Knex): Dialect {
 export const SQLITE_LOWER = 'os_lower';
 
 /**
+ * The time budget function openDatabase registers on every SQLite connection (and the read
+ * workers on theirs): `os_budget(deadline, ...)` returns 1, or throws OSR_QUERY_BUDGET once the
+ * clock is past `deadline` (epoch ms). compileQuery puts it in the WHERE of a costly query with the
+ * id of every joined table, so SQLite calls it for each row of the join product.
+ */
+export const SQLITE_BUDGET = 'os_budget';
+
+/**
  * Quotes an identifier for raw SQL. Only names already checked against metadata (or engine-made
  * aliases) reach this; quoting is a second guard, not the validation.
  */

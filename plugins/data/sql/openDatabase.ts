@@ -5,7 +5,9 @@ import type { Knex } from 'knex';
 import type pg from 'pg';
 import { codedError } from '../../../kernel/errors.ts';
 import type { Dialect } from './dialect.ts';
-import { SQLITE_LOWER, quoteIdent } from './dialect.ts';
+import { SQLITE_BUDGET, SQLITE_LOWER, quoteIdent } from './dialect.ts';
+import { BUDGET_EXCEEDED } from '../query/queryCost.ts';
+import { attachReadWorkers } from './sqliteReadWorkers.ts';
 import { keepStatistics } from './sqliteStatistics.ts';
 import { attachSqliteReader } from './sqliteReader.ts';
 
@@ -16,6 +18,12 @@ export interface OpenDatabaseOptions {
   schema?: string;
   /** SQLite only: how long a writer waits for a lock, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * PostgreSQL only: `statement_timeout` of every pooled connection, in ms (default none). A
+   * statement running longer is cancelled by the server (SQLSTATE 57014). Schema sync lifts it for
+   * its own transaction.
+   */
+  statementTimeoutMs?: number;
 }
 
 export interface Database {
@@ -30,7 +38,7 @@ export interface Database {
 
 interface SqliteConnection {
   pragma(sql: string): unknown;
-  function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown;
+  function(name: string, options: { deterministic?: boolean; varargs?: boolean }, fn: (...values: unknown[]) => unknown): unknown;
   prepare(sql: string): unknown;
 }
 
@@ -81,6 +89,7 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
     conn.function(SQLITE_LOWER, { deterministic: true }, (value: unknown) =>
       typeof value === 'string' ? value.toLowerCase() : value,
     );
+    conn.function(SQLITE_BUDGET, { varargs: true }, budget);
     cacheStatements(conn);
     conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
   };
@@ -115,12 +124,14 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
   }
   // An in-memory database lives in its one connection: a second one would be another database.
   const closeReader = filename === ':memory:' ? () => undefined : attachSqliteReader(knex, filename, setupConnection);
+  const closeWorkers = filename === ':memory:' ? async () => undefined : attachReadWorkers(knex, filename);
   const stopStatistics = keepStatistics(knex);
   return {
     knex, dialect: 'sqlite', schema: null, serverVersion,
     close: async () => {
       stopStatistics();
       closeReader();
+      await closeWorkers();
       await knex.destroy();
     },
   };
@@ -138,7 +149,11 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   const pgDriver = await loadPg();
   const knex = knexFactory({
     client: 'pg',
-    connection: { connectionString: url, types: pgTypes(pgDriver.types) } as Knex.PgConnectionConfig,
+    connection: {
+      connectionString: url,
+      types: pgTypes(pgDriver.types),
+      ...(options.statementTimeoutMs ? { statement_timeout: Math.floor(options.statementTimeoutMs) } : {}),
+    } as Knex.PgConnectionConfig,
     pool: { min: 0, max: 10 },
     ...(schema ? { searchPath: [schema] } : {}),
   });
@@ -177,6 +192,12 @@ function cacheStatements(conn: SqliteConnection): void {
     cache.set(sql, statement);
     return statement;
   };
+}
+
+/** os_budget(deadline, ...): see SQLITE_BUDGET. */
+function budget(deadline: unknown): number {
+  if (typeof deadline === 'number' && Date.now() > deadline) throw Object.assign(new Error(BUDGET_EXCEEDED), { code: BUDGET_EXCEEDED });
+  return 1;
 }
 
 function compareVersions(version: string, minimum: number[]): number {

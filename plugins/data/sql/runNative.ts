@@ -39,3 +39,40 @@ async function runPrepared(knex: Knex, statement: NativeStatement): Promise<Arra
 interface PgConnection {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
+
+/**
+ * PostgreSQL: runs a select on a connection of its own that `signal` can cancel (pg_cancel_backend
+ * from another connection); the cancelled statement fails with SQLSTATE 57014. The connection goes
+ * back to the pool only after a cancel sent has been answered, so it cannot reach a later statement.
+ */
+export async function runCancellable(knex: Knex, statement: NativeStatement, signal: AbortSignal): Promise<Array<Record<string, unknown>>> {
+  if (knex.listenerCount('query') > 0) knex.emit('query', { sql: statement.sql, bindings: statement.bindings, method: 'select' });
+  const client = knex.client as {
+    acquireConnection(): Promise<PgConnection>;
+    releaseConnection(conn: PgConnection): Promise<unknown>;
+    cancelQuery(conn: PgConnection): Promise<unknown>;
+  };
+  if (signal.aborted) throw abortError();
+  const connection = await client.acquireConnection();
+  let cancelling: Promise<unknown> | null = null;
+  const cancel = () => {
+    cancelling = client.cancelQuery(connection).catch(() => undefined);
+  };
+  try {
+    if (signal.aborted) throw abortError();
+    signal.addEventListener('abort', cancel, { once: true });
+    return (await (connection as unknown as PgTextConnection).query({ text: statement.sql, values: statement.bindings })).rows;
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    if (cancelling) await cancelling;
+    await client.releaseConnection(connection);
+  }
+}
+
+interface PgTextConnection {
+  query(config: { text: string; values: unknown[] }): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+
+function abortError(): Error {
+  return Object.assign(new Error('the request was closed'), { name: 'AbortError' });
+}

@@ -15,7 +15,7 @@ export function directReader(knex: Knex): DirectRead | undefined {
 }
 
 /** What knex's better-sqlite3 client does to bindings before running a statement. */
-function formatBinding(value: unknown): unknown {
+export function formatBinding(value: unknown): unknown {
   if (value instanceof Date) return value.valueOf();
   if (typeof value === 'boolean') return Number(value);
   return value;

@@ -44,6 +44,8 @@ export async function syncSchema(knex: Knex, objects: readonly ResolvedObject[],
   }
   if (options.dryRun || actions.length === 0) return { applied: false, actions, lines };
   await knex.transaction(async (trx) => {
+    // Building an index on a large table may take longer than a query's time budget.
+    if (dialect === 'postgres') await trx.raw('set local statement_timeout = 0');
     for (const action of actions) {
       for (const sql of actionSql(action, dialect)) await trx.raw(sql);
     }

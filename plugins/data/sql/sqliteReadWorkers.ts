@@ -1,0 +1,247 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Knex } from 'knex';
+import { BUDGET_EXCEEDED } from '../query/queryCost.ts';
+import { SQLITE_BUDGET, SQLITE_LOWER } from './dialect.ts';
+
+type Rows = Array<Record<string, unknown>>;
+
+/** A select in SQLite's form (`?` placeholders), its bindings already in the driver's types. */
+export interface WorkerStatement {
+  sql: string;
+  bindings: readonly unknown[];
+}
+
+/**
+ * Reads of one SQLite file run in worker threads, each with its own read-only connection, so a
+ * long read never blocks the process (better-sqlite3 runs a statement to its end in the thread
+ * that calls it). Today the engine sends only the queries that may cost much (queryCost.ts: joins
+ * that multiply rows); the pool is built to take every read later, with `size` workers.
+ *
+ * - A worker starts on first use (a SQLite deployment that never sends such a query starts none).
+ * - A job carries a deadline (epoch ms). The worker's connection binds it to `os_budget` in the
+ *   statement (compileQuery.ts), which throws once it has passed: the statement stops within a
+ *   row of the product. A job still unanswered a grace period after its deadline (a statement
+ *   that spends its time outside the rows `os_budget` sees) is rejected, its worker terminated
+ *   (its thread ends when SQLite returns) and replaced on the next job; a job waiting in the
+ *   queue past its deadline is rejected without running.
+ * - Rejections carry `code: OSR_QUERY_BUDGET`, which the engine answers as QUERY_TOO_COSTLY.
+ * - While MAX_STUCK terminated threads have not ended, new jobs are refused (code
+ *   OSR_READ_WORKERS_BUSY, answered 503) rather than start more threads.
+ * - A job whose signal aborts (its client went away) leaves the queue, or has its worker
+ *   terminated: the next call of `os_budget` in that thread fails, which ends the statement.
+ */
+export interface ReadWorkers {
+  /** Runs a select; `signal` aborted (the client went away) drops it from the queue or terminates its worker. */
+  read(statement: WorkerStatement, deadline: number, signal?: AbortSignal): Promise<Rows>;
+  /** Workers running, jobs running or queued, and workers terminated whose thread has not ended yet. */
+  stats(): { workers: number; busy: number; queued: number; stuck: number };
+  close(): Promise<void>;
+}
+
+/** Time a worker has past a job's deadline to answer before it is terminated. */
+const GRACE_MS = 1000;
+/** Terminated workers whose thread still runs, past which jobs are refused (WORKERS_BUSY) rather than start more threads. */
+const MAX_STUCK = 4;
+/** The code of that refusal; the engine answers it as SERVICE_UNAVAILABLE (connectionError.ts). */
+export const WORKERS_BUSY = 'OSR_READ_WORKERS_BUSY';
+
+interface Job {
+  statement: WorkerStatement;
+  deadline: number;
+  signal: AbortSignal | undefined;
+  resolve(rows: Rows): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+  timer: NodeJS.Timeout | null;
+  /** Terminated past a deadline; counted in `stuck` until its thread ends. */
+  stuck: boolean;
+}
+
+/**
+ * The worker's code, run with `eval` so that it needs no loader (the runtime may run from its
+ * TypeScript sources or from dist/). It sets up its connection as openDatabase does a reader's:
+ * Unicode lower(), the budget function, query_only.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Sqlite = require(workerData.driver);
+const db = new Sqlite(workerData.filename);
+db.pragma('query_only = ON');
+db.pragma('busy_timeout = 5000');
+db.function(workerData.lower, { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value));
+db.function(workerData.budget, { varargs: true }, (deadline) => {
+  if (Date.now() > deadline) { const error = new Error(workerData.exceeded); error.code = workerData.exceeded; throw error; }
+  return 1;
+});
+const statements = new Map();
+parentPort.on('message', ({ sql, bindings }) => {
+  try {
+    let statement = statements.get(sql);
+    if (!statement) {
+      if (statements.size >= 64) statements.delete(statements.keys().next().value);
+      statements.set(sql, (statement = db.prepare(sql)));
+    }
+    parentPort.postMessage({ rows: statement.all(bindings) });
+  } catch (error) {
+    parentPort.postMessage({ error: { message: String(error && error.message), code: error && error.code } });
+  }
+});
+`;
+
+const require = createRequire(import.meta.url);
+
+export function createReadWorkers(filename: string, size = 1): ReadWorkers {
+  const driver = require.resolve('better-sqlite3');
+  const slots: Slot[] = [];
+  const queue: Job[] = [];
+  let closed = false;
+  let stuck = 0;
+
+  const spawn = (): Slot => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driver, filename, lower: SQLITE_LOWER, budget: SQLITE_BUDGET, exceeded: BUDGET_EXCEEDED },
+    });
+    // An idle worker does not keep the process alive.
+    worker.unref();
+    const slot: Slot = { worker, job: null, timer: null, stuck: false };
+    worker.on('message', (message: { rows?: Rows; error?: { message: string; code?: string } }) => {
+      const job = finish(slot);
+      if (!job) return;
+      if (message.error) job.reject(Object.assign(new Error(message.error.message), message.error.code ? { code: message.error.code } : {}));
+      else job.resolve(message.rows!);
+      next();
+    });
+    const lost = (error: Error) => {
+      remove(slot);
+      finish(slot)?.reject(error);
+      next();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => {
+      if (slot.stuck) stuck -= 1;
+      slot.stuck = false;
+      lost(new Error(`the SQLite read worker exited (${code})`));
+    });
+    slots.push(slot);
+    return slot;
+  };
+
+  const finish = (slot: Slot): Job | null => {
+    const job = slot.job;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.job = null;
+    slot.timer = null;
+    if (job) slot.worker.unref();
+    return job;
+  };
+
+  /** Terminates a busy worker and rejects its job; its thread is left to end, the pool goes on without it. */
+  const stop = (slot: Slot, error: Error) => {
+    remove(slot);
+    const job = finish(slot);
+    slot.stuck = true;
+    stuck += 1;
+    void slot.worker.terminate();
+    job?.reject(error);
+    next();
+  };
+
+  const remove = (slot: Slot) => {
+    const i = slots.indexOf(slot);
+    if (i !== -1) slots.splice(i, 1);
+  };
+
+  const next = () => {
+    while (queue.length > 0 && !closed) {
+      const job = queue[0]!;
+      if (Date.now() > job.deadline) {
+        queue.shift();
+        job.reject(budgetExceeded());
+        continue;
+      }
+      const slot = slots.find((s) => s.job === null) ?? (slots.length < size ? spawn() : null);
+      if (!slot) return;
+      queue.shift();
+      slot.job = job;
+      slot.worker.ref();
+      // Past the deadline and the grace period, this worker is stuck in SQLite.
+      slot.timer = setTimeout(() => stop(slot, budgetExceeded()), Math.max(0, job.deadline - Date.now()) + GRACE_MS);
+      slot.worker.postMessage({ sql: job.statement.sql, bindings: job.statement.bindings });
+    }
+  };
+
+  return {
+    read(statement, deadline, signal) {
+      if (closed) return Promise.reject(new Error('the SQLite read workers are closed'));
+      if (signal?.aborted) return Promise.reject(aborted());
+      if (stuck >= MAX_STUCK) return Promise.reject(Object.assign(new Error(WORKERS_BUSY), { code: WORKERS_BUSY }));
+      return new Promise<Rows>((resolve, reject) => {
+        const job: Job = { statement, deadline, signal, resolve, reject };
+        if (signal) {
+          const onAbort = () => {
+            const waiting = queue.indexOf(job);
+            if (waiting !== -1) {
+              queue.splice(waiting, 1);
+              reject(aborted());
+              return;
+            }
+            const slot = slots.find((s) => s.job === job);
+            if (slot) stop(slot, aborted());
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+          const settle = () => signal.removeEventListener('abort', onAbort);
+          job.resolve = (rows) => {
+            settle();
+            resolve(rows);
+          };
+          job.reject = (error) => {
+            settle();
+            reject(error);
+          };
+        }
+        queue.push(job);
+        next();
+      });
+    },
+    stats: () => ({ workers: slots.length, busy: slots.filter((s) => s.job !== null).length, queued: queue.length, stuck }),
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new Error('the database is closing'));
+      await Promise.all(slots.splice(0).map((slot) => {
+        finish(slot)?.reject(new Error('the database is closing'));
+        return slot.worker.terminate();
+      }));
+    },
+  };
+}
+
+function aborted(): Error {
+  return Object.assign(new Error('the request was closed'), { name: 'AbortError' });
+}
+
+function budgetExceeded(): Error {
+  return Object.assign(new Error(BUDGET_EXCEEDED), { code: BUDGET_EXCEEDED });
+}
+
+const pools = new WeakMap<Knex, ReadWorkers>();
+
+/** The read workers of a knex instance that openDatabase opened on a SQLite file; undefined otherwise. */
+export function readWorkers(knex: Knex): ReadWorkers | undefined {
+  return pools.get(knex);
+}
+
+/** Gives a knex instance on a SQLite file its read workers; returns the function that closes them. */
+export function attachReadWorkers(knex: Knex, filename: string, size = 1): () => Promise<void> {
+  const workers = createReadWorkers(filename, size);
+  pools.set(knex, workers);
+  return () => {
+    pools.delete(knex);
+    return workers.close();
+  };
+}

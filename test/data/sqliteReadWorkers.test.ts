@@ -1,0 +1,53 @@
+/** The SQLite read workers: rows as the direct reader gives them, the time budget, the queue and aborts. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { openDatabase } from '../../plugins/data/sql/openDatabase.ts';
+import { readWorkers } from '../../plugins/data/sql/sqliteReadWorkers.ts';
+
+t.test('read workers of a SQLite file', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-workers-'));
+  const db = await openDatabase({ url: `sqlite:${join(dir, 'w.db')}` });
+  t.teardown(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await db.knex.raw('create table t (id text primary key, name text, n integer)');
+  for (let i = 0; i < 12; i++) await db.knex('t').insert({ id: `r${i}`, name: i < 10 ? 'same' : 'Ünïcode', n: i });
+  const workers = readWorkers(db.knex)!;
+  t.ok(workers, 'a SQLite file has read workers');
+  t.same(workers.stats(), { workers: 0, busy: 0, queued: 0, stuck: 0 }, 'none started before the first read');
+
+  const far = Date.now() + 60_000;
+  const rows = await workers.read({ sql: 'select id, n, os_lower(name) as low from t where n >= ? order by n limit 3', bindings: [10] }, far);
+  t.same(rows, [{ id: 'r10', n: 10, low: 'ünïcode' }, { id: 'r11', n: 11, low: 'ünïcode' }], 'rows as objects; os_lower folds Unicode in the worker');
+
+  const product = 'select count(*) as n from t join t as a on t.name = a.name join t as b on t.name = b.name join t as c on t.name = c.name join t as d on t.name = d.name join t as e on t.name = e.name join t as f on t.name = f.name join t as g on t.name = g.name where os_budget(?, t.id, a.id, b.id, c.id, d.id, e.id, f.id, g.id)';
+  const started = Date.now();
+  const budget = Date.now() + 300;
+  const costly = workers.read({ sql: product, bindings: [budget] }, budget);
+  // Queued behind it, with a deadline that passes while it waits.
+  const queued = workers.read({ sql: 'select 1 as one', bindings: [] }, Date.now() + 100);
+  const abortedJob = new AbortController();
+  const dropped = workers.read({ sql: 'select 1 as one', bindings: [] }, far, abortedJob.signal);
+  t.equal(workers.stats().queued, 2, 'two jobs wait behind the costly one');
+  abortedJob.abort();
+  await t.rejects(dropped, { name: 'AbortError' }, 'an aborted job leaves the queue');
+  await t.rejects(costly, { code: 'OSR_QUERY_BUDGET' }, 'the costly statement stops at its deadline');
+  const ms = Date.now() - started;
+  t.ok(ms < 1000, `within the worker, before the grace period (${ms} ms)`);
+  await t.rejects(queued, { code: 'OSR_QUERY_BUDGET' }, 'a job whose deadline passed in the queue is refused without running');
+  t.same(workers.stats(), { workers: 1, busy: 0, queued: 0, stuck: 0 }, 'the worker is kept and idle');
+
+  // A running job aborted: its worker is terminated, and its thread ends at the next os_budget call.
+  const running = new AbortController();
+  const stopped = workers.read({ sql: product, bindings: [far] }, far, running.signal);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.equal(workers.stats().busy, 1, 'the costly job runs');
+  running.abort();
+  await t.rejects(stopped, { name: 'AbortError' }, 'the aborted job is rejected');
+  for (let i = 0; i < 40 && workers.stats().stuck > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.same(workers.stats(), { workers: 0, busy: 0, queued: 0, stuck: 0 }, 'its thread ended');
+  t.same(await workers.read({ sql: 'select count(*) as n from t', bindings: [] }, far), [{ n: 12 }], 'a new worker takes the next job');
+});
