@@ -13,7 +13,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether the costly query still runs: a PostgreSQL backend on it, or a busy or stuck SQLite read worker. */
 function running(rest: Rest): Promise<boolean> {
-  return rest.engine().withDatabase(rest.environments[0]!, async ({ knex }) => {
+  return rest.database().withDatabase(rest.environments[0]!, async ({ knex }) => {
     if (rest.driver === 'sqlite') {
       const stats = readWorkers(knex)!.stats();
       return stats.busy + stats.stuck > 0;

@@ -17,7 +17,7 @@ const selfJoins = (n: number, type = 'inner') => Array.from({ length: n }, (_, i
  */
 async function stillRunning(rest: Rest): Promise<boolean> {
   await new Promise((resolve) => setTimeout(resolve, 300));
-  return rest.engine().withDatabase(rest.environments[0]!, async ({ knex }) => {
+  return rest.database().withDatabase(rest.environments[0]!, async ({ knex }) => {
     if (rest.driver === 'sqlite') return readWorkers(knex)!.stats().stuck > 0;
     const rows = (await knex.raw("select count(*)::int as n from pg_stat_activity where state = 'active' and pid <> pg_backend_pid() and query like '%\"a7\".%'")) as { rows: Array<{ n: number }> };
     return rows.rows[0]!.n > 0;

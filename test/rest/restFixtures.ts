@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import pg from 'pg';
 import type { Test } from 'tap';
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { RuntimeConfigInput } from '../../runtime/configSchema.ts';
 import type { BuiltinPlugin } from '../../runtime/resolvePlugins.ts';
@@ -34,6 +35,8 @@ export interface Rest {
   /** Every row of a table as `id:version`, read by the engine (no hooks' business: system context). */
   snapshot(object: string, environmentId?: string): Promise<{ count: number; checksum: string }>;
   engine(): DataEngine;
+  /** Raw SQL on the environment's database (`data.database`), below row security. */
+  database(): DataDatabase;
 }
 
 export async function drivers(): Promise<Driver[]> {
@@ -111,6 +114,7 @@ export async function bootRest(t: Test, driver: DriverName, tag: string, options
       return { count: rows.length, checksum: createHash('sha256').update(rows.join('\n')).digest('hex') };
     },
     engine,
+    database: () => rt.runtime.kernel.service<DataDatabase>('data.database')!,
   };
   return rest;
 }
