@@ -39,7 +39,7 @@ export async function syncSchema(knex: Knex, objects: readonly ResolvedObject[],
       count: destructive.length,
       lines: destructive.map((a) => `  - ${describeAction(a)}`).join('\n'),
       changes: destructive.map(describeAction),
-      fix: 'restore the fields in the metadata, or run the sync with destructive: true to accept the loss',
+      fix: "restore the fields in the metadata, or set plugins.data.schemaSync: 'destructive' for one start to accept the loss",
     });
   }
   if (options.dryRun || actions.length === 0) return { applied: false, actions, lines };
