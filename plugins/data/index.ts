@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError, KernelBootError } from '../../kernel/errors.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
@@ -12,6 +11,7 @@ import { createCountCache } from './query/countCache.ts';
 import { ensureSequenceTable } from './engine/nextSequence.ts';
 import { dataOptionsSchema } from './dataOptions.ts';
 import { policyErrors } from './policyErrors.ts';
+import { SYSTEM_APP_DIR } from './systemApp.ts';
 import { openDatabase, type Database } from './sql/openDatabase.ts';
 import { refreshStatistics } from './sql/sqliteStatistics.ts';
 import { summarizeSchema } from './sql/summarizeSchema.ts';
@@ -38,7 +38,7 @@ export default definePlugin({
     const cursorKeys = new Map<string, Buffer>();
     const metadata = ctx.resolve('metadata.registry');
     // The permission model (positions, permission sets, shares, sharing rules) is metadata like any object.
-    metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
+    metadata.contributeApp(SYSTEM_APP_DIR);
     const access = createAccessService(metadata);
     const scopes = contributedScopes();
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
