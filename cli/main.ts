@@ -48,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'start': {
       const env = values.port ? { ...process.env, PORT: values.port } : process.env;
-      const runtime = await createRuntime({ ...base, env });
+      const runtime = await createRuntime({ ...base, env, developmentAdmin: true });
       await runtime.start();
       runtime.kernel.installSignalHandlers();
       const url = runtime.http().url();
