@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -28,8 +29,8 @@ function workspace(config: object, files: Record<string, string> = {}): string {
 const APP = JSON.stringify({ name: 'shop', label: 'Shop', version: '1.0.0', protocol: '^16.0.0' });
 const item = (fields: object) => JSON.stringify({ name: 'item', label: 'Item', fields });
 
-async function start(cwd: string, env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, [BIN, 'start', '--port', String(await freePort())], {
+async function start(cwd: string, env: NodeJS.ProcessEnv = {}, port?: number) {
+  const child = spawn(process.execPath, [BIN, 'start', '--port', String(port ?? await freePort())], {
     cwd, env: { PATH: process.env.PATH, OS_DATA_DIR: join(cwd, 'data'), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const started = Date.now();
@@ -47,6 +48,8 @@ interface Row {
   name: string;
   cwd: () => string;
   env?: NodeJS.ProcessEnv;
+  /** A port some other process listens on. */
+  busyPort?: () => Promise<number>;
   /** The code of the first problem line. */
   code: string;
   includes: string[];
@@ -99,11 +102,22 @@ const rows: Row[] = [
     }),
     code: 'KERNEL_PHASE_TIMEOUT', includes: ["Plugin 'stuck' did not finish start within 300 ms"],
   },
+  {
+    name: 'a port another process listens on',
+    cwd: () => workspace({}),
+    busyPort: async () => {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      t.teardown(() => { server.close(); });
+      return (server.address() as AddressInfo).port;
+    },
+    code: 'KERNEL_PHASE_FAILED', includes: ["Plugin 'http' failed in ready: listen EADDRINUSE"],
+  },
 ];
 
 for (const row of rows) {
   t.test(`${row.name}: exit 1 within seconds, the cause first`, async (t) => {
-    const { code, ms, stderr } = await start(row.cwd(), row.env);
+    const { code, ms, stderr } = await start(row.cwd(), row.env, await row.busyPort?.());
     t.equal(code, 1, 'exit code 1');
     t.ok(ms < 10_000, `exited after ${ms} ms`);
     t.match(stderr, /^The runtime could not boot \(\d+ problem\(s\)\):\n/, 'the headline');
