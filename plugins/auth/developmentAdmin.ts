@@ -28,7 +28,11 @@ export async function developmentAdmin(input: {
 }): Promise<void> {
   const { database, context } = input;
   if ((await database.query(`select value from ${TABLES.state} where key = ?`, [MARKER])).length > 0) return;
-  const admins = await database.query(`select count(*) as n from ${TABLES.user} where role = ?`, ['admin']);
+  // A user may hold several roles, comma-separated (`user,admin`).
+  const admins = await database.query(
+    `select count(*) as n from ${TABLES.user} where role = ? or role like ? or role like ? or role like ?`,
+    ['admin', 'admin,%', '%,admin', '%,admin,%'],
+  );
   if (Number(admins[0]?.n ?? 0) > 0) return;
   const email = DEVELOPMENT_ADMIN_EMAIL;
   if (await context.internalAdapter.findUserByEmail(email)) {

@@ -1,6 +1,6 @@
 /**
  * Every way a boot is refused, through the real `osr start`: the process prints the cause first and
- * exits with 1 within seconds, whatever the failing part left open (a pool, a timer).
+ * exits with 1 as soon as it has printed its report, whatever the failing part left open (a pool, a timer).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,15 +33,19 @@ async function start(cwd: string, env: NodeJS.ProcessEnv = {}, port?: number) {
   const child = spawn(process.execPath, [BIN, 'start', '--port', String(port ?? await freePort())], {
     cwd, env: { PATH: process.env.PATH, OS_DATA_DIR: join(cwd, 'data'), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const started = Date.now();
   let stderr = '';
-  child.stderr.on('data', (chunk) => { stderr += chunk; });
+  let reported = 0;
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    if (!reported && stderr.includes('could not boot')) reported = Date.now();
+  });
   child.stdout.resume();
-  // A boot that never ends would hang the test: kill it after 20 s, which fails the time assertion.
-  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  // A process that stays alive after its report would hang the test: killed after 60 s, which
+  // fails the time assertion. The time is counted from the report, so a slow machine does not matter.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(killer);
-  return { code, ms: Date.now() - started, stderr: stderr.replace(/^osr: running the TypeScript sources.*\n/m, '') };
+  return { code, ms: reported ? Date.now() - reported : Infinity, stderr: stderr.replace(/^osr: running the TypeScript sources.*\n/m, '') };
 }
 
 interface Row {
@@ -116,10 +120,10 @@ const rows: Row[] = [
 ];
 
 for (const row of rows) {
-  t.test(`${row.name}: exit 1 within seconds, the cause first`, async (t) => {
+  t.test(`${row.name}: exit 1 as soon as the report is printed, the cause first`, async (t) => {
     const { code, ms, stderr } = await start(row.cwd(), row.env, await row.busyPort?.());
     t.equal(code, 1, 'exit code 1');
-    t.ok(ms < 10_000, `exited after ${ms} ms`);
+    t.ok(ms < 2_000, `exited ${ms} ms after printing its report`);
     t.match(stderr, /^The runtime could not boot \(\d+ problem\(s\)\):\n/, 'the headline');
     t.equal(/\n {2}- \[(\w+)\]/.exec(stderr)?.[1], row.code, 'the first problem is the cause');
     for (const text of row.includes) t.match(stderr, text);

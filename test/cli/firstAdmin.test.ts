@@ -102,15 +102,22 @@ t.test('first start prints a one-time admin once; it signs in, must change the p
   db.close();
 });
 
-t.test('with OS_ADMIN_EMAIL and OS_ADMIN_PASSWORD, that admin is made and nothing is printed', async (t) => {
+t.test('with OS_ADMIN_EMAIL and OS_ADMIN_PASSWORD, that admin is made and nothing is printed, then or later', async (t) => {
   const cwd = workspace();
   const rt = await start(t, cwd, { OS_ADMIN_EMAIL: 'ops@example.com', OS_ADMIN_PASSWORD: 'configured-password-1' });
   t.notMatch(rt.output(), 'one-time', 'no one-time password printed');
   t.equal((await post(`${rt.url}/api/v1/auth/sign-in`, { email: 'ops@example.com', password: 'configured-password-1' })).status, 200);
   await rt.stop();
-  const db = new Database(join(cwd, 'data', 'default.db'), { readonly: true });
-  t.same(db.prepare('select email from sys_user').all(), [{ email: 'ops@example.com' }]);
+  // An admin holding several roles is an admin too: a start without OS_ADMIN_* makes no other.
+  const db = new Database(join(cwd, 'data', 'default.db'));
+  db.prepare("update sys_user set role = 'user,admin'").run();
   db.close();
+  const again = await start(t, cwd);
+  t.notMatch(again.output(), 'one-time', 'an admin exists: nothing printed');
+  await again.stop();
+  const after = new Database(join(cwd, 'data', 'default.db'), { readonly: true });
+  t.same(after.prepare('select email from sys_user').all(), [{ email: 'ops@example.com' }], 'and no other user made');
+  after.close();
 });
 
 t.test('in production no admin is made up', async (t) => {
