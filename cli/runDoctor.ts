@@ -9,6 +9,7 @@ import { loadConfig, type LoadConfigOptions } from '../runtime/loadConfig.ts';
 import { resolvePlugins } from '../runtime/resolvePlugins.ts';
 import type { PluginEntry } from '../kernel/pluginEntry.ts';
 import { checkMetadata } from './checkMetadata.ts';
+import { checkSchema } from './checkSchema.ts';
 
 export interface DoctorCheck {
   name: string;
@@ -79,6 +80,11 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
     ? { name: 'protocol', ok: true, detail: 'every plugin and app is compatible with this runtime' }
     : { name: 'protocol', ok: false, detail: 'incompatible plugins or apps', problems: protocol.map((f) => ({ code: f.code, message: f.message })) });
   checks.push(metadata.check);
+  const data = entries.find((e) => e.enabled && e.manifest?.name === 'data');
+  if (data && metadata.objects && db.ok) {
+    const schemaSync = String((data.options as { schemaSync?: string } | undefined)?.schemaSync ?? 'additive');
+    checks.push(await checkSchema(config.environments, metadata.objects, schemaSync));
+  }
   return { ok: checks.every((c) => c.ok), checks };
 }
 

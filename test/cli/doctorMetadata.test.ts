@@ -3,9 +3,10 @@
  * is a FAIL of the doctor, with the same code, and the doctor writes nothing.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
 import { freePort } from '../harness/freePort.ts';
 
@@ -76,4 +77,23 @@ t.test('valid metadata: the metadata check says what loads, and the doctor finds
   t.match(doctor.stdout, /^ok {3}metadata +1 app\(s\), 2 object\(s\) load$/m);
   t.match(doctor.stdout, 'No problems found.');
   t.same(readdirSync(cwd).sort(), ['app', 'runtime.config.json']);
+});
+
+t.test('a schema change the next start would refuse: the doctor plans it read-only and fails', async (t) => {
+  const cwd = workspace(APP, { item: { fields: { title: { type: 'text' } } } });
+  mkdirSync(join(cwd, 'data'));
+  const file = join(cwd, 'data', 'default.db');
+  const db = new Database(file);
+  db.exec('create table item (id varchar(36) primary key, title text, price numeric)');
+  db.close();
+  const before = statSync(file);
+  const doctor = await osr(['doctor', '--json'], cwd);
+  t.equal(doctor.code, 1);
+  const failed = (JSON.parse(doctor.stdout) as Report).checks.filter((c) => !c.ok);
+  t.same(failed.map((c) => c.name), ['schema']);
+  t.equal(failed[0]?.problems?.[0]?.code, 'SCHEMA_CHANGE_REFUSED');
+  t.match(failed[0]?.problems?.[0]?.message, 'drop column item.price');
+  const after = statSync(file);
+  t.same([after.size, after.mtimeMs], [before.size, before.mtimeMs], 'the database file is untouched');
+  t.same(readdirSync(join(cwd, 'data')), ['default.db'], 'no journal, secret or other file');
 });
