@@ -8,7 +8,7 @@
  * sees half a tree. `--if-stale` builds only when the tree no longer matches the sources.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILD_FORMAT, CORE_DIRS, DIST_DIR, EXTRA_ENTRIES, MANIFEST_FILE, readManifest, SKIPPED, unitChange, unitOf } from './compiledTree.js';
 
@@ -66,6 +66,16 @@ function manifestOf(root, sources) {
  */
 export async function buildCompiled(root) {
   const started = performance.now();
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  /** @param {string} specifier @param {string} importer @returns {string | null} */
+  const selfReference = (specifier, importer) => {
+    if (specifier !== pkg.name && !specifier.startsWith(`${pkg.name}/`)) return null;
+    const entry = pkg.exports?.[`.${specifier.slice(pkg.name.length)}`];
+    const target = typeof entry === 'string' ? entry : entry?.default;
+    if (typeof target !== 'string' || !target.endsWith('.ts')) return null;
+    const path = relative(dirname(importer), join(root, target)).split(sep).join('/').replace(/\.ts$/, '.js');
+    return path.startsWith('.') ? path : `./${path}`;
+  };
   const { build } = await import('esbuild');
   const sources = collectSources(root);
   // Recorded before reading, so a file saved during the build reads as changed afterwards.
@@ -93,7 +103,11 @@ export async function buildCompiled(root) {
           b.onResolve({ filter: /.*/ }, (args) => {
             if (args.kind === 'entry-point') return undefined;
             const relativePath = args.path.startsWith('.') || args.path.startsWith('/');
-            return { path: relativePath ? args.path.replace(/\.ts$/, '.js') : args.path, external: true };
+            if (relativePath) return { path: args.path.replace(/\.ts$/, '.js'), external: true };
+            // The package's own entry points (`osr-runtime/kernel`): dist/ is not that package, so
+            // they become the relative path of the compiled module, the one the runtime runs.
+            const own = selfReference(args.path, args.importer);
+            return { path: own ?? args.path, external: true };
           });
         },
       }],
@@ -102,7 +116,6 @@ export async function buildCompiled(root) {
       mkdirSync(dirname(join(staging, rel)), { recursive: true });
       copyFileSync(join(root, rel), join(staging, rel));
     }
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     // The nearest package.json of the compiled modules: ES modules, and the runtime's version.
     writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ name: `${pkg.name}-compiled`, private: true, type: 'module', version: pkg.version }, null, 2)}\n`);
     writeFileSync(join(staging, MANIFEST_FILE), JSON.stringify(manifest));

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isCodedError } from '../kernel/errors.ts';
+import { isCodedError, KernelBootError } from '../kernel/errors.ts';
 import { runsCompiled } from '../kernel/importModule.ts';
 import { createRuntime } from '../runtime/createRuntime.ts';
 import { formatPlugins, listPlugins } from './listPlugins.ts';
@@ -48,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'start': {
       const env = values.port ? { ...process.env, PORT: values.port } : process.env;
-      const runtime = await createRuntime({ ...base, env });
+      const runtime = await createRuntime({ ...base, env, developmentAdmin: true });
       await runtime.start();
       runtime.kernel.installSignalHandlers();
       const url = runtime.http().url();
@@ -67,7 +67,10 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    console.error(isCodedError(error) ? error.message : error);
-    process.exitCode = 1;
+    // One report shape for every refusal: a single coded error is a report of one problem.
+    console.error(error instanceof KernelBootError ? error.message : isCodedError(error) ? new KernelBootError([error]).message : error);
+    // A failed boot ends the process now: whatever a plugin left open (a pool, a timer) must not
+    // keep it alive. stderr and the logger write synchronously, so nothing printed is lost.
+    process.exit(1);
   },
 );

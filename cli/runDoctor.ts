@@ -7,6 +7,9 @@ import { checkDatabase } from '../runtime/checkDatabase.ts';
 import { checkRedis } from '../runtime/checkRedis.ts';
 import { loadConfig, type LoadConfigOptions } from '../runtime/loadConfig.ts';
 import { resolvePlugins } from '../runtime/resolvePlugins.ts';
+import type { PluginEntry } from '../kernel/pluginEntry.ts';
+import { checkMetadata } from './checkMetadata.ts';
+import { checkSchema } from './checkSchema.ts';
 
 export interface DoctorCheck {
   name: string;
@@ -27,7 +30,11 @@ function problemsOf(error: unknown): { code: string; message: string }[] {
   return [{ code: 'INTERNAL', message: (error as Error).message }];
 }
 
-/** Everything `osr doctor` checks, without starting the runtime or writing anything. */
+/**
+ * Everything `osr doctor` checks, without starting the runtime or writing anything: the config,
+ * plugins and metadata go through the loaders and checks a boot runs, so a metadata problem that
+ * would refuse the boot is a FAIL here too.
+ */
 export async function runDoctor(options: LoadConfigOptions): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   let config;
@@ -55,19 +62,28 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
     ? { name: 'apps', ok: true, detail: `${config.apps.length} app director${config.apps.length === 1 ? 'y' : 'ies'}` }
     : { name: 'apps', ok: false, detail: `missing: ${missingApps.join(', ')}`, problems: missingApps.map((d) => ({ code: 'CONFIG_INVALID', message: `apps: directory ${d} does not exist` })) });
 
+  let entries: PluginEntry[];
   try {
-    const entries = await resolvePlugins(config, BUILTIN_PLUGINS);
-    const graph = checkGraph(entries);
-    const protocol = graph.failures.filter((f) => f.code === 'KERNEL_PROTOCOL_INCOMPATIBLE');
-    const other = graph.failures.filter((f) => f.code !== 'KERNEL_PROTOCOL_INCOMPATIBLE');
-    checks.push(other.length === 0
-      ? { name: 'capabilities', ok: true, detail: `${graph.order.length} plugins in boot order: ${graph.order.join(' -> ')}` }
-      : { name: 'capabilities', ok: false, detail: `${other.length} problem(s) in the capability graph`, problems: problemsOf(new KernelBootError(other)) });
-    checks.push(protocol.length === 0
-      ? { name: 'protocol', ok: true, detail: 'every plugin is compatible with this runtime' }
-      : { name: 'protocol', ok: false, detail: 'incompatible plugins', problems: problemsOf(new KernelBootError(protocol)) });
+    entries = await resolvePlugins(config, BUILTIN_PLUGINS);
   } catch (error) {
     checks.push({ name: 'capabilities', ok: false, detail: 'plugins could not be resolved', problems: problemsOf(error) });
+    return { ok: false, checks };
+  }
+  const graph = checkGraph(entries);
+  const metadata = await checkMetadata(config.apps, entries);
+  const protocol = [...graph.failures.filter((f) => f.code === 'KERNEL_PROTOCOL_INCOMPATIBLE'), ...metadata.protocol];
+  const other = graph.failures.filter((f) => f.code !== 'KERNEL_PROTOCOL_INCOMPATIBLE');
+  checks.push(other.length === 0
+    ? { name: 'capabilities', ok: true, detail: `${graph.order.length} plugins in boot order: ${graph.order.join(' -> ')}` }
+    : { name: 'capabilities', ok: false, detail: `${other.length} problem(s) in the capability graph`, problems: problemsOf(new KernelBootError(other)) });
+  checks.push(protocol.length === 0
+    ? { name: 'protocol', ok: true, detail: 'every plugin and app is compatible with this runtime' }
+    : { name: 'protocol', ok: false, detail: 'incompatible plugins or apps', problems: protocol.map((f) => ({ code: f.code, message: f.message })) });
+  checks.push(metadata.check);
+  const data = entries.find((e) => e.enabled && e.manifest?.name === 'data');
+  if (data && metadata.objects && db.ok) {
+    const schemaSync = String((data.options as { schemaSync?: string } | undefined)?.schemaSync ?? 'additive');
+    checks.push(await checkSchema(config.environments, metadata.objects, schemaSync));
   }
   return { ok: checks.every((c) => c.ok), checks };
 }

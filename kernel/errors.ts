@@ -1,4 +1,5 @@
 import { boundedDetails } from './boundedDetails.ts';
+import { bootReport } from './bootReport.ts';
 
 /**
  * The one registry of error codes. Every error the runtime raises, at boot or on a request,
@@ -131,8 +132,8 @@ export class KernelBootError extends CodedError {
   readonly failures: CodedError[];
 
   constructor(failures: CodedError[]) {
-    const lines = failures.map((f) => `  - [${f.code}] ${f.message}`).join('\n');
-    super('KERNEL_BOOT_FAILED', { count: failures.length, lines, failures: failures.map((f) => f.toJSON()) });
+    const { roots, lines } = bootReport(failures);
+    super('KERNEL_BOOT_FAILED', { count: roots, lines, failures: failures.map((f) => f.toJSON()) });
     this.name = 'KernelBootError';
     this.failures = failures;
   }

@@ -11,3 +11,5 @@ export { CodedError, KernelBootError, codedError, isCodedError, formatErrorMessa
 export type { ErrorCode, ErrorDetails } from './errors.ts';
 export { createLogger, silentLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
+// Plugin options are zod schemas the kernel validates: plugins build them with the runtime's own zod.
+export { z } from 'zod';

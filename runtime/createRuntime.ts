@@ -14,6 +14,11 @@ import { RUNTIME_VERSION } from './version.ts';
 export interface RuntimeOptions extends LoadConfigOptions {
   logger?: Logger;
   builtins?: readonly BuiltinPlugin[];
+  /**
+   * Outside production, with no `auth.admin`: a start that finds no admin creates one with a
+   * one-time password and prints it once (`osr start` asks for it; tests and embedders do not).
+   */
+  developmentAdmin?: boolean;
 }
 
 export interface Runtime {
@@ -34,6 +39,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const logger = options.logger ?? createLogger({ level: config.log.level });
   const secret = resolveSecret({ secret: config.auth.secret, dataDir: config.dataDir, production: config.production }, logger);
   const plugins = await resolvePlugins(config, options.builtins ?? BUILTIN_PLUGINS);
+  if (options.developmentAdmin && !config.production && !config.auth.admin) {
+    const auth = plugins.find((p) => p.source === 'builtin' && p.manifest.name === 'auth');
+    const host = ['0.0.0.0', '::', ''].includes(config.server.host) ? 'localhost' : config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host;
+    if (auth) auth.options = { developmentAdmin: { origin: `http://${host}:${config.server.port}` }, ...(auth.options as Record<string, unknown>) };
+  }
   const kernel = createKernel({
     plugins,
     logger,

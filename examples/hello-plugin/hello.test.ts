@@ -1,14 +1,14 @@
 /**
  * Testing a plugin inside the runtime it will run in: boot it from config, call its route,
- * and check that the operator's grants are enforced. Copy this file next to your plugin.
+ * and check that the operator's grants are enforced. It imports the runtime only through
+ * `osr-runtime/testing` and `osr-runtime/kernel`, so it runs unchanged in a folder of its own.
  */
 import t from 'tap';
-// Published plugins import these from 'osr-runtime/testing' and 'osr-runtime/kernel'.
-import { startTestRuntime } from '../../test/harness/startTestRuntime.ts';
-import type { KernelBootError } from '../../kernel/index.ts';
+import type { KernelBootError } from 'osr-runtime/kernel';
+import { startTestRuntime } from 'osr-runtime/testing';
 
-// Paths in config are relative to the repository root here (startTestRuntime's `cwd` option).
-const hello = { path: './examples/hello-plugin', greeting: 'Hi' };
+// This plugin's own folder, wherever it is.
+const hello = { path: new URL('.', import.meta.url).pathname, greeting: 'Hi' };
 
 t.test('GET /api/v1/hello answers with the configured greeting', async (t) => {
   const rt = await startTestRuntime({ config: { plugins: { hello: { ...hello, grants: ['http.routes'] } } } });

@@ -1,10 +1,9 @@
-import { z } from 'zod';
-// Published plugins import 'osr-runtime/kernel'; this in-repo copy reaches the same module by path.
-import { definePlugin } from '../../kernel/index.ts';
+// A plugin imports the runtime only through its published entry point, wherever it lives.
+import { definePlugin, z } from 'osr-runtime/kernel';
 
 /**
  * A third-party plugin: it requires one capability (http.routes), declares a route and a hook,
- * and takes one option. It imports nothing but the kernel's public API.
+ * and takes one option. It imports nothing but the kernel's public API (`osr-runtime/kernel`).
  */
 export default definePlugin({
   name: 'hello',

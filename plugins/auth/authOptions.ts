@@ -29,6 +29,12 @@ export const rateLimitSchema = z.strictObject({
 export const authOptionsSchema = z.strictObject({
   /** First tenant admin of every environment, created once (config auth.admin, env OS_ADMIN_EMAIL/OS_ADMIN_PASSWORD). */
   admin: z.strictObject({ email: z.email(), password: z.string().min(8) }).optional(),
+  /**
+   * Set by `osr start` outside production when no `admin` is configured: a start that finds no admin
+   * creates one with a one-time password and prints it once (plugins/auth/developmentAdmin.ts).
+   * `origin` is the server's address, for the printed commands. Ignored in production.
+   */
+  developmentAdmin: z.strictObject({ origin: z.string().min(1).max(200) }).optional(),
   /** Origins allowed to call the auth routes from a browser, besides the server's own (config auth.trustedOrigins). */
   trustedOrigins: z.array(z.string()).default([]),
   /** Public origin of the server, e.g. `https://app.example.com`; default: taken from each request's Host. */

@@ -6,6 +6,7 @@ import { TABLES } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { AUTH_BASE_PATH } from './authPaths.ts';
 import { bootstrapAdmin } from './bootstrapAdmin.ts';
+import { developmentAdmin } from './developmentAdmin.ts';
 import { environmentAuthBase } from './environmentAuthUrl.ts';
 import { forwardCalls } from './forwardCalls.ts';
 import { openAuthDatabase, type AuthDatabase } from './openAuthDatabase.ts';
@@ -68,6 +69,14 @@ async function startEngine(input: EnvironmentAuthInput, database: AuthDatabase, 
   ref.current = engine;
   const context = await engine.$context;
   if (input.options.admin) await bootstrapAdmin({ engine, context, database, admin: input.options.admin, log: input.log });
+  else if (input.options.developmentAdmin && !input.production) {
+    await developmentAdmin({
+      engine, context, database, log: input.log, environmentId: input.env.id,
+      origin: input.options.developmentAdmin.origin,
+      authBase: input.isDefault ? AUTH_BASE_PATH : environmentAuthBase(input.env.id),
+      print: (text) => process.stdout.write(text),
+    });
+  }
   return { engine, context };
 }
 

@@ -1,10 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError, KernelBootError } from '../../kernel/errors.ts';
-import { metadataError } from '../../metadata/metadataError.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
 import { createAccessService } from './access/accessService.ts';
-import { checkPolicy } from './access/compilePolicy.ts';
 import { contributedScopes } from './access/contributedScopes.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
 import { createDataDatabase } from './engine/createDataDatabase.ts';
@@ -14,8 +11,11 @@ import { createByIdPlans } from './query/byIdPlans.ts';
 import { createCountCache } from './query/countCache.ts';
 import { ensureSequenceTable } from './engine/nextSequence.ts';
 import { dataOptionsSchema } from './dataOptions.ts';
+import { policyErrors } from './policyErrors.ts';
+import { SYSTEM_APP_DIR } from './systemApp.ts';
 import { openDatabase, type Database } from './sql/openDatabase.ts';
 import { refreshStatistics } from './sql/sqliteStatistics.ts';
+import { summarizeSchema } from './sql/summarizeSchema.ts';
 import { syncSchema } from './sql/syncSchema.ts';
 
 const states = new WeakMap<object, Map<string, Database>>();
@@ -39,7 +39,7 @@ export default definePlugin({
     const cursorKeys = new Map<string, Buffer>();
     const metadata = ctx.resolve('metadata.registry');
     // The permission model (positions, permission sets, shares, sharing rules) is metadata like any object.
-    metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
+    metadata.contributeApp(SYSTEM_APP_DIR);
     const access = createAccessService(metadata);
     const scopes = contributedScopes();
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
@@ -72,29 +72,36 @@ export default definePlugin({
   async start(ctx) {
     const databases = states.get(ctx)!;
     const objects = ctx.resolve('metadata.registry').objects();
-    // Row policies run as SQL: one outside the compilable subset fails the boot, not a request.
-    const policyErrors = objects.flatMap((object) => object.policies.flatMap((policy, i) => {
-      const reason = checkPolicy(policy.condition, object);
-      return reason ? [metadataError(object.source, `policies[${i}].condition`, `row policy '${policy.name}' cannot run as a query filter: ${reason}`)] : [];
-    }));
-    if (policyErrors.length > 0) throw new KernelBootError(policyErrors);
-    for (const env of ctx.resolve('runtime.info').environments) {
-      const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, ...(env.schema ? { schema: env.schema } : {}) });
-      databases.set(env.id, db);
-      if (ctx.options.schemaSync !== 'off') {
-        const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });
-        await ensureSequenceTable(db.knex);
-        for (const line of report.lines) ctx.log.info({ environment: env.id }, `schema: ${line}`);
-      }
-      // PostgreSQL's autovacuum keeps its statistics; SQLite's are kept by the engine (sqliteStatistics.ts).
-      if (db.dialect === 'sqlite') {
-        const started = performance.now();
-        const { analyzed } = await refreshStatistics(db.knex);
-        if (analyzed.length > 0) {
-          const tables = analyzed.map((a) => `${a.table} (${a.rows} rows)`).join(', ');
-          ctx.log.info({ environment: env.id, ms: Math.round(performance.now() - started) }, `statistics: analyzed ${tables}`);
+    const problems = policyErrors(objects);
+    if (problems.length > 0) throw new KernelBootError(problems);
+    try {
+      for (const env of ctx.resolve('runtime.info').environments) {
+        const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, ...(env.schema ? { schema: env.schema } : {}) });
+        databases.set(env.id, db);
+        if (ctx.options.schemaSync !== 'off') {
+          const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });
+          await ensureSequenceTable(db.knex);
+          // One line per sync; each change at debug level.
+          if (report.actions.length > 0) ctx.log.info({ environment: env.id }, `schema: ${summarizeSchema(report.actions)}`);
+          for (const line of report.lines) ctx.log.debug({ environment: env.id }, `schema: ${line}`);
+        }
+        // PostgreSQL's autovacuum keeps its statistics; SQLite's are kept by the engine (sqliteStatistics.ts).
+        if (db.dialect === 'sqlite') {
+          const started = performance.now();
+          const { analyzed } = await refreshStatistics(db.knex);
+          if (analyzed.length > 0) {
+            const tables = analyzed.map((a) => `${a.table} (${a.rows} rows)`).join(', ');
+            ctx.log.info({ environment: env.id, ms: Math.round(performance.now() - started) }, `statistics: analyzed ${tables}`);
+          }
         }
       }
+    } catch (error) {
+      // A refused schema change or an unreachable database fails the boot: the kernel does not stop
+      // a plugin whose start failed, so what this start opened is closed here (open pools keep the
+      // process alive).
+      await Promise.all([...databases.values()].map((db) => db.close().catch(() => undefined)));
+      databases.clear();
+      throw error;
     }
   },
   async stop(ctx) {

@@ -1,8 +1,8 @@
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { KernelBootError } from '../../kernel/errors.ts';
-import { loadApps } from '../../metadata/loadApps.ts';
 import type { LoadedApp, ResolvedObject } from '../../metadata/types.ts';
+import { loadMetadata } from './loadMetadata.ts';
 import { metadataVersion } from './metadataVersion.ts';
 
 interface MetaState {
@@ -45,11 +45,7 @@ export default definePlugin({
   async start(ctx) {
     const state = states.get(ctx)!;
     state.started = true;
-    const { apps, objects, errors } = await loadApps([...ctx.resolve('runtime.info').apps, ...state.contributed]);
-    for (const app of apps) {
-      if (!state.contributed.includes(app.dir)) continue;
-      for (const object of app.objects) objects.set(object.name, Object.assign(object, { system: true }));
-    }
+    const { apps, objects, errors } = await loadMetadata(ctx.resolve('runtime.info').apps, state.contributed);
     if (errors.length > 0) throw new KernelBootError(errors);
     state.apps = apps;
     state.objects = objects;

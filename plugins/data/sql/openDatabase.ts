@@ -141,7 +141,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   const schema = options.schema ?? null;
   if (schema !== null && !SCHEMA_NAME.test(schema)) {
     throw codedError('CONFIG_INVALID', {
-      path: 'database.schema',
+      path: 'environments',
       reason: `'${schema}' is not a valid schema name (lowercase letters, digits and _; at most 63 characters)`,
     });
   }

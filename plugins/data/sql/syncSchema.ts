@@ -37,9 +37,9 @@ export async function syncSchema(knex: Knex, objects: readonly ResolvedObject[],
   if (destructive.length > 0 && !options.destructive) {
     throw codedError('SCHEMA_CHANGE_REFUSED', {
       count: destructive.length,
-      lines: destructive.map((a) => `  - ${describeAction(a)}`).join('\n'),
+      lines: destructive.map((a) => `      ${describeAction(a)}`).join('\n'),
       changes: destructive.map(describeAction),
-      fix: 'restore the fields in the metadata, or run the sync with destructive: true to accept the loss',
+      fix: "restore the fields in the metadata, or set plugins.data.schemaSync: 'destructive' for one start to accept the loss",
     });
   }
   if (options.dryRun || actions.length === 0) return { applied: false, actions, lines };
