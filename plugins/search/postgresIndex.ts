@@ -124,7 +124,9 @@ export function tsvectorLiteral(entry: FieldWords): string {
     if (!list) positions.set(word, (list = []));
     if (i < MAX_POSITION && list.length < MAX_POSITIONS_PER_WORD) list.push(i + 1);
   });
-  const words = [...positions.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const words = [...positions.keys()].map((word) => ({ word, bytes: Buffer.from(word) }))
+    .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+    .map((w) => w.word);
   return words.map((word) => {
     const list = positions.get(word)!;
     return list.length === 0 ? lexeme(word) : `${lexeme(word)}:${list.map((p) => `${p}${letter}`).join(',')}`;
