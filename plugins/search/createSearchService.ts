@@ -7,7 +7,7 @@ import type { Logger } from '../../kernel/logger.ts';
 import { fetchVisible } from './fetchVisible.ts';
 import { readFull } from './readFull.ts';
 import { prepareEnvironment, rebuildObject } from './rebuildIndex.ts';
-import { buildDocument, documentChanged, searchPlan, type IndexedField, type IndexedObject } from './searchPlan.ts';
+import { buildDocument, documentChanged, entryChanges, searchPlan, type IndexedField, type IndexedObject } from './searchPlan.ts';
 import { storeFor } from './storeFor.ts';
 import { queryTerms } from './tokenize.ts';
 
@@ -66,9 +66,15 @@ export function createSearchService(engine: DataEngine, metadata: MetadataRegist
       if (!indexed) return;
       const record = (await readFull(tx, indexed, environmentId, [id])).get(id);
       if (record && previous && !documentChanged(indexed, previous, record)) return;
-      await tx.withDatabase(environmentId, (db) => (record
-        ? storeFor(db).write(db.knex, object, id, buildDocument(indexed, record))
-        : storeFor(db).remove(db.knex, object, [id])));
+      await tx.withDatabase(environmentId, async (db) => {
+        const store = storeFor(db);
+        if (!record) return store.remove(db.knex, object, [id]);
+        if (!previous) return store.write(db.knex, object, id, buildDocument(indexed, record));
+        // Only the entries of fields whose words changed are written again.
+        const { write, drop } = entryChanges(buildDocument(indexed, previous), buildDocument(indexed, record));
+        await store.remove(db.knex, object, [id], drop);
+        await store.writeNew(db.knex, object, [{ id, document: write }]);
+      });
     },
 
     async remove(tx, environmentId, object, id) {

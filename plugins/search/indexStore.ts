@@ -41,8 +41,8 @@ export interface IndexStore {
   write(knex: Knex, object: string, id: string, document: SearchDocument): Promise<void>;
   /** Index records the index does not hold yet (a rebuild after clear), a few statements per batch. */
   writeNew(knex: Knex, object: string, entries: ReadonlyArray<{ id: string; document: SearchDocument }>): Promise<void>;
-  /** Drop every entry of these records. */
-  remove(knex: Knex, object: string, ids: readonly string[]): Promise<void>;
+  /** Drop every entry of these records, or only those of `fields`. */
+  remove(knex: Knex, object: string, ids: readonly string[], fields?: readonly string[]): Promise<void>;
   /** Drop every entry of an object. */
   clear(knex: Knex, object: string): Promise<void>;
   /** Records that have at least one entry. */

@@ -44,8 +44,12 @@ export const postgresIndex: IndexStore = {
     }
   },
 
-  async remove(knex, object, ids) {
-    if (ids.length > 0) await knex.raw(`delete from ${TABLE} where object = ? and record_id = any(?)`, [object, [...ids]]);
+  async remove(knex, object, ids, fields) {
+    if (ids.length === 0 || fields?.length === 0) return;
+    await knex.raw(
+      `delete from ${TABLE} where object = ? and record_id = any(?)${fields ? ' and field = any(?)' : ''}`,
+      [object, [...ids], ...(fields ? [[...fields]] : [])],
+    );
   },
 
   async clear(knex, object) {

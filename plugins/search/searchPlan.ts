@@ -80,3 +80,14 @@ export function buildDocument(indexed: IndexedObject, record: DataRecord): Searc
 export function documentChanged(indexed: IndexedObject, previous: DataRecord, record: DataRecord): boolean {
   return indexed.fields.some((field) => (previous[field.name] ?? null) !== (record[field.name] ?? null));
 }
+
+/**
+ * What an update changes in a record's entries: the entries to write (new or with other words)
+ * and the fields whose entries go (now without words, or written anew).
+ */
+export function entryChanges(before: SearchDocument, after: SearchDocument): { write: SearchDocument; drop: string[] } {
+  const old = new Map(before.map((e) => [e.field, e.words.join(' ')]));
+  const write = after.filter((e) => old.get(e.field) !== e.words.join(' '));
+  const kept = new Set(after.map((e) => e.field));
+  return { write, drop: [...before.filter((e) => !kept.has(e.field)).map((e) => e.field), ...write.filter((e) => old.has(e.field)).map((e) => e.field)] };
+}

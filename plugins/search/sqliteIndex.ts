@@ -53,12 +53,15 @@ export const sqliteIndex: IndexStore = {
     }
   },
 
-  async remove(knex, object, ids) {
+  async remove(knex, object, ids, fields) {
+    if (fields?.length === 0) return;
+    const only = fields ? ` and field in (${fields.map(() => '?').join(', ')})` : '';
     for (let i = 0; i < ids.length; i += ID_BATCH) {
       const chunk = ids.slice(i, i + ID_BATCH);
-      const list = chunk.map(() => '?').join(', ');
-      await knex.raw(`delete from ${TEXT} where rowid in (select id from ${ENTRIES} where object = ? and record_id in (${list}))`, [object, ...chunk]);
-      await knex.raw(`delete from ${ENTRIES} where object = ? and record_id in (${list})`, [object, ...chunk]);
+      const where = `object = ? and record_id in (${chunk.map(() => '?').join(', ')})${only}`;
+      const bindings = [object, ...chunk, ...(fields ?? [])];
+      await knex.raw(`delete from ${TEXT} where rowid in (select id from ${ENTRIES} where ${where})`, bindings);
+      await knex.raw(`delete from ${ENTRIES} where ${where}`, bindings);
     }
   },
 

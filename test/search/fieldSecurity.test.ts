@@ -111,6 +111,10 @@ for (const driver of await drivers()) {
       t.same(idsOf(await admin().search('quarterly')), [], 'and without the replaced ones');
       t.same(idsOf(await member().search('revised')), [report], 'the member finds the new words');
       t.same(idsOf(await member().search('zanzibar')), [], 'but still not the hidden ones');
+      t.equal((await member().send('PATCH', `/api/v1/data/case_file/${report}`, { notes: null })).status, 200, 'the member clears notes');
+      t.same(idsOf(await admin().search('revised')), [], 'the words of the cleared field are gone');
+      t.same(idsOf(await admin().search('zanzibar harbour')), [report], 'those of the others stay');
+      t.equal((await member().send('PATCH', `/api/v1/data/case_file/${report}`, { notes: 'revised figures' })).status, 200, 'and writes it again');
       const own = await member().send('POST', '/api/v1/data/case_file', { title: 'Member memo' });
       t.equal(own.status, 201, 'a member creates a record');
       t.same(idsOf(await admin().search('memo')), [own.body.id], 'which is indexed');

@@ -1,7 +1,7 @@
 /** The pure parts of search: words, query terms, documents, index literals, entry digests, plan fingerprints. */
 import t from 'tap';
 import { tsqueryLiteral, tsvectorLiteral } from '../../plugins/search/postgresIndex.ts';
-import { buildDocument, documentChanged, MAX_DOCUMENT_CHARS, searchPlan } from '../../plugins/search/searchPlan.ts';
+import { buildDocument, documentChanged, entryChanges, MAX_DOCUMENT_CHARS, searchPlan } from '../../plugins/search/searchPlan.ts';
 import { sameEntries } from '../../plugins/search/repairDrift.ts';
 import { MAX_QUERY_TERMS, queryTerms, tokenize } from '../../plugins/search/tokenize.ts';
 import { resolvedObject } from '../harness/fixtures.ts';
@@ -86,4 +86,14 @@ t.test('buildDocument: an entry per field, the text capped', async (t) => {
   t.equal(documentChanged(indexed, { title: 'a', code: 'x' }, { title: 'a', code: 'y' }), false, 'an unsearchable change does not touch the index');
   t.equal(documentChanged(indexed, { title: 'a' }, { title: 'b' }), true, 'a searchable one does');
   t.equal(documentChanged(indexed, { body: null }, {}), false, 'null and absent are the same');
+});
+
+t.test('entryChanges: an update writes the entries whose words changed and drops the emptied ones', async (t) => {
+  const entry = (field: string, words: string[]) => ({ field, weight: 1 as const, words });
+  const before = [entry('title', ['acme']), entry('body', ['old', 'text']), entry('kind', ['a'])];
+  t.same(entryChanges(before, [entry('title', ['acme']), entry('body', ['new', 'text']), entry('notes', ['added'])]), {
+    write: [entry('body', ['new', 'text']), entry('notes', ['added'])],
+    drop: ['kind', 'body'],
+  }, 'body rewritten, notes added, kind emptied; title untouched');
+  t.same(entryChanges(before, before), { write: [], drop: [] }, 'nothing changed, nothing written');
 });
