@@ -1,4 +1,4 @@
-import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
+import type { DataEngine, DataRecord, ListResult } from '../../capabilities/dataEngine.ts';
 import { md5, type EntryDigest, type IndexStore } from './indexStore.ts';
 import { readFull, systemContext } from './readFull.ts';
 import { buildDocument, type IndexedObject } from './searchPlan.ts';
@@ -34,10 +34,13 @@ export async function repairDrift(engine: DataEngine, indexed: IndexedObject, en
   const ctx = systemContext(environmentId);
   const select = ['id', ...indexed.fields.map((f) => f.name)];
   const store = await engine.withDatabase(environmentId, async (db) => storeFor(db));
+  const read = (cursor: string | null) => engine.query(indexed.name, { select, orderBy: 'id', limit: indexed.pageSize, ...(cursor ? { cursor } : {}) }, ctx, { total: false });
   let expectedWithEntries = 0;
-  let cursor: string | null | undefined = null;
-  do {
-    const page = await engine.query(indexed.name, { select, orderBy: 'id', limit: indexed.pageSize, ...(cursor ? { cursor } : {}) }, ctx, { total: false });
+  let next: Promise<ListResult> | null = read(null);
+  while (next) {
+    const page: ListResult = await next;
+    // The next page is read while this one is compared.
+    next = page.nextCursor ? read(page.nextCursor) : null;
     const ids = page.items.map((r) => String(r.id));
     const held = await engine.withDatabase(environmentId, (db) => store.digests(db.knex, indexed.name, ids));
     const stale: string[] = [];
@@ -53,8 +56,7 @@ export async function repairDrift(engine: DataEngine, indexed: IndexedObject, en
     if (stale.length + missing.length > 0) await rewrite(engine, indexed, environmentId, [...stale, ...missing]);
     note('stale', stale);
     note('missing', missing);
-    cursor = page.nextCursor;
-  } while (cursor);
+  }
 
   const indexedRecords = await engine.withDatabase(environmentId, (db) => store.count(db.knex, indexed.name));
   if (indexedRecords > expectedWithEntries) note('orphaned', await removeOrphans(engine, indexed, environmentId));
