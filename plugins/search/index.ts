@@ -17,7 +17,9 @@ const services = new WeakMap<object, SearchService>();
 /**
  * Full-text search: an index per environment database (SQLite FTS5, PostgreSQL tsvector + GIN)
  * over the searchable fields, kept in step by the data hooks inside each write's transaction.
- * The index only finds and ranks ids; records are read through the data engine as the caller.
+ * The index keeps each searchable field of a record apart and a search matches and scores the
+ * caller only on the fields it may read; it finds and ranks ids, and records are read through the
+ * data engine as the caller.
  */
 export default definePlugin({
   name: 'search',

@@ -128,13 +128,19 @@ export function tsvectorLiteral(entry: FieldWords): string {
     if (!list) positions.set(word, (list = []));
     if (i < MAX_POSITION && list.length < MAX_POSITIONS_PER_WORD) list.push(i + 1);
   });
-  const words = [...positions.keys()].map((word) => ({ word, bytes: Buffer.from(word) }))
-    .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
-    .map((w) => w.word);
-  return words.map((word) => {
+  return byteOrder([...positions.keys()]).map((word) => {
     const list = positions.get(word)!;
     return list.length === 0 ? lexeme(word) : `${lexeme(word)}:${list.map((p) => `${p}${letter}`).join(',')}`;
   }).join(' ');
+}
+
+/** Above U+D7FF, UTF-16 code unit order (JavaScript's) and UTF-8 byte order (PostgreSQL's) part ways. */
+const HIGH = /[\uD800-\uFFFF]/;
+
+/** Words in UTF-8 byte order; JavaScript's own order when it is the same (no character above U+D7FF). */
+function byteOrder(words: string[]): string[] {
+  if (!words.some((word) => HIGH.test(word))) return words.sort();
+  return words.map((word) => ({ word, bytes: Buffer.from(word) })).sort((a, b) => Buffer.compare(a.bytes, b.bytes)).map((w) => w.word);
 }
 
 /** `'acme' & 'corp':*`: the terms joined by `&` (every one must match) or `|`; the last one as a prefix when asked. */

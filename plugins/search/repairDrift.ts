@@ -41,6 +41,8 @@ export async function repairDrift(engine: DataEngine, indexed: IndexedObject, en
     const page: ListResult = await next;
     // The next page is read while this one is compared.
     next = page.nextCursor ? read(page.nextCursor) : null;
+    // Awaited at the next turn; if this one fails first, its failure is not left unhandled.
+    next?.catch(() => undefined);
     const ids = page.items.map((r) => String(r.id));
     const held = await engine.withDatabase(environmentId, (db) => store.digests(db.knex, indexed.name, ids));
     const stale: string[] = [];
