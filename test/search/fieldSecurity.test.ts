@@ -147,5 +147,15 @@ for (const driver of await drivers()) {
       s = await boot();
       t.same(s.logs.map((l) => l.msg).filter((m) => m.startsWith('search:')), [], 'an index in step is left alone');
     });
+
+    await t.test('a permission granted later applies to the next search, without re-indexing', async (t) => {
+      adminToken = (await signIn(s.rt)).token;
+      const session = await signIn(s.rt, MEMBER.email, MEMBER.password);
+      memberToken = session.token;
+      const granted = await admin().send('POST', '/api/v1/data/sys_user_permission_set', { user_id: String(session.user.id), permission_set: String(set.body.id) });
+      t.equal(granted.status, 201, 'the member is given the set that reads secret');
+      t.same(idsOf(await member().search('zanzibar')), [report], 'and now finds the record by its words');
+      t.same(idsOf(await member().search('zanz')), [report], 'and by a prefix');
+    });
   });
 }
