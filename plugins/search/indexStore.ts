@@ -53,6 +53,11 @@ export interface IndexStore {
   storedText(entry: FieldWords): string;
   /** Ids of records with entries, above `after` in the store's order, at most `limit`, ascending. */
   recordIds(knex: Knex, object: string, after: string | null, limit: number): Promise<string[]>;
+  /**
+   * Check that the driver's own inverted index agrees with the text it was built from, and
+   * rebuild it from that text when it does not; answers what was wrong, null when nothing was.
+   */
+  verify(knex: Knex): Promise<string | null>;
   /** Hold these records' entries until the transaction ends, so a repair does not race a write. */
   lock(knex: Knex, object: string, ids: readonly string[]): Promise<void>;
   /** Matching records, best first (ties by id), every term matching in a readable field. */

@@ -24,6 +24,10 @@ export async function prepareEnvironment(
     return readFingerprints(db.knex);
   });
   if (!options.rebuild) return;
+  const broken = await engine.withDatabase(environmentId, (db) => storeFor(db).verify(db.knex));
+  if (broken !== null) {
+    log.warn({ environment: environmentId, reason: broken }, 'search: the full-text index did not match its stored text and was rebuilt from it');
+  }
   for (const indexed of plan.values()) {
     const at = { environment: environmentId, object: indexed.name };
     const reason = staleness(indexed, stored.get(indexed.name));
