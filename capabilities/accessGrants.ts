@@ -1,4 +1,5 @@
 import type { Principal } from './authSession.ts';
+import type { DataContext } from './dataEngine.ts';
 import { defineCapability } from './defineCapability.ts';
 
 export type AccessOperation = 'read' | 'edit';
@@ -71,6 +72,12 @@ export interface AccessGrants {
   objectAccess(principal: Principal, object: string): Promise<ObjectAccess>;
   /** Dry run of a sharing rule for one user. */
   evaluateRule(environmentId: string, rule: SharingRuleInput, userId: string): Promise<RuleEvaluation>;
+  /**
+   * The fields of `fields` the caller may read under field-level security, as the engine decides
+   * them for its reads (every field for engine work and calls without a principal). For side
+   * indexes that must not match a caller on what it may not read.
+   */
+  readableFields(ctx: DataContext, object: string, fields: readonly string[]): Promise<string[]>;
 }
 
 export const accessGrants = defineCapability<AccessGrants>()({

@@ -1,12 +1,14 @@
 import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
+import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import type { SearchHit, SearchIndex, SearchRequest } from '../../capabilities/searchIndex.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { fetchVisible } from './fetchVisible.ts';
+import { readFull } from './readFull.ts';
 import { prepareEnvironment, rebuildObject } from './rebuildIndex.ts';
-import { buildDocument, searchPlan, type IndexedObject } from './searchPlan.ts';
+import { buildDocument, documentChanged, entryChanges, searchPlan, type IndexedField, type IndexedObject } from './searchPlan.ts';
 import { storeFor } from './storeFor.ts';
 import { queryTerms } from './tokenize.ts';
 
@@ -20,20 +22,37 @@ export const MAX_CANDIDATES = 1000;
 
 export interface SearchService extends SearchIndex {
   plan: ReadonlyMap<string, IndexedObject>;
-  /** Index a stored record, in the transaction of `engine` (a write hook's: the write's). */
-  write(engine: DataEngine, environmentId: string, object: string, record: DataRecord): Promise<void>;
+  /**
+   * Index a stored record, through `engine` (a write hook's: inside the write's transaction), from
+   * a system read of it: never from the writer's view, which lacks the fields the writer may not
+   * read. With `previous` (an update's full record before it), nothing is written when no
+   * searchable field changed.
+   */
+  write(engine: DataEngine, environmentId: string, object: string, id: string, previous?: DataRecord): Promise<void>;
   remove(engine: DataEngine, environmentId: string, object: string, id: string): Promise<void>;
   /** Create the index tables in every environment and, unless told not to, rebuild what is missing or stale. */
   startup(environments: readonly string[], log: Logger, options: { rebuild: boolean }): Promise<void>;
 }
 
 /** The search index behind `search.index`, the data hooks and GET /search. */
-export function createSearchService(engine: DataEngine, database: DataDatabase, metadata: MetadataRegistry): SearchService {
+export function createSearchService(engine: DataEngine, database: DataDatabase, metadata: MetadataRegistry, grants: AccessGrants): SearchService {
   let plan: { version: string; objects: Map<string, IndexedObject> } | null = null;
   const planOf = (): Map<string, IndexedObject> => {
     const version = metadata.version();
     if (plan?.version !== version) plan = { version, objects: searchPlan(metadata.objects()) };
     return plan.objects;
+  };
+
+  /** Per object, the searchable fields the caller may read: the only ones a search matches it on. */
+  const readableFields = async (objects: readonly string[], ctx: DataContext) => {
+    const fields = new Map<string, IndexedField[]>();
+    for (const name of objects) {
+      const indexed = planOf().get(name)!;
+      const readable = new Set(await grants.readableFields(ctx, name, indexed.fields.map((f) => f.name)));
+      const list = indexed.fields.filter((f) => readable.has(f.name));
+      if (list.length > 0) fields.set(name, list);
+    }
+    return fields;
   };
 
   return {
@@ -43,15 +62,25 @@ export function createSearchService(engine: DataEngine, database: DataDatabase, 
 
     objects: () => [...planOf().keys()],
 
-    async write(tx, environmentId, object, record) {
+    async write(tx, environmentId, object, id, previous) {
       const indexed = planOf().get(object);
       if (!indexed) return;
-      await database.withDatabase(environmentId, (db) => storeFor(db).write(db.knex, object, String(record.id), buildDocument(indexed, record)), tx);
+      const record = (await readFull(tx, indexed, environmentId, [id])).get(id);
+      if (record && previous && !documentChanged(indexed, previous, record)) return;
+      await database.withDatabase(environmentId, async (db) => {
+        const store = storeFor(db);
+        if (!record) return store.remove(db.knex, object, [id]);
+        if (!previous) return store.write(db.knex, object, id, buildDocument(indexed, record));
+        // Only the entries of fields whose words changed are written again.
+        const { write, drop } = entryChanges(buildDocument(indexed, previous), buildDocument(indexed, record));
+        await store.remove(db.knex, object, [id], drop);
+        await store.writeNew(db.knex, object, [{ id, document: write }]);
+      }, tx);
     },
 
     async remove(tx, environmentId, object, id) {
       if (!planOf().has(object)) return;
-      await database.withDatabase(environmentId, (db) => storeFor(db).remove(db.knex, object, id), tx);
+      await database.withDatabase(environmentId, (db) => storeFor(db).remove(db.knex, object, [id]), tx);
     },
 
     async startup(environments, log, options) {
@@ -76,12 +105,14 @@ export function createSearchService(engine: DataEngine, database: DataDatabase, 
         throw codedError('VALIDATION_ERROR', { summary: `no searchable fields on ${unknown.map((n) => `'${n.slice(0, 64)}'`).join(', ')}`, errors: unknown.map((n) => ({ path: 'object', message: `'${n.slice(0, 64)}' has no searchable fields` })) });
       }
       if (!terms || objects.length === 0) return { items: [] };
+      const fields = await readableFields(objects, ctx);
+      if (fields.size === 0) return { items: [] };
       const limit = Math.min(Math.max(1, Math.floor(request.limit ?? DEFAULT_LIMIT)), MAX_LIMIT);
       // Read twice the page per round: some candidates may be hidden from the caller.
       const batch = Math.min(Math.max(limit * 2, 20), MAX_CANDIDATES);
       const items: SearchHit[] = [];
       for (let offset = 0; offset < MAX_CANDIDATES && items.length < limit; offset += batch) {
-        const candidates = await database.withDatabase(ctx.environmentId, (db) => storeFor(db).candidates(db.knex, { terms, objects, limit: batch, offset }));
+        const candidates = await database.withDatabase(ctx.environmentId, (db) => storeFor(db).candidates(db.knex, { terms, fields, limit: batch, offset }));
         const records = await fetchVisible(engine, metadata, candidates, ctx);
         for (const candidate of candidates) {
           const record = records.get(`${candidate.object}\u0000${candidate.id}`);

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { createSearchService, type SearchService } from './createSearchService.ts';
-import { documentChanged } from './searchPlan.ts';
 import { addSearchRoute } from './searchRoute.ts';
 
 const optionsSchema = z.strictObject({
@@ -18,31 +17,31 @@ const services = new WeakMap<object, SearchService>();
 /**
  * Full-text search: an index per environment database (SQLite FTS5, PostgreSQL tsvector + GIN)
  * over the searchable fields, kept in step by the data hooks inside each write's transaction.
- * The index only finds and ranks ids; records are read through the data engine as the caller.
+ * The index keeps each searchable field of a record apart and a search matches and scores the
+ * caller only on the fields it may read; it finds and ranks ids, and records are read through the
+ * data engine as the caller.
  */
 export default definePlugin({
   name: 'search',
   version: '16.0.0',
   kernel: '^16.0.0',
-  requires: ['data.engine', 'data.database', 'metadata.registry', 'http.routes', 'runtime.info'],
+  requires: ['data.engine', 'data.database', 'access.grants', 'metadata.registry', 'http.routes', 'runtime.info'],
   provides: ['search.index'],
   options: optionsSchema,
   timeoutMs: 600_000,
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
-    const service = createSearchService(ctx.resolve('data.engine'), ctx.resolve('data.database'), metadata);
+    const service = createSearchService(ctx.resolve('data.engine'), ctx.resolve('data.database'), metadata, ctx.resolve('access.grants'));
     services.set(ctx, service);
     // Consumers get the capability's methods only; the hooks' write and remove stay inside.
     ctx.provide('search.index', { search: service.search, objects: service.objects, rebuild: service.rebuild });
     addSearchRoute(ctx.resolve('http.routes'), service, metadata);
 
     // Write hooks get the engine bound to the write's transaction: the index commits or rolls back with it.
-    ctx.hook('data.afterInsert', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, event.record!), { priority: HOOK_PRIORITY });
-    ctx.hook('data.afterUpdate', (event: HookEvent) => {
-      const indexed = service.plan.get(event.object);
-      if (!indexed || !documentChanged(indexed, event.previous!, event.record!)) return;
-      return service.write(event.engine, event.ctx.environmentId, event.object, event.record!);
-    }, { priority: HOOK_PRIORITY });
+    // The record is read again in a system context: event.record is the writer's view of it.
+    ctx.hook('data.afterInsert', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, String(event.record!.id)), { priority: HOOK_PRIORITY });
+    // event.previous is the full stored record (every field), compared with the full one after the write.
+    ctx.hook('data.afterUpdate', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, String(event.previous!.id), event.previous!), { priority: HOOK_PRIORITY });
     ctx.hook('data.afterDelete', (event: HookEvent) => service.remove(event.engine, event.ctx.environmentId, event.object, String(event.previous!.id)), { priority: HOOK_PRIORITY });
   },
   async start(ctx) {

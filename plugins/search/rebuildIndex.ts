@@ -1,19 +1,20 @@
 import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
-import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
+import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { storeFor } from './storeFor.ts';
 import { ensureStateTable, readFingerprints, writeFingerprint } from './indexState.ts';
+import { systemContext } from './readFull.ts';
+import { repairDrift } from './repairDrift.ts';
 import { buildDocument, type IndexedObject } from './searchPlan.ts';
 
 /** A progress line per this many records of one object. */
 const PROGRESS_EVERY = 10_000;
 
-const systemContext = (environmentId: string): DataContext => ({ environmentId, principal: null, system: true });
-
 /**
  * At start: create the index tables, then rebuild the index of every object whose index is
- * missing, was built from other fields or weights (fingerprint), or does not hold one document
- * per record (rows written around the engine); drop the index of objects no longer searchable.
+ * missing or was built from other fields or weights (fingerprint), check every other index against
+ * the records and repair what drifted (rows written around the engine, a lost or altered entry);
+ * drop the index of objects no longer searchable.
  */
 export async function prepareEnvironment(
   engine: DataEngine, database: DataDatabase, plan: ReadonlyMap<string, IndexedObject>, environmentId: string, log: Logger, options: { rebuild: boolean },
@@ -24,10 +25,23 @@ export async function prepareEnvironment(
     return readFingerprints(db.knex);
   });
   if (!options.rebuild) return;
+  const broken = await database.withDatabase(environmentId, (db) => storeFor(db).verify(db.knex));
+  if (broken !== null) {
+    log.warn({ environment: environmentId, reason: broken }, 'search: the full-text index did not match its stored text and was rebuilt from it');
+  }
   for (const indexed of plan.values()) {
-    const reason = await staleness(engine, database, indexed, environmentId, stored.get(indexed.name));
-    if (reason === null) continue;
     const at = { environment: environmentId, object: indexed.name };
+    const reason = staleness(indexed, stored.get(indexed.name));
+    if (reason === null) {
+      const started = Date.now();
+      const drift = await repairDrift(engine, database, indexed, environmentId);
+      const total = drift.stale + drift.missing + drift.orphaned;
+      if (total > 0) {
+        log.warn({ ...at, ids: drift.ids, ms: Date.now() - started },
+          `search: repaired ${total} drifted document(s) of ${indexed.name} (${drift.stale} stale, ${drift.missing} missing, ${drift.orphaned} orphaned)`);
+      }
+      continue;
+    }
     log.info(at, `search: rebuilding the index of ${indexed.name} (${reason})`);
     const started = Date.now();
     const written = await rebuildObject(engine, database, indexed, environmentId, (n) => log.info(at, `search: ${indexed.name}: ${n} records indexed so far`));
@@ -43,12 +57,11 @@ export async function prepareEnvironment(
   }
 }
 
-async function staleness(engine: DataEngine, database: DataDatabase, indexed: IndexedObject, environmentId: string, fingerprint: string | undefined): Promise<string | null> {
+/** Why an object's index must be built again from scratch; null when it only needs checking. */
+function staleness(indexed: IndexedObject, fingerprint: string | undefined): string | null {
   if (fingerprint === undefined) return 'no index yet';
   if (fingerprint !== indexed.fingerprint) return 'searchable fields or weights changed';
-  const documents = await database.withDatabase(environmentId, (db) => storeFor(db).count(db.knex, indexed.name));
-  const records = (await engine.query(indexed.name, { select: ['id'], limit: 1 }, systemContext(environmentId))).total ?? 0;
-  return documents === records ? null : `the index holds ${documents} document(s) for ${records} record(s)`;
+  return null;
 }
 
 /**

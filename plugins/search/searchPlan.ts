@@ -4,7 +4,7 @@ import type { ResolvedObject, SearchWeight } from '../../metadata/types.ts';
 import { tokenize } from './tokenize.ts';
 
 /** Bumped when the way documents are built changes, so every index is rebuilt once. */
-const DOCUMENT_FORMAT = 1;
+const DOCUMENT_FORMAT = 2;
 
 /** Searchable text indexed per record (sum of its words' lengths); the rest is left out. */
 export const MAX_DOCUMENT_CHARS = 100_000;
@@ -26,8 +26,18 @@ export interface IndexedObject {
   fingerprint: string;
 }
 
-/** Words of a record per weight class: `[weight 1, weight 2, weight 3, weight 4]`. */
-export type SearchDocument = [string[], string[], string[], string[]];
+/** The words of one searchable field of a record, with the field's weight. */
+export interface FieldWords {
+  field: string;
+  weight: SearchWeight;
+  words: string[];
+}
+
+/**
+ * A record as the index holds it: one entry per searchable field that has words, in declaration
+ * order. Entries are kept apart so that a search matches a caller only on the fields it may read.
+ */
+export type SearchDocument = FieldWords[];
 
 /** The objects that have an index: those with searchable fields. */
 export function searchPlan(objects: readonly ResolvedObject[]): Map<string, IndexedObject> {
@@ -43,18 +53,25 @@ export function searchPlan(objects: readonly ResolvedObject[]): Map<string, Inde
   return plan;
 }
 
-/** The words of a record's searchable fields, grouped by weight, capped at MAX_DOCUMENT_CHARS. */
+/**
+ * The words of a record's searchable fields, one entry per field with words, capped at
+ * MAX_DOCUMENT_CHARS over the whole record. `record` must be the full record (a system read):
+ * a writer's view lacks the fields it may not read, and their words would be lost.
+ */
 export function buildDocument(indexed: IndexedObject, record: DataRecord): SearchDocument {
-  const document: SearchDocument = [[], [], [], []];
+  const document: SearchDocument = [];
   let budget = MAX_DOCUMENT_CHARS;
   for (const field of indexed.fields) {
     const value = record[field.name];
     if (value === null || value === undefined) continue;
+    const words: string[] = [];
     for (const token of tokenize(typeof value === 'string' ? value : String(value))) {
       budget -= token.length + 1;
-      if (budget < 0) return document;
-      document[field.weight - 1].push(token);
+      if (budget < 0) break;
+      words.push(token);
     }
+    if (words.length > 0) document.push({ field: field.name, weight: field.weight, words });
+    if (budget < 0) break;
   }
   return document;
 }
@@ -62,4 +79,15 @@ export function buildDocument(indexed: IndexedObject, record: DataRecord): Searc
 /** Whether an update changed what the index holds for the record. */
 export function documentChanged(indexed: IndexedObject, previous: DataRecord, record: DataRecord): boolean {
   return indexed.fields.some((field) => (previous[field.name] ?? null) !== (record[field.name] ?? null));
+}
+
+/**
+ * What an update changes in a record's entries: the entries to write (new or with other words)
+ * and the fields whose entries go (now without words, or written anew).
+ */
+export function entryChanges(before: SearchDocument, after: SearchDocument): { write: SearchDocument; drop: string[] } {
+  const old = new Map(before.map((e) => [e.field, e.words.join(' ')]));
+  const write = after.filter((e) => old.get(e.field) !== e.words.join(' '));
+  const kept = new Set(after.map((e) => e.field));
+  return { write, drop: [...before.filter((e) => !kept.has(e.field)).map((e) => e.field), ...write.filter((e) => old.has(e.field)).map((e) => e.field)] };
 }

@@ -1,87 +1,144 @@
-import { CLASS_WEIGHTS, rowsOf, type Candidate, type CandidateQuery, type IndexStore } from './indexStore.ts';
-import type { SearchDocument } from './searchPlan.ts';
-import type { QueryTerms } from './tokenize.ts';
+import type { Knex } from 'knex';
+import { CLASS_WEIGHTS, md5, readablePairs, rowsOf, type Candidate, type CandidateQuery, type EntryDigest, type IndexStore } from './indexStore.ts';
 
-const DOCS = 'osr_search_doc';
-const FTS = 'osr_search_fts';
+const ENTRIES = 'osr_search_entry';
+const TEXT = 'osr_search_text';
+const TERMS = 'osr_search_term';
+/** Tables of the one-document-per-record format, dropped at start. */
+const FORMER = ['osr_search_fts', 'osr_search_doc'];
+
+/** Entries per insert statement (3 bindings each, far below SQLite's 32766). */
+const ENTRY_BATCH = 1000;
+/** Record ids per `in (...)` list. */
+const ID_BATCH = 500;
+/** Term-frequency saturation: a word's weight in a field is tf / (tf + K), so repeats add less and less. */
+const SATURATION = 1.2;
+/** Above every code point: `term < prefix || TOP` bounds the words a prefix begins. */
+const TOP = '\u{10FFFF}';
 
 /**
- * SQLite: one FTS5 table per environment database, one column per weight class, ranked by bm25
- * with the class weights as column weights. FTS5 cannot index its unindexed columns, so the
- * (object, record id) -> rowid map lives in a plain table with a unique index.
+ * SQLite: an FTS5 table with one row per searchable field of a record (`osr_search_text`), the
+ * (object, record id, field) of each row in a plain table (`osr_search_entry`), and the FTS5
+ * vocabulary of instances (`osr_search_term`), from which matching and scoring read how often
+ * each word occurs in each entry. Scores use nothing but the entries the caller may read:
+ * no corpus statistic (bm25's document frequencies and lengths) that other fields or records feed.
  */
 export const sqliteIndex: IndexStore = {
   async ensure(knex) {
-    await knex.raw(`create table if not exists ${DOCS} (id integer primary key, object text not null, record_id text not null, unique (object, record_id))`);
+    for (const table of FORMER) await knex.raw(`drop table if exists ${table}`);
+    await knex.raw(`create table if not exists ${ENTRIES} (id integer primary key, object text not null, record_id text not null, field text not null, unique (object, record_id, field))`);
     // Documents are folded by tokenize(); the tokenizer only splits them again.
-    await knex.raw(`create virtual table if not exists ${FTS} using fts5(w1, w2, w3, w4, tokenize = 'unicode61 remove_diacritics 2')`);
+    await knex.raw(`create virtual table if not exists ${TEXT} using fts5(words, tokenize = 'unicode61 remove_diacritics 2')`);
+    await knex.raw(`create virtual table if not exists ${TERMS} using fts5vocab(${TEXT}, 'instance')`);
   },
 
   async write(knex, object, id, document) {
-    // A new record (the common case) takes two statements; a re-indexed one replaces its row.
-    let [row] = rowsOf<{ id: number }>(await knex.raw(`insert into ${DOCS} (object, record_id) values (?, ?) on conflict (object, record_id) do nothing returning id`, [object, id]));
-    if (!row) {
-      [row] = rowsOf<{ id: number }>(await knex.raw(`select id from ${DOCS} where object = ? and record_id = ?`, [object, id]));
-      await knex.raw(`delete from ${FTS} where rowid = ?`, [row!.id]);
+    await sqliteIndex.remove(knex, object, [id]);
+    await sqliteIndex.writeNew(knex, object, [{ id, document }]);
+  },
+
+  async writeNew(knex, object, records) {
+    const entries = records.flatMap((r) => r.document.map((e) => ({ id: r.id, field: e.field, text: e.words.join(' ') })));
+    for (let i = 0; i < entries.length; i += ENTRY_BATCH) {
+      const chunk = entries.slice(i, i + ENTRY_BATCH);
+      const rows = rowsOf<{ id: number; record_id: string; field: string }>(await knex.raw(
+        `insert into ${ENTRIES} (object, record_id, field) values ${chunk.map(() => '(?, ?, ?)').join(', ')} returning id, record_id, field`,
+        chunk.flatMap((e) => [object, e.id, e.field]),
+      ));
+      const rowids = new Map(rows.map((r) => [`${r.record_id}\u0000${r.field}`, r.id]));
+      await knex.raw(
+        `insert into ${TEXT} (rowid, words) values ${chunk.map(() => '(?, ?)').join(', ')}`,
+        chunk.flatMap((e) => [rowids.get(`${e.id}\u0000${e.field}`)!, e.text]),
+      );
     }
-    await knex.raw(`insert into ${FTS} (rowid, w1, w2, w3, w4) values (?, ?, ?, ?, ?)`, [row!.id, ...columns(document)]);
   },
 
-  async writeNew(knex, object, entries) {
-    if (entries.length === 0) return;
-    const rows = rowsOf<{ id: number; record_id: string }>(await knex.raw(
-      `insert into ${DOCS} (object, record_id) values ${entries.map(() => '(?, ?)').join(', ')} returning id, record_id`,
-      entries.flatMap((e) => [object, e.id]),
-    ));
-    const rowids = new Map(rows.map((r) => [r.record_id, r.id]));
-    await knex.raw(
-      `insert into ${FTS} (rowid, w1, w2, w3, w4) values ${entries.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-      entries.flatMap((e) => [rowids.get(e.id)!, ...columns(e.document)]),
-    );
-  },
-
-  async remove(knex, object, id) {
-    const [row] = rowsOf<{ id: number }>(await knex.raw(`select id from ${DOCS} where object = ? and record_id = ?`, [object, id]));
-    if (!row) return;
-    await knex.raw(`delete from ${FTS} where rowid = ?`, [row.id]);
-    await knex.raw(`delete from ${DOCS} where id = ?`, [row.id]);
+  async remove(knex, object, ids, fields) {
+    if (fields?.length === 0) return;
+    const only = fields ? ` and field in (${fields.map(() => '?').join(', ')})` : '';
+    for (let i = 0; i < ids.length; i += ID_BATCH) {
+      const chunk = ids.slice(i, i + ID_BATCH);
+      const where = `object = ? and record_id in (${chunk.map(() => '?').join(', ')})${only}`;
+      const bindings = [object, ...chunk, ...(fields ?? [])];
+      await knex.raw(`delete from ${TEXT} where rowid in (select id from ${ENTRIES} where ${where})`, bindings);
+      await knex.raw(`delete from ${ENTRIES} where ${where}`, bindings);
+    }
   },
 
   async clear(knex, object) {
-    await knex.raw(`delete from ${FTS} where rowid in (select id from ${DOCS} where object = ?)`, [object]);
-    await knex.raw(`delete from ${DOCS} where object = ?`, [object]);
+    await knex.raw(`delete from ${TEXT} where rowid in (select id from ${ENTRIES} where object = ?)`, [object]);
+    await knex.raw(`delete from ${ENTRIES} where object = ?`, [object]);
   },
 
   async count(knex, object) {
-    const [row] = rowsOf<{ n: number }>(await knex.raw(`select count(*) as n from ${DOCS} where object = ?`, [object]));
+    const [row] = rowsOf<{ n: number }>(await knex.raw(`select count(distinct record_id) as n from ${ENTRIES} where object = ?`, [object]));
     return Number(row?.n ?? 0);
   },
 
-  async candidates(knex, query: CandidateQuery): Promise<Candidate[]> {
-    if (query.objects.length === 0) return [];
-    const objects = query.objects.map(() => '?').join(', ');
-    // bm25() is lower-is-better; its negation makes every score "higher is better" on both drivers.
+  async digests(knex, object, ids) {
+    const found = new Map<string, EntryDigest[]>();
+    for (let i = 0; i < ids.length; i += ID_BATCH) {
+      const chunk = ids.slice(i, i + ID_BATCH);
+      const rows = rowsOf<{ record_id: string; field: string; words: string | null }>(await knex.raw(
+        `select e.record_id as record_id, e.field as field, t.words as words from ${ENTRIES} e left join ${TEXT} t on t.rowid = e.id
+         where e.object = ? and e.record_id in (${chunk.map(() => '?').join(', ')})`,
+        [object, ...chunk],
+      ));
+      for (const row of rows) {
+        // An entry whose text is gone can never equal a record's words.
+        const digest = row.words === null ? '(no text)' : md5(row.words);
+        const list = found.get(row.record_id);
+        if (list) list.push({ field: row.field, digest });
+        else found.set(row.record_id, [{ field: row.field, digest }]);
+      }
+    }
+    return found;
+  },
+
+  storedText: (entry) => entry.words.join(' '),
+
+  async recordIds(knex, object, after, limit) {
+    const rows = rowsOf<{ record_id: string }>(await knex.raw(
+      `select distinct record_id from ${ENTRIES} where object = ?${after === null ? '' : ' and record_id > ?'} order by record_id limit ?`,
+      [object, ...(after === null ? [] : [after]), limit],
+    ));
+    return rows.map((r) => r.record_id);
+  },
+
+  // FTS5 keeps the text and the inverted index apart: an index entry deleted or added through the
+  // FTS5 commands leaves the text as it was, so the digests agree while the words no longer match.
+  async verify(knex) {
+    try {
+      await knex.raw(`insert into ${TEXT} (${TEXT}, rank) values ('integrity-check', 0)`);
+      return null;
+    } catch (error) {
+      await knex.raw(`insert into ${TEXT} (${TEXT}) values ('rebuild')`);
+      return error instanceof Error ? error.message : String(error);
+    }
+  },
+
+  // One writer at a time: a SQLite transaction that writes holds the database until it ends.
+  async lock() {},
+
+  async candidates(knex: Knex, query: CandidateQuery): Promise<Candidate[]> {
+    const pairs = readablePairs(query.fields);
+    if (pairs.length === 0) return [];
+    const { terms, prefix } = query.terms;
+    const hits = terms.map((term, k) => (prefix && k === terms.length - 1
+      ? { sql: `select doc, ${k} as k, count(*) as tf from ${TERMS} where term >= ? and term < ? group by doc`, bindings: [term, term + TOP] }
+      : { sql: `select doc, ${k} as k, count(*) as tf from ${TERMS} where term = ? group by doc`, bindings: [term] }));
+    // Only entries of readable fields join: a word of any other field neither matches nor scores.
     const rows = rowsOf<Candidate>(await knex.raw(
-      `select d.object as object, d.record_id as id, -bm25(${FTS}, ${CLASS_WEIGHTS.join(', ')}) as score
-       from ${FTS} join ${DOCS} d on d.id = ${FTS}.rowid
-       where ${FTS} match ? and d.object in (${objects})
-       order by score desc, d.record_id, d.object
+      `with readable (object, field, factor) as (values ${pairs.map(() => '(?, ?, ?)').join(', ')}),
+       hits as (${hits.map((h) => h.sql).join(' union all ')})
+       select e.object as object, e.record_id as id, sum(r.factor * h.tf / (h.tf + ${SATURATION})) as score
+       from hits h join ${ENTRIES} e on e.id = h.doc join readable r on r.object = e.object and r.field = e.field
+       group by e.object, e.record_id
+       having count(distinct h.k) = ?
+       order by score desc, e.record_id, e.object
        limit ? offset ?`,
-      [matchExpression(query.terms), ...query.objects, query.limit, query.offset],
+      [...pairs.flatMap((p) => [p.object, p.field.name, CLASS_WEIGHTS[p.field.weight - 1]]), ...hits.flatMap((h) => h.bindings), terms.length, query.limit, query.offset],
     ));
     return rows.map((r) => ({ object: r.object, id: r.id, score: Number(r.score) }));
   },
 };
-
-function columns(document: SearchDocument): string[] {
-  return document.map((words) => words.join(' '));
-}
-
-/**
- * An FTS5 query in which every term is a quoted string: `"acme" "corp"*`. Quoting makes AND, OR,
- * NOT, NEAR, `:`, `^`, `*` and parentheses plain text; terms hold letters and digits only, and a
- * double quote would be doubled all the same.
- */
-export function matchExpression({ terms, prefix }: QueryTerms): string {
-  return terms.map((term, i) => `"${term.replace(/"/g, '""')}"${prefix && i === terms.length - 1 ? '*' : ''}`).join(' ');
-}

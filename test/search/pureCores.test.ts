@@ -1,9 +1,8 @@
-/** The pure parts of search: words, query terms, documents, index literals, plan fingerprints. */
-import Database from 'better-sqlite3';
+/** The pure parts of search: words, query terms, documents, index literals, entry digests, plan fingerprints. */
 import t from 'tap';
 import { tsqueryLiteral, tsvectorLiteral } from '../../plugins/search/postgresIndex.ts';
-import { buildDocument, documentChanged, MAX_DOCUMENT_CHARS, searchPlan } from '../../plugins/search/searchPlan.ts';
-import { matchExpression } from '../../plugins/search/sqliteIndex.ts';
+import { buildDocument, documentChanged, entryChanges, MAX_DOCUMENT_CHARS, searchPlan } from '../../plugins/search/searchPlan.ts';
+import { sameEntries } from '../../plugins/search/repairDrift.ts';
 import { MAX_QUERY_TERMS, queryTerms, tokenize } from '../../plugins/search/tokenize.ts';
 import { resolvedObject } from '../harness/fixtures.ts';
 
@@ -29,29 +28,28 @@ t.test('queryTerms: distinct words, a prefix for the word being typed', async (t
 
 t.test('index query literals quote every term', async (t) => {
   const terms = { terms: ['acme', 'corp'], prefix: true };
-  t.equal(matchExpression(terms), '"acme" "corp"*');
-  t.equal(matchExpression({ terms: ['a"b'], prefix: false }), '"a""b"', 'a double quote is doubled');
   t.equal(tsqueryLiteral(terms), "'acme' & 'corp':*");
+  t.equal(tsqueryLiteral(terms, ' | '), "'acme' | 'corp':*", 'or any term');
   t.equal(tsqueryLiteral({ terms: ["it's", 'a\\b'], prefix: false }), "'it''s' & 'a\\\\b'", 'quotes doubled, backslashes escaped');
-  t.equal(tsvectorLiteral([['body', 'acme'], [], [], ['acme', 'corp']]), "'acme':1A,4D 'corp':2A 'body':3D", 'heaviest class first; each position carries its weight letter');
-  t.equal(tsvectorLiteral([[], [], [], []]), '', 'an empty document is an empty vector');
-  const repeated = tsvectorLiteral([Array.from({ length: 300 }, () => 'same'), [], [], []]);
-  t.equal(repeated.split(',').length, 256, 'at most 256 positions per word');
 });
 
-t.test('user text passed raw breaks FTS5; the quoted expression does not', async (t) => {
-  const db = new Database(':memory:');
-  t.teardown(() => db.close());
-  db.exec("create virtual table f using fts5(w1, w2, w3, w4, tokenize = 'unicode61 remove_diacritics 2')");
-  db.prepare('insert into f (rowid, w1, w2, w3, w4) values (1, ?, ?, ?, ?)').run('', '', 'syntax mongoose', '');
-  const match = (expression: string) => db.prepare('select rowid from f where f match ?').all(expression).map((r) => (r as { rowid: number }).rowid);
-  for (const q of ['"unterminated', 'a AND', '(', 'title:x', 'NEAR(', '*', "it's"]) {
-    t.throws(() => match(q), `raw ${JSON.stringify(q)} is an FTS5 syntax error`);
-    const terms = queryTerms(q);
-    t.doesNotThrow(() => (terms ? match(matchExpression(terms)) : []), `quoted ${JSON.stringify(q)} is not`);
-  }
-  t.same(match('mongoose OR zebra'), [1], 'raw, OR is an operator');
-  t.same(match(matchExpression(queryTerms('mongoose OR zebra')!)), [], 'quoted, it is a word to find');
+t.test('tsvectorLiteral writes a field as PostgreSQL prints it', async (t) => {
+  t.equal(tsvectorLiteral({ field: 'title', weight: 4, words: ['corp', 'acme', 'corp'] }), "'acme':2A 'corp':1A,3A", 'words in byte order, each position with the weight letter');
+  t.equal(tsvectorLiteral({ field: 'body', weight: 1, words: ['b', 'a'] }), "'a':2 'b':1", 'no letter for D (weight 1)');
+  t.equal(tsvectorLiteral({ field: 'body', weight: 2, words: ['é', 'z', 'ab', 'a'] }), "'a':4C 'ab':3C 'z':2C 'é':1C", 'a prefix first, then bytes (é is 0xC3 0xA9)');
+  const repeated = tsvectorLiteral({ field: 'body', weight: 1, words: Array.from({ length: 300 }, () => 'same') });
+  t.equal(repeated.split(',').length, 256, 'at most 256 positions per word');
+  const long = tsvectorLiteral({ field: 'body', weight: 1, words: [...Array.from({ length: 16_383 }, () => 'x'), 'late'] });
+  t.match(long, /^'late' 'x':1,2,/, 'a word past position 16383 is kept without a position');
+});
+
+t.test('sameEntries compares fields and digests in any order', async (t) => {
+  const a = [{ field: 'title', digest: '1' }, { field: 'body', digest: '2' }];
+  t.ok(sameEntries(a, [...a].reverse()), 'order does not matter');
+  t.notOk(sameEntries(a, [{ field: 'title', digest: '1' }]), 'a lost entry is drift');
+  t.notOk(sameEntries(a, [{ field: 'title', digest: '1' }, { field: 'body', digest: '3' }]), 'other text is drift');
+  t.notOk(sameEntries(a, [{ field: 'title', digest: '2' }, { field: 'body', digest: '1' }]), 'text moved to another field is drift');
+  t.ok(sameEntries([], []), 'a record without words has no entries');
 });
 
 const article = resolvedObject('article', {
@@ -74,13 +72,28 @@ t.test('searchPlan: searchable fields and weights; the fingerprint follows them'
   t.not(fingerprint(article), fingerprint({ ...article, fields: { ...article.fields, code: { ...article.fields.code!, searchable: true } } }), 'changes with a searchable field');
 });
 
-t.test('buildDocument groups words by weight and caps the text', async (t) => {
+t.test('buildDocument: an entry per field, the text capped', async (t) => {
   const indexed = searchPlan([article]).get('article')!;
-  t.same(buildDocument(indexed, { title: 'Acme Corp', body: 'Big deal', code: 'HIDDEN-CODE', kind: 'b' }), [['big', 'deal', 'b'], [], ['acme', 'corp'], []], 'unsearchable fields are not indexed');
-  t.same(buildDocument(indexed, { title: null }), [[], [], [], []], 'null and missing fields add nothing');
-  const huge = buildDocument(indexed, { body: 'word '.repeat(MAX_DOCUMENT_CHARS) });
-  t.equal(huge[0].length, MAX_DOCUMENT_CHARS / 5, `about ${MAX_DOCUMENT_CHARS} characters are indexed`);
+  t.same(buildDocument(indexed, { title: 'Acme Corp', body: 'Big deal', code: 'HIDDEN-CODE', kind: 'b' }), [
+    { field: 'title', weight: 3, words: ['acme', 'corp'] },
+    { field: 'body', weight: 1, words: ['big', 'deal'] },
+    { field: 'kind', weight: 1, words: ['b'] },
+  ], 'an entry per searchable field, in declaration order; unsearchable fields are not indexed');
+  t.same(buildDocument(indexed, { title: null, body: '!!!' }), [], 'null, missing and wordless fields have no entry');
+  const huge = buildDocument(indexed, { title: 'first', body: 'word '.repeat(MAX_DOCUMENT_CHARS), kind: 'a' });
+  t.equal(huge[1]!.words.length, Math.floor((MAX_DOCUMENT_CHARS - 6) / 5), `about ${MAX_DOCUMENT_CHARS} characters are indexed over the whole record`);
+  t.same(huge.map((e) => e.field), ['title', 'body'], 'fields past the cap have no entry');
   t.equal(documentChanged(indexed, { title: 'a', code: 'x' }, { title: 'a', code: 'y' }), false, 'an unsearchable change does not touch the index');
   t.equal(documentChanged(indexed, { title: 'a' }, { title: 'b' }), true, 'a searchable one does');
   t.equal(documentChanged(indexed, { body: null }, {}), false, 'null and absent are the same');
+});
+
+t.test('entryChanges: an update writes the entries whose words changed and drops the emptied ones', async (t) => {
+  const entry = (field: string, words: string[]) => ({ field, weight: 1 as const, words });
+  const before = [entry('title', ['acme']), entry('body', ['old', 'text']), entry('kind', ['a'])];
+  t.same(entryChanges(before, [entry('title', ['acme']), entry('body', ['new', 'text']), entry('notes', ['added'])]), {
+    write: [entry('body', ['new', 'text']), entry('notes', ['added'])],
+    drop: ['kind', 'body'],
+  }, 'body rewritten, notes added, kind emptied; title untouched');
+  t.same(entryChanges(before, before), { write: [], drop: [] }, 'nothing changed, nothing written');
 });

@@ -44,6 +44,12 @@ export function createAccessGrants(metadata: MetadataRegistry, access: AccessSer
       const [rows, count] = await Promise.all([base().select('id').orderBy('id').limit(200), base().count({ n: '*' })]);
       return { recipient, gained: (rows as Array<{ id: string }>).map((r) => r.id), gainedCount: Number((count as Array<{ n: unknown }>)[0]?.n ?? 0) };
     },
+    async readableFields(ctx, name, fields) {
+      // As the engine's reads: engine work and calls without a principal are not restricted.
+      if (ctx.system || !ctx.principal) return [...fields];
+      const profile = await access.profile(knexOf(ctx.environmentId), ctx.environmentId, ctx.principal);
+      return fields.filter((field) => profile.fields.canRead(name, field));
+    },
     async resolve(principal) {
       if (principal.kind === 'system') return principal;
       return withGrants(principal, await access.profile(knexOf(principal.environmentId), principal.environmentId, principal));
