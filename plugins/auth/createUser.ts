@@ -35,10 +35,20 @@ export async function createIdentity(env: EnvironmentAuth, identity: NewIdentity
         ...(identity.password !== undefined ? { password: identity.password } : {}),
         data: {
           must_change_password: identity.mustChangePassword,
-          ...(identity.phoneNumber ? { phone_number: identity.phoneNumber, phone_number_verified: false } : {}),
+          ...(identity.phoneNumber ? { phoneNumber: identity.phoneNumber, phoneNumberVerified: false } : {}),
         },
       },
     });
+    // With phone sign-in on, the engine keeps an unverified number out of a new user: set it after.
+    if (identity.phoneNumber && user.phoneNumber !== identity.phoneNumber) {
+      try {
+        await env.context.internalAdapter.updateUser(user.id, { phoneNumber: identity.phoneNumber, phoneNumberVerified: false });
+      } catch (error) {
+        await env.context.internalAdapter.deleteUser(user.id).catch(() => undefined);
+        throw error;
+      }
+      return toAuthUser({ ...user, phoneNumber: identity.phoneNumber, phoneNumberVerified: false });
+    }
     return toAuthUser(user);
   } catch (error) {
     const mapped = fromEngineThrow(error);
