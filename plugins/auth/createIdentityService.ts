@@ -14,7 +14,7 @@ import { importUsers } from './import/importUsers.ts';
 import { errorFromResponse } from './mapAuthError.ts';
 import { PASSKEY_SIGN_IN_PATH, passkeySignInAnswer } from './passkeySignIn.ts';
 import type { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
-import { isPhonePath, normalizePhoneRequest, PHONE_CODE_PATHS } from './phoneRequest.ts';
+import { isPhonePath, normalizePhoneRequest, PHONE_CODE_PATHS, phoneSignInAnswer } from './phoneRequest.ts';
 import type { PrincipalCache } from './principalCache.ts';
 import type { RateLimiter } from './rateLimiter.ts';
 import { isTrustedOrigin } from './trustedOrigins.ts';
@@ -107,6 +107,7 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       // RFC 8628 clients read OAuth errors (authorization_pending, slow_down) from these two as they are.
       if (response.status >= 400 && !DEVICE_GRANT_PATHS.has(routed)) throw await errorFromResponse(response, request.method, new URL(request.url).pathname);
       if (routed === DEVICE_TOKEN_PATH) return signDeviceToken(response, env.context.secret);
+      if (deps.phone && isPhonePath(routed)) return phoneSignInAnswer(response, routed);
       return routed === PASSKEY_SIGN_IN_PATH ? passkeySignInAnswer(response) : response;
     },
 

@@ -1,5 +1,7 @@
 import { codedError } from '../../kernel/errors.ts';
+import type { EngineUser } from './authEngine.ts';
 import { normalizePhone } from './import/normalizeRow.ts';
+import { toAuthUser } from './userView.ts';
 
 /** Engine paths of phone sign-in, below AUTH_BASE_PATH. */
 export const PHONE_PATHS = {
@@ -33,4 +35,23 @@ export async function normalizePhoneRequest(request: Request): Promise<{ request
   const headers = new Headers(request.headers);
   headers.delete('content-length');
   return { request: new Request(request.url, { method: request.method, headers, body: JSON.stringify({ ...body, phoneNumber: phone }) }), phone };
+}
+
+/**
+ * The engine answers a phone sign-in or verification with the bare, unsigned session token and
+ * its user row. Answer as `POST /auth/sign-in` does: the signed bearer token (the one
+ * `set-auth-token` carries) and our view of the user. A verification without a session keeps
+ * `token: null`.
+ */
+export async function phoneSignInAnswer(response: Response, path: string): Promise<Response> {
+  if (response.status !== 200 || (path !== PHONE_PATHS.signIn && path !== PHONE_PATHS.verify)) return response;
+  const body = (await response.clone().json().catch(() => null)) as { user?: EngineUser; token?: string | null } | null;
+  if (!body?.user) return response;
+  const token = body.token ? response.headers.get('set-auth-token') : null;
+  if (body.token && !token) throw new Error('the auth engine issued no bearer token for a phone sign-in');
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  headers.set('content-type', 'application/json');
+  const answer = path === PHONE_PATHS.verify ? { status: true, token, user: toAuthUser(body.user) } : { token, user: toAuthUser(body.user) };
+  return new Response(JSON.stringify(answer), { status: 200, headers });
 }

@@ -65,7 +65,7 @@ t.test('twilio: the Messages API request, and its error answers mapped to SMS_PR
   t.match(refused, { code: 'SMS_PROVIDER_ERROR', status: 502, details: { provider: 'twilio', providerCode: 21211, status: 400 } });
   t.equal((refused as { message: string }).message, 'The SMS provider twilio did not accept the message: Twilio answered HTTP 400, error 21211.');
   sink.answer = { status: 401, json: { code: 20003, message: 'Authenticate', status: 401 } };
-  const denied = await send.send({ to: '+4915112345678', body: 'x' }).catch((e: unknown) => e as Error);
+  const denied = await send.send({ to: '+4915112345678', body: 'x' }).catch((e: unknown) => e as Error & { details: Record<string, unknown> });
   t.match(denied, { code: 'SMS_PROVIDER_ERROR', details: { providerCode: 20003, status: 401 } }, 'bad credentials');
   const all = JSON.stringify([refused, denied, (denied as { details: unknown }).details]) + lines.join('');
   for (const secret of [TOKEN, CODE]) t.notOk(all.includes(secret), `neither the error nor the log holds ${secret === CODE ? 'the code' : 'the token'}`);
@@ -86,7 +86,7 @@ t.test('vonage: the SMS API request, and its status answers mapped to SMS_PROVID
   t.same(req.form, { api_key: KEY, api_secret: API_SECRET, from: 'Acme', to: '4915112345678', text: `${CODE} is your sign-in code.` }, 'credentials and message as form fields; the number without +');
 
   sink.answer = { status: 200, json: { 'message-count': '1', messages: [{ status: '4', 'error-text': `Bad Credentials ${API_SECRET}` }] } };
-  const refused = await send.send({ to: '+4915112345678', body: `${CODE} is your sign-in code.` }).catch((e: unknown) => e as Error);
+  const refused = (await send.send({ to: "+4915112345678", body: `${CODE} is your sign-in code.` }).catch((e: unknown) => e)) as Error & { details: Record<string, unknown> };
   t.match(refused, { code: 'SMS_PROVIDER_ERROR', status: 502, details: { provider: 'vonage', providerCode: '4' } });
   t.equal(refused.message, 'The SMS provider vonage did not accept the message: Vonage refused the message (status 4).');
   sink.answer = { status: 500, json: {} };
