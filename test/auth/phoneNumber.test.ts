@@ -140,3 +140,75 @@ t.test('phone sign-up, verification, password reset by code, sign-in with phone 
     });
   });
 });
+
+t.test('code limits: per-number cooldown, rolling-hour cap, per-IP limit, each a 429 with retryAfter', async (t) => {
+  await eachBackend(t, ['main'], async (t, site) => {
+    const { rt, sink } = await boot(t, site, { cooldownSeconds: 2, hourlyCap: 2, perIp: { max: 5, windowSeconds: 600 } });
+    const limited = (res: { statusCode: number; json(): { error: { code: string; details: { retryAfter: number; limit: string } } } }, limit: string, max: number, min = 1) => {
+      t.equal(res.statusCode, 429);
+      t.equal(res.json().error.code, 'RATE_LIMITED');
+      t.equal(res.json().error.details.limit, limit);
+      const wait = res.json().error.details.retryAfter;
+      t.ok(Number.isInteger(wait) && wait >= min && wait <= max, `retryAfter ${wait} is within ${min}..${max}`);
+    };
+    const first = await post(rt, '/phone-number/send-otp', { phoneNumber: PHONE });
+    t.equal(first.statusCode, 200);
+    limited(await post(rt, '/phone-number/send-otp', { phoneNumber: '+49 151 12345678' }), 'phoneCode.cooldown', 2);
+    limited(await post(rt, '/phone-number/request-password-reset', { phoneNumber: PHONE }), 'phoneCode.cooldown', 2);
+    t.equal(sink.requests.length, 1, 'refused requests text nothing');
+    await new Promise((r) => setTimeout(r, 2100));
+    t.equal((await post(rt, '/phone-number/send-otp', { phoneNumber: PHONE })).statusCode, 200, 'after the cooldown');
+    await new Promise((r) => setTimeout(r, 2100));
+    // The cap lasts until the first code leaves the rolling hour.
+    limited(await post(rt, '/phone-number/send-otp', { phoneNumber: PHONE }), 'phoneCode.hourlyCap', 3600, 3590);
+    t.equal(sink.requests.length, 2);
+
+    const from = { remoteAddress: '203.0.113.7' };
+    for (let i = 0; i < 5; i++) {
+      const res = await post(rt, '/phone-number/send-otp', { phoneNumber: `+4917000000${i}0` }, from);
+      t.equal(res.statusCode, 200, `number ${i} from one address`);
+    }
+    limited(await post(rt, '/phone-number/send-otp', { phoneNumber: '+491700000099' }, from), 'phoneCode.perIp', 600);
+    t.equal((await post(rt, '/phone-number/send-otp', { phoneNumber: '+491700000099' }, { remoteAddress: '203.0.113.8' })).statusCode, 200, 'another address is not limited');
+  });
+});
+
+t.test('without sign-up a code is texted only to known numbers; a provider refusal is SMS_PROVIDER_ERROR', async (t) => {
+  await eachBackend(t, ['main'], async (t, site) => {
+    const { rt, sink, lines } = await boot(t, site, OPEN, { signUp: false });
+    const res = await post(rt, '/phone-number/send-otp', { phoneNumber: PHONE });
+    t.equal(res.statusCode, 200, 'the same answer for an unknown number');
+    t.equal(sink.requests.length, 0, 'but nothing is texted');
+    t.equal((await post(rt, '/phone-number/verify', { phoneNumber: PHONE, code: '000000' })).statusCode, 400, 'and no account appears');
+
+    const admin = await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-in', payload: { email: 'admin@example.com', password: 'admin-password-1' } });
+    const imported = await rt.inject({
+      method: 'POST', url: '/api/v1/auth/admin/import-users', headers: bearer(admin.json().token),
+      payload: { rows: [{ phone: '+49 151 1234 5678', name: 'Grace' }, { email: 'lin@example.com', phone: '+4915199999999' }, { email: 'noel@example.com' }] },
+    });
+    t.equal(imported.statusCode, 200, imported.body);
+    t.same(imported.json().rows.map((r: { delivery: string }) => r.delivery), ['invite_sms', 'invite_sms', 'temporary_password'], 'phone rows are invited by SMS (no email service here)');
+    t.same(imported.json().summary.delivery, { invite_email: 0, invite_sms: 2, temporary_password: 1, none: 0 });
+    t.same(sink.requests.map((r) => r.form.To), [PHONE, '+4915199999999'], 'one invitation per phone row');
+    t.match(sink.requests[0]!.form.Body, /An account was created for this number/);
+    const [env] = site.ids as [string];
+    const [row] = await site.query(env, 'select phone_number, email from sys_user where phone_number = ?', [PHONE]);
+    t.match(row, { phone_number: PHONE, email: '4915112345678@phone.invalid' }, 'the imported number is stored');
+
+    t.equal((await post(rt, '/phone-number/send-otp', { phoneNumber: PHONE })).statusCode, 200);
+    const code = sink.codeFor(PHONE)!;
+    t.ok(code, 'a known number gets its code');
+    const verified = await post(rt, '/phone-number/verify', { phoneNumber: PHONE, code });
+    t.equal(verified.statusCode, 200, verified.body);
+    t.match(verified.json().user, { name: 'Grace', phoneNumberVerified: true }, 'the invited user signs in by code');
+
+    sink.answer = { status: 400, json: { code: 21408, message: 'Permission to send an SMS has not been enabled', status: 400 } };
+    const refused = await post(rt, '/phone-number/send-otp', { phoneNumber: '+4915199999999' });
+    t.equal(refused.statusCode, 502);
+    t.equal(refused.json().error.code, 'SMS_PROVIDER_ERROR');
+    t.match(refused.json().error.message, /Twilio answered HTTP 400, error 21408/);
+    t.notOk(refused.body.includes(TOKEN), 'no credential in the answer');
+    const failedCode = /(\d{6}) is your/.exec(sink.requests.at(-1)!.form.Body ?? '')?.[1];
+    t.ok(failedCode && !lines.join('').includes(failedCode), 'the refused code is not logged either');
+  });
+});
