@@ -95,7 +95,7 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       const mutating = !SAFE_METHODS.has(request.method);
       if (mutating) checkOrigin(context);
       if (deps.phone && isPhonePath(routed) && mutating) {
-        const normalized = await normalizePhoneRequest(request);
+        const normalized = await normalizePhoneRequest(request, env.context.secret);
         request = normalized.request;
         if (normalized.phone && PHONE_CODE_PATHS.has(routed)) deps.phone.limiter.hit({ environmentId: env.id, ip: context.ip, phone: normalized.phone });
       }

@@ -12,6 +12,7 @@ import { CLIENT_IP_HEADER } from './clientIpHeader.ts';
 import { passwordOptions, verificationOptions } from './emailFlows.ts';
 import { oauthParts } from './oauthProviders.ts';
 import { phoneNumberOptionsOf } from './phoneNumberOptions.ts';
+import { phoneCodeHashPlugin } from './phoneCodeHash.ts';
 import { PHONE_FIELDS, phoneNumberPlugin } from './phoneNumberPlugin.ts';
 import { signInMethods } from './signInMethods.ts';
 import type { AuthDatabase } from './openAuthDatabase.ts';
@@ -118,7 +119,7 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
       }),
       ...oauth.plugins,
       ...signInMethods(options, s.email, s.environmentId),
-      ...(phone && s.sms ? [phoneNumberPlugin(phone, phone.signUp ?? options.signUp, s.sms)] : []),
+      ...(phone && s.sms ? [phoneNumberPlugin(phone, phone.signUp ?? options.signUp, s.sms), phoneCodeHashPlugin(s.secret)] : []),
     ],
   };
 }

@@ -1,6 +1,7 @@
 import { codedError } from '../../kernel/errors.ts';
 import type { EngineUser } from './authEngine.ts';
 import { normalizePhone } from './import/normalizeRow.ts';
+import { hashPhoneCode } from './phoneCodeHash.ts';
 import { toAuthUser } from './userView.ts';
 
 /** Engine paths of phone sign-in, below AUTH_BASE_PATH. */
@@ -20,11 +21,11 @@ const ALL: ReadonlySet<string> = new Set(Object.values(PHONE_PATHS));
 export const isPhonePath = (path: string) => ALL.has(path);
 
 /**
- * The request with its `phoneNumber` in E.164 form (spaces, dashes, dots and parentheses
+ * The request with its `phoneNumber` in E.164 form, and its `code` or `otp` hashed as stored (spaces, dashes, dots and parentheses
  * removed), and that number. Anything else is refused before the engine sees it: the engine
  * would store and match numbers as typed, so `+49 151...` and `+49151...` would be two accounts.
  */
-export async function normalizePhoneRequest(request: Request): Promise<{ request: Request; phone: string | null }> {
+export async function normalizePhoneRequest(request: Request, secret: string): Promise<{ request: Request; phone: string | null }> {
   if (!(request.headers.get('content-type') ?? '').includes('json')) return { request, phone: null };
   const body = (await request.clone().json().catch(() => null)) as Record<string, unknown> | null;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !('phoneNumber' in body)) return { request, phone: null };
@@ -34,7 +35,12 @@ export async function normalizePhoneRequest(request: Request): Promise<{ request
   if (!phone) throw codedError('PHONE_NUMBER_INVALID', { reason: 'it is not a + followed by 7 to 15 digits' });
   const headers = new Headers(request.headers);
   headers.delete('content-length');
-  return { request: new Request(request.url, { method: request.method, headers, body: JSON.stringify({ ...body, phoneNumber: phone }) }), phone };
+  const next: Record<string, unknown> = { ...body, phoneNumber: phone };
+  // Codes are stored hashed (phoneCodeHash.ts): the engine compares the hash of what was typed.
+  for (const field of ['code', 'otp'] as const) {
+    if (typeof next[field] === 'string') next[field] = hashPhoneCode(secret, (next[field] as string).trim().slice(0, 20));
+  }
+  return { request: new Request(request.url, { method: request.method, headers, body: JSON.stringify(next) }), phone };
 }
 
 /**

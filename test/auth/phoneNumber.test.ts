@@ -135,6 +135,7 @@ t.test('phone sign-up, verification, password reset by code, sign-in with phone 
       for (const c of codes) {
         t.notOk(log.includes(c), `code ${c} is not in the log`);
         t.notOk(stored.includes(`${c} is your`), 'no message body in the database');
+        t.notOk(stored.includes(c), `nor code ${c} itself (stored as a keyed hash)`);
       }
       t.notOk(log.includes(TOKEN), 'nor the provider token');
     });
