@@ -46,15 +46,16 @@ export async function normalizePhoneRequest(request: Request, secret: string): P
 /**
  * The engine answers a phone sign-in or verification with the bare, unsigned session token and
  * its user row. Answer as `POST /auth/sign-in` does: the signed bearer token (the one
- * `set-auth-token` carries) and our view of the user. A verification without a session keeps
- * `token: null`.
+ * `set-auth-token` carries) and our view of the user. A verification that opens no session
+ * (`disableSession`, `updatePhoneNumber`) answers `token: null`.
  */
 export async function phoneSignInAnswer(response: Response, path: string): Promise<Response> {
   if (response.status !== 200 || (path !== PHONE_PATHS.signIn && path !== PHONE_PATHS.verify)) return response;
   const body = (await response.clone().json().catch(() => null)) as { user?: EngineUser; token?: string | null } | null;
   if (!body?.user) return response;
   const token = body.token ? response.headers.get('set-auth-token') : null;
-  if (body.token && !token) throw new Error('the auth engine issued no bearer token for a phone sign-in');
+  // Adding a number to the signed-in account (updatePhoneNumber) opens no new session.
+  if (path === PHONE_PATHS.signIn && !token) throw new Error('the auth engine issued no bearer token for a phone sign-in');
   const headers = new Headers(response.headers);
   headers.delete('content-length');
   headers.set('content-type', 'application/json');
