@@ -26,7 +26,9 @@ export const isPhonePath = (path: string) => ALL.has(path);
  * would store and match numbers as typed, so `+49 151...` and `+49151...` would be two accounts.
  */
 export async function normalizePhoneRequest(request: Request, secret: string): Promise<{ request: Request; phone: string | null }> {
-  if (!(request.headers.get('content-type') ?? '').includes('json')) return { request, phone: null };
+  const type = request.headers.get('content-type') ?? '';
+  // Another body type would pass by the normalisation, the code limits and the code hashing.
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw codedError('UNSUPPORTED_MEDIA_TYPE', { contentType: type.split(';')[0]!.trim().slice(0, 100) || 'none' });
   const body = (await request.clone().json().catch(() => null)) as Record<string, unknown> | null;
   if (!body || typeof body !== 'object' || Array.isArray(body) || !('phoneNumber' in body)) return { request, phone: null };
   const raw = body.phoneNumber;

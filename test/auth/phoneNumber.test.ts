@@ -96,6 +96,11 @@ t.test('phone sign-up, verification, password reset by code, sign-in with phone 
       t.match(res.json().error.message, /E\.164 form, such as \+4915112345678/);
     }
     t.equal((await post(rt, '/phone-number/send-otp', { phoneNumber: 4915112345678 })).json().error.code, 'PHONE_NUMBER_INVALID');
+    const textsBefore = sink.requests.length;
+    const plain = await rt.inject({ method: 'POST', url: '/api/v1/auth/phone-number/send-otp', headers: { 'content-type': 'text/plain' }, payload: JSON.stringify({ phoneNumber: PHONE }) });
+    t.equal(plain.statusCode, 415, 'only JSON bodies: another type would pass by the limits');
+    t.equal(plain.json().error.code, 'UNSUPPORTED_MEDIA_TYPE');
+    t.equal(sink.requests.length, textsBefore, 'nothing texted');
 
     await t.test('a wrong code too many times voids it', async (t) => {
       await post(rt, '/phone-number/send-otp', { phoneNumber: PHONE });
