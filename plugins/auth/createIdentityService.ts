@@ -14,7 +14,7 @@ import { importUsers } from './import/importUsers.ts';
 import { errorFromResponse } from './mapAuthError.ts';
 import { PASSKEY_SIGN_IN_PATH, passkeySignInAnswer } from './passkeySignIn.ts';
 import type { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
-import { isPhonePath, normalizePhoneRequest, PHONE_CODE_PATHS, phoneSignInAnswer } from './phoneRequest.ts';
+import { isPhonePath, normalizePhoneRequest, PHONE_CODE_PATHS, phoneSignInAnswer, refusePlaceholderEmail } from './phoneRequest.ts';
 import type { PrincipalCache } from './principalCache.ts';
 import type { RateLimiter } from './rateLimiter.ts';
 import { isTrustedOrigin } from './trustedOrigins.ts';
@@ -99,6 +99,7 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
         request = normalized.request;
         if (normalized.phone && PHONE_CODE_PATHS.has(routed)) deps.phone.limiter.hit({ environmentId: env.id, ip: context.ip, phone: normalized.phone });
       }
+      if (mutating) await refusePlaceholderEmail(request, routed);
       const family = rateFamilyOf(path);
       if (family) limiter.hit(family, { environmentId: env.id, ip: context.ip, account: await accountOf(request, context) });
       const response = await env.engine.handler(request);

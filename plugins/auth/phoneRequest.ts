@@ -1,6 +1,6 @@
 import { codedError } from '../../kernel/errors.ts';
 import type { EngineUser } from './authEngine.ts';
-import { normalizePhone } from './import/normalizeRow.ts';
+import { isPlaceholderEmail, normalizePhone, PLACEHOLDER_DOMAIN } from './import/normalizeRow.ts';
 import { hashPhoneCode } from './phoneCodeHash.ts';
 import { toAuthUser } from './userView.ts';
 
@@ -63,4 +63,21 @@ export async function phoneSignInAnswer(response: Response, path: string): Promi
   headers.set('content-type', 'application/json');
   const answer = path === PHONE_PATHS.verify ? { status: true, token, user: toAuthUser(body.user) } : { token, user: toAuthUser(body.user) };
   return new Response(JSON.stringify(answer), { status: 200, headers });
+}
+
+/** Engine paths that take an email a user chooses. */
+const EMAIL_CHOOSING_PATHS: ReadonlySet<string> = new Set(['/sign-up/email', '/change-email']);
+
+/**
+ * Refuse a chosen email in the placeholder domain of phone-only accounts: taking
+ * `<digits>@phone.invalid` first would block that number's phone sign-up.
+ */
+export async function refusePlaceholderEmail(request: Request, path: string): Promise<void> {
+  if (!EMAIL_CHOOSING_PATHS.has(path)) return;
+  const body = (await request.clone().json().catch(() => null)) as { email?: unknown; newEmail?: unknown } | null;
+  for (const value of [body?.email, body?.newEmail]) {
+    if (typeof value === 'string' && isPlaceholderEmail(value.trim().toLowerCase())) {
+      throw codedError('VALIDATION_ERROR', { summary: `addresses @${PLACEHOLDER_DOMAIN} are reserved for phone-only accounts` });
+    }
+  }
 }

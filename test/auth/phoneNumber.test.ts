@@ -102,6 +102,18 @@ t.test('phone sign-up, verification, password reset by code, sign-in with phone 
     t.equal(plain.json().error.code, 'UNSUPPORTED_MEDIA_TYPE');
     t.equal(sink.requests.length, textsBefore, 'nothing texted');
 
+    await t.test('the placeholder domain cannot be taken by email', async (t) => {
+      const squat = await post(rt, '/sign-up/email', { email: '4915100000001@Phone.invalid', password: 'squatter-password-1', name: 'x' });
+      t.equal(squat.statusCode, 400);
+      t.match(squat.json().error.message, /@phone\.invalid are reserved for phone-only accounts/);
+      const admin = await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-in', payload: { email: 'admin@example.com', password: 'admin-password-1' } });
+      const created = await rt.inject({ method: 'POST', url: '/api/v1/auth/admin/create-user', headers: bearer(admin.json().token), payload: { email: '4915100000001@phone.invalid' } });
+      t.equal(created.statusCode, 400);
+      t.match(created.json().error.message, /reserved for phone-only accounts/);
+      const [n] = await site.query(env, 'select count(*) as n from sys_user where email = ?', ['4915100000001@phone.invalid']);
+      t.equal(Number(n!.n), 0, 'no account took it');
+    });
+
     await t.test('a wrong code too many times voids it', async (t) => {
       await post(rt, '/phone-number/send-otp', { phoneNumber: PHONE });
       const fresh = sink.codeFor(PHONE)!;
