@@ -1,4 +1,5 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
+import { codedError } from '../../kernel/errors.ts';
 import { authOptionsSchema } from './authOptions.ts';
 import { createAuthenticator } from './createAuthenticator.ts';
 import { createEnvironmentAuth, type EnvironmentAuth } from './createEnvironmentAuth.ts';
@@ -6,7 +7,6 @@ import { createIdentityService } from './createIdentityService.ts';
 import { checkPasskeyConfig } from './passkeyRelyingParty.ts';
 import { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
 import { phoneNumberOptionsOf } from './phoneNumberOptions.ts';
-import { codedError } from '../../kernel/errors.ts';
 import { PrincipalCache } from './principalCache.ts';
 import { RateLimiter } from './rateLimiter.ts';
 
