@@ -32,7 +32,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   // On when config has an `sms` section or phone sign-in is on; outside production it only logs by default.
   {
     manifest: sms,
-    enabledByDefault: (config) => config.sms !== undefined || isPhoneNumberOn(config.auth.plugins?.phoneNumber),
+    enabledByDefault: (config) => config.sms !== undefined || isPhoneNumberOn(config.auth.plugins?.phoneNumber)
+      || isPhoneNumberOn((config.plugins.auth as { phoneNumber?: Parameters<typeof isPhoneNumberOn>[0] } | undefined)?.phoneNumber),
     optionsFrom: (config) => ({ ...config.sms }),
   },
   { manifest: authRoutes, enabledByDefault: true },

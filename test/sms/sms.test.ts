@@ -133,6 +133,9 @@ t.test('boot: the plugin runs with an sms section or phone sign-in, and producti
   const phoneDev = await startTestRuntime({ config: { auth: { plugins: { phoneNumber: true } } } });
   t.teardown(() => phoneDev.close());
   t.type(service(phoneDev)?.send, 'function', 'phone sign-in turns the plugin on (log provider outside production)');
+  const phoneOption = await startTestRuntime({ config: { plugins: { auth: { phoneNumber: { hourlyCap: 3 } } } } });
+  t.teardown(() => phoneOption.close());
+  t.type(service(phoneOption)?.send, 'function', 'so does the plugin option plugins.auth.phoneNumber');
 
   const production = { NODE_ENV: 'production' };
   await t.rejects(startTestRuntime({ config: { sms: {} }, env: production }), { code: 'KERNEL_BOOT_FAILED', message: /SMS_NOT_CONFIGURED.*Fix: set sms\.provider/s }, 'production without a provider');
