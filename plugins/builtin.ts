@@ -1,4 +1,5 @@
 import type { BuiltinPlugin } from '../runtime/resolvePlugins.ts';
+import { isPhoneNumberOn } from './auth/phoneNumberOptions.ts';
 import auth from './auth/index.ts';
 import authRoutes from './auth/routes/index.ts';
 import crm from './crm/index.ts';
@@ -13,6 +14,7 @@ import openapi from './openapi/index.ts';
 import rest from './rest/index.ts';
 import search from './search/index.ts';
 import sharing from './sharing/index.ts';
+import sms from './sms/index.ts';
 import orgScoping from './org-scoping/index.ts';
 
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
@@ -21,7 +23,18 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   {
     manifest: auth,
     enabledByDefault: true,
-    optionsFrom: (config) => ({ trustedOrigins: config.auth.trustedOrigins, ...(config.auth.admin ? { admin: config.auth.admin } : {}) }),
+    optionsFrom: (config) => ({
+      trustedOrigins: config.auth.trustedOrigins,
+      ...(config.auth.admin ? { admin: config.auth.admin } : {}),
+      ...(config.auth.plugins?.phoneNumber !== undefined ? { phoneNumber: config.auth.plugins.phoneNumber } : {}),
+    }),
+  },
+  // On when config has an `sms` section or phone sign-in is on; outside production it only logs by default.
+  {
+    manifest: sms,
+    enabledByDefault: (config) => config.sms !== undefined || isPhoneNumberOn(config.auth.plugins?.phoneNumber)
+      || isPhoneNumberOn((config.plugins.auth as { phoneNumber?: Parameters<typeof isPhoneNumberOn>[0] } | undefined)?.phoneNumber),
+    optionsFrom: (config) => ({ ...config.sms }),
   },
   { manifest: authRoutes, enabledByDefault: true },
   // Outside production mail is only logged by default; production needs SMTP or enabled: false.

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { phoneNumberSettingSchema } from '../plugins/auth/phoneNumberOptions.ts';
 import { httpOptionsSchema } from '../plugins/http/httpOptions.ts';
+import { smsOptionsSchema } from '../plugins/sms/smsOptions.ts';
 
 /** Keys of `plugins.<name>` that the host reads; every other key is that plugin's option. */
 export const PLUGIN_ENTRY_KEYS = ['enabled', 'grants', 'path', 'package', 'timeoutMs'] as const;
@@ -52,7 +54,14 @@ export const configSchema = z.strictObject({
     /** First tenant admin, created once at first boot (env OS_ADMIN_EMAIL, OS_ADMIN_PASSWORD). */
     admin: z.strictObject({ email: z.email(), password: z.string().min(8) }).optional(),
     trustedOrigins: z.array(z.string()).default([]),
+    /** Optional sign-in methods. */
+    plugins: z.strictObject({
+      /** Phone-number sign-in with SMS codes: true, or an object of options (plugins/auth/phoneNumberOptions.ts). Needs `sms`. */
+      phoneNumber: phoneNumberSettingSchema.optional(),
+    }).optional(),
   }).default({ trustedOrigins: [] }),
+  /** Text messages (the sms plugin): provider, sender, provider endpoints. Its presence turns the plugin on. */
+  sms: smsOptionsSchema.optional(),
   plugins: z.record(z.string().regex(/^(@[a-z0-9-]+\/)?[a-z][a-z0-9-]*$/, 'plugin names are kebab-case'), pluginEntry).default({}),
   /** Hosted environments; empty means one environment (env OS_ENVIRONMENT_ID, default `default`). */
   environments: z.array(environment).default([]),

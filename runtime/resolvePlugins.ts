@@ -11,8 +11,8 @@ import type { ResolvedConfig } from './loadConfig.ts';
 /** A first-party plugin as the host knows it. */
 export interface BuiltinPlugin {
   manifest: AnyPlugin;
-  /** Opt-in plugins are off until config enables them. */
-  enabledByDefault: boolean;
+  /** Opt-in plugins are off until config enables them; a function decides from the rest of config. */
+  enabledByDefault: boolean | ((config: ResolvedConfig) => boolean);
   /** Options the host derives from top-level config (for example `server` for http). */
   optionsFrom?: (config: ResolvedConfig) => Record<string, unknown>;
 }
@@ -61,7 +61,7 @@ export async function resolvePlugins(config: ResolvedConfig, builtins: readonly 
     }
     const entry: PluginEntry = {
       manifest: builtin.manifest,
-      enabled: cfg?.enabled ?? builtin.enabledByDefault,
+      enabled: cfg?.enabled ?? (typeof builtin.enabledByDefault === 'function' ? builtin.enabledByDefault(config) : builtin.enabledByDefault),
       grants: cfg?.grants ?? 'all',
       options: { ...(builtin.optionsFrom?.(config) ?? {}), ...optionsOf(cfg) },
       source: 'builtin',

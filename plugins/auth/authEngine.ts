@@ -12,8 +12,8 @@ export interface EngineUser {
   banned?: boolean | null;
   banExpires?: Date | string | null;
   must_change_password?: boolean | number | null;
-  phone_number?: string | null;
-  phone_number_verified?: boolean | number | null;
+  phoneNumber?: string | null;
+  phoneNumberVerified?: boolean | number | null;
   createdAt: Date | string;
   updatedAt: Date | string;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { oidcProvidersSchema, socialProvidersSchema } from './oauthOptions.ts';
+import { phoneNumberSettingSchema } from './phoneNumberOptions.ts';
 
 const rule = (max: number, windowSeconds: number) =>
   z.strictObject({
@@ -103,6 +104,8 @@ export const authOptionsSchema = z.strictObject({
     /** Refuse a passkey sign-in whose authenticator did not verify the user (PIN, biometrics). */
     requireUserVerification: z.boolean().default(true),
   }).prefault({}),
+  /** Phone-number sign-in with SMS codes (config auth.plugins.phoneNumber): true or options; needs `sms.send`. */
+  phoneNumber: phoneNumberSettingSchema.optional(),
   /** Lifetime of the set-password link of an email invitation, in seconds (default 7 days). */
   inviteExpiresIn: z.number().int().positive().default(604_800),
   rateLimit: rateLimitSchema.default({

@@ -9,8 +9,8 @@ const startsWithAny = (path: string, prefixes: readonly string[]) =>
 /** Which rate-limit family an engine path (below AUTH_BASE_PATH) belongs to, if any. */
 export function rateFamilyOf(path: string): RateFamily | null {
   // Second-factor codes, sign-in links and passkey assertions are sign-in attempts too (six digits are guessable).
-  if (startsWithAny(path, ['/sign-in/', '/sign-up/', '/sign-in', '/two-factor/verify-totp', '/two-factor/verify-backup-code', '/magic-link/verify', '/passkey/verify-authentication'])) return 'signIn';
-  if (startsWithAny(path, ['/request-password-reset', '/forget-password', '/reset-password', '/change-password'])) return 'passwordReset';
+  if (startsWithAny(path, ['/sign-in/', '/sign-up/', '/sign-in', '/two-factor/verify-totp', '/two-factor/verify-backup-code', '/magic-link/verify', '/passkey/verify-authentication', '/phone-number/verify'])) return 'signIn';
+  if (startsWithAny(path, ['/request-password-reset', '/forget-password', '/reset-password', '/change-password', '/phone-number/request-password-reset', '/phone-number/reset-password'])) return 'passwordReset';
   if (startsWithAny(path, ['/send-verification-email', '/verify-email'])) return 'verification';
   return null;
 }
@@ -22,6 +22,7 @@ export function rateFamilyOf(path: string): RateFamily | null {
 const ALLOWED_WHILE_EXPIRED = [
   '/change-password', '/sign-out', '/get-session', '/ok', '/error',
   '/sign-in/', '/request-password-reset', '/forget-password', '/reset-password', '/verify-email', '/send-verification-email',
+  '/phone-number/request-password-reset', '/phone-number/reset-password',
   '/two-factor/verify-totp', '/two-factor/verify-backup-code', '/magic-link/verify',
   '/passkey/generate-authenticate-options', '/passkey/verify-authentication',
 ];

@@ -1,4 +1,5 @@
 import type { EmailSend } from '../../capabilities/emailSend.ts';
+import type { SmsSend } from '../../capabilities/smsSend.ts';
 import type { EnvironmentInfo } from '../../capabilities/runtimeInfo.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { AuthEngine, EngineContext } from './authEngine.ts';
@@ -35,6 +36,8 @@ export interface EnvironmentAuthInput {
   production: boolean;
   options: AuthOptions;
   email: EmailSend | undefined;
+  /** Set when phone sign-in is on. */
+  sms?: SmsSend | undefined;
   log: Logger;
   /** The default environment is also served without the environment path prefix. */
   isDefault: boolean;
@@ -59,6 +62,7 @@ async function startEngine(input: EnvironmentAuthInput, database: AuthDatabase, 
     production: input.production,
     options: input.options,
     email: input.email,
+    sms: input.sms,
     log: input.log,
     engine: ref,
     authBase: input.isDefault ? AUTH_BASE_PATH : environmentAuthBase(input.env.id),

@@ -1,5 +1,6 @@
 import type { AuthIdentity, AuthRequestContext } from '../../capabilities/authIdentity.ts';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
+import type { SmsSend } from '../../capabilities/smsSend.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { listKeys, mintKey, revokeKey } from './apiKeys.ts';
 import type { EngineUser } from './authEngine.ts';
@@ -12,6 +13,8 @@ import { CLIENT_IP_HEADER } from './clientIpHeader.ts';
 import { importUsers } from './import/importUsers.ts';
 import { errorFromResponse } from './mapAuthError.ts';
 import { PASSKEY_SIGN_IN_PATH, passkeySignInAnswer } from './passkeySignIn.ts';
+import type { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
+import { isPhonePath, normalizePhoneRequest, PHONE_CODE_PATHS, phoneSignInAnswer, refusePlaceholderEmail } from './phoneRequest.ts';
 import type { PrincipalCache } from './principalCache.ts';
 import type { RateLimiter } from './rateLimiter.ts';
 import { isTrustedOrigin } from './trustedOrigins.ts';
@@ -23,6 +26,8 @@ export interface IdentityDeps {
   limiter: RateLimiter;
   options: AuthOptions;
   email: () => EmailSend | undefined;
+  /** Phone sign-in, when on: its code limits and the SMS service. */
+  phone: { limiter: PhoneCodeLimiter; sms: () => SmsSend | undefined } | null;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -69,8 +74,9 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
 
   const accountOf = async (request: Request, context: AuthRequestContext): Promise<string | null> => {
     if (!SAFE_METHODS.has(request.method) && (request.headers.get('content-type') ?? '').includes('json')) {
-      const body = (await request.clone().json().catch(() => null)) as { email?: unknown } | null;
+      const body = (await request.clone().json().catch(() => null)) as { email?: unknown; phoneNumber?: unknown } | null;
       if (body && typeof body.email === 'string') return body.email.trim();
+      if (body && typeof body.phoneNumber === 'string') return body.phoneNumber;
     }
     return context.principal?.userId ?? null;
   };
@@ -88,6 +94,12 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       if (routed !== path) request = await withEnginePath(request, routed);
       const mutating = !SAFE_METHODS.has(request.method);
       if (mutating) checkOrigin(context);
+      if (deps.phone && isPhonePath(routed) && mutating) {
+        const normalized = await normalizePhoneRequest(request, env.context.secret);
+        request = normalized.request;
+        if (normalized.phone && PHONE_CODE_PATHS.has(routed)) deps.phone.limiter.hit({ environmentId: env.id, ip: context.ip, phone: normalized.phone });
+      }
+      if (mutating) await refusePlaceholderEmail(request, routed);
       const family = rateFamilyOf(path);
       if (family) limiter.hit(family, { environmentId: env.id, ip: context.ip, account: await accountOf(request, context) });
       const response = await env.engine.handler(request);
@@ -96,6 +108,7 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       // RFC 8628 clients read OAuth errors (authorization_pending, slow_down) from these two as they are.
       if (response.status >= 400 && !DEVICE_GRANT_PATHS.has(routed)) throw await errorFromResponse(response, request.method, new URL(request.url).pathname);
       if (routed === DEVICE_TOKEN_PATH) return signDeviceToken(response, env.context.secret);
+      if (deps.phone && isPhonePath(routed)) return phoneSignInAnswer(response, routed);
       return routed === PASSKEY_SIGN_IN_PATH ? passkeySignInAnswer(response) : response;
     },
 
@@ -148,7 +161,7 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       principalOf(context);
       // Invitation links use the configured public origin when there is one, not the Host header.
       const origin = options.baseURL ? new URL(options.baseURL).origin : context.origin;
-      const result = await importUsers({ env, email: deps.email(), origin, inviteExpiresIn: options.inviteExpiresIn }, input);
+      const result = await importUsers({ env, email: deps.email(), sms: deps.phone?.sms(), origin, inviteExpiresIn: options.inviteExpiresIn }, input);
       if (!result.dryRun) cache.clear(env.id);
       return result;
     },

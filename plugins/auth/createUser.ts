@@ -3,6 +3,7 @@ import type { AuthUser, CreateUserInput } from '../../capabilities/authIdentity.
 import { codedError } from '../../kernel/errors.ts';
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { generatePassword } from './generatePassword.ts';
+import { isPlaceholderEmail, PLACEHOLDER_DOMAIN } from './import/normalizeRow.ts';
 import { fromEngineThrow } from './mapAuthError.ts';
 import { toAuthUser } from './userView.ts';
 
@@ -35,10 +36,20 @@ export async function createIdentity(env: EnvironmentAuth, identity: NewIdentity
         ...(identity.password !== undefined ? { password: identity.password } : {}),
         data: {
           must_change_password: identity.mustChangePassword,
-          ...(identity.phoneNumber ? { phone_number: identity.phoneNumber, phone_number_verified: false } : {}),
+          ...(identity.phoneNumber ? { phoneNumber: identity.phoneNumber, phoneNumberVerified: false } : {}),
         },
       },
     });
+    // With phone sign-in on, the engine keeps an unverified number out of a new user: set it after.
+    if (identity.phoneNumber && user.phoneNumber !== identity.phoneNumber) {
+      try {
+        await env.context.internalAdapter.updateUser(user.id, { phoneNumber: identity.phoneNumber, phoneNumberVerified: false });
+      } catch (error) {
+        await env.context.internalAdapter.deleteUser(user.id).catch(() => undefined);
+        throw error;
+      }
+      return toAuthUser({ ...user, phoneNumber: identity.phoneNumber, phoneNumberVerified: false });
+    }
     return toAuthUser(user);
   } catch (error) {
     const mapped = fromEngineThrow(error);
@@ -54,6 +65,7 @@ export async function createUser(env: EnvironmentAuth, input: CreateUserInput, m
   const email = input.email.trim().toLowerCase();
   const errors: Array<{ path: string; message: string }> = [];
   if (!isEmail(email)) errors.push({ path: 'body/email', message: 'must be an email address' });
+  else if (isPlaceholderEmail(email)) errors.push({ path: 'body/email', message: `addresses @${PLACEHOLDER_DOMAIN} are reserved for phone-only accounts` });
   if (input.password !== undefined && input.generatePassword) errors.push({ path: 'body/password', message: 'give a password or generatePassword: true, not both' });
   if (input.password !== undefined && (input.password.length < minPasswordLength || input.password.length > MAX_PASSWORD)) {
     errors.push({ path: 'body/password', message: `must be ${minPasswordLength} to ${MAX_PASSWORD} characters long` });

@@ -2,6 +2,7 @@ import { apiKey } from '@better-auth/api-key';
 import type { BetterAuthOptions } from 'better-auth';
 import { admin, bearer } from 'better-auth/plugins';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
+import type { SmsSend } from '../../capabilities/smsSend.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { AuthEngine } from './authEngine.ts';
 import { TABLES } from './authEngine.ts';
@@ -10,6 +11,9 @@ import { AUTH_BASE_PATH } from './authPaths.ts';
 import { CLIENT_IP_HEADER } from './clientIpHeader.ts';
 import { passwordOptions, verificationOptions } from './emailFlows.ts';
 import { oauthParts } from './oauthProviders.ts';
+import { phoneNumberOptionsOf } from './phoneNumberOptions.ts';
+import { phoneCodeHashPlugin } from './phoneCodeHash.ts';
+import { PHONE_FIELDS, phoneNumberPlugin } from './phoneNumberPlugin.ts';
 import { signInMethods } from './signInMethods.ts';
 import type { AuthDatabase } from './openAuthDatabase.ts';
 
@@ -21,6 +25,8 @@ export interface EngineSettings {
   production: boolean;
   options: AuthOptions;
   email: EmailSend | undefined;
+  /** Present when phone sign-in is on (the auth plugin checks that at start). */
+  sms: SmsSend | undefined;
   log: Logger;
   /** The environment's own auth path (`/api/v1/auth` for the default environment). */
   authBase: string;
@@ -39,6 +45,7 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
   const flows = { environmentId: s.environmentId, options, email: s.email, engine: s.engine };
   const verification = verificationOptions(flows);
   const oauth = oauthParts(options, s.authBase);
+  const phone = phoneNumberOptionsOf(options.phoneNumber);
   return {
     appName: 'osr',
     secret: s.secret,
@@ -71,8 +78,11 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
       additionalFields: {
         // input: false everywhere: users cannot set these through update-user or sign-up.
         must_change_password: { type: 'boolean', required: true, defaultValue: false, input: false },
-        phone_number: { type: 'string', required: false, unique: true, input: false },
-        phone_number_verified: { type: 'boolean', required: false, defaultValue: false, input: false },
+        // With phone sign-in on, its plugin declares these two fields (same columns).
+        ...(phone && s.sms ? {} : {
+          phoneNumber: { type: 'string', required: false, unique: true, input: false, fieldName: PHONE_FIELDS.phoneNumber },
+          phoneNumberVerified: { type: 'boolean', required: false, defaultValue: false, input: false, fieldName: PHONE_FIELDS.phoneNumberVerified },
+        } as const),
       },
     },
     session: { modelName: TABLES.session, expiresIn: options.sessionExpiresIn, updateAge: options.sessionUpdateAge },
@@ -109,6 +119,7 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
       }),
       ...oauth.plugins,
       ...signInMethods(options, s.email, s.environmentId),
+      ...(phone && s.sms ? [phoneNumberPlugin(phone, phone.signUp ?? options.signUp, s.sms), phoneCodeHashPlugin(s.secret)] : []),
     ],
   };
 }

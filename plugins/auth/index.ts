@@ -1,10 +1,13 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
+import { codedError } from '../../kernel/errors.ts';
 import { authOptionsSchema } from './authOptions.ts';
 import { checkMailOrigin } from './checkMailOrigin.ts';
 import { createAuthenticator } from './createAuthenticator.ts';
 import { createEnvironmentAuth, type EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { createIdentityService } from './createIdentityService.ts';
 import { checkPasskeyConfig } from './passkeyRelyingParty.ts';
+import { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
+import { phoneNumberOptionsOf } from './phoneNumberOptions.ts';
 import { PrincipalCache } from './principalCache.ts';
 import { RateLimiter } from './rateLimiter.ts';
 
@@ -21,7 +24,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys'],
-  optional: ['email.send'],
+  optional: ['email.send', 'sms.send'],
   provides: ['auth.session', 'auth.identity'],
   // Creating the tables of several environments on a remote database takes a while.
   timeoutMs: 60_000,
@@ -31,9 +34,11 @@ export default definePlugin({
     states.set(ctx, environments);
     const cache = new PrincipalCache(ctx.options.credentialCacheMs);
     const limiter = new RateLimiter(ctx.options.rateLimit);
+    const phone = phoneNumberOptionsOf(ctx.options.phoneNumber);
     ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log, ctx.options));
     ctx.provide('auth.identity', createIdentityService({
       environments, cache, limiter, options: ctx.options, email: () => ctx.resolve('email.send'),
+      phone: phone ? { limiter: new PhoneCodeLimiter(phone), sms: () => ctx.resolve('sms.send') } : null,
     }));
     // The engines start once the runtime serves (requests that need no identity are answered
     // meanwhile; those that do wait for their environment's engine), after other ready hooks.
@@ -45,6 +50,13 @@ export default definePlugin({
     const keys = ctx.resolve('secrets.keys');
     checkPasskeyConfig(ctx.options, info.production);
     checkMailOrigin(ctx.options, info.production, ctx.has('email.send'));
+    const phoneOn = phoneNumberOptionsOf(ctx.options.phoneNumber) !== null;
+    if (phoneOn && !ctx.has('sms.send')) {
+      throw codedError('SMS_NOT_CONFIGURED', {
+        reason: 'auth.plugins.phoneNumber is on, but no plugin provides sms.send',
+        fix: "configure the sms section (sms.provider 'twilio' or 'vonage' with its credentials) and do not disable plugins.sms, or turn auth.plugins.phoneNumber off",
+      });
+    }
     try {
       for (const env of info.environments) {
         environments.set(env.id, await createEnvironmentAuth({
@@ -54,6 +66,7 @@ export default definePlugin({
           production: info.production,
           options: ctx.options,
           email: ctx.resolve('email.send'),
+          sms: phoneOn ? ctx.resolve('sms.send') : undefined,
           log: ctx.log.child({ environment: env.id }),
           isDefault: env.id === info.defaultEnvironment,
         }));

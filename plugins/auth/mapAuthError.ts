@@ -31,6 +31,10 @@ export function mapAuthError(error: EngineError): CodedError | Error {
         : codedError('ROUTE_NOT_FOUND', { method: error.method ?? 'GET', path: error.path ?? '/api/v1/auth' });
     case 409:
       return codedError('CONFLICT', { summary: message ?? reason, reason });
+    case 502:
+      // A refusal of the SMS provider, raised while the engine texted a code (phoneNumberPlugin.ts).
+      if (error.code === 'SMS_PROVIDER_ERROR') return codedError('SMS_PROVIDER_ERROR', { reason: message ?? 'refused' }, message);
+      return new Error(`the auth engine answered ${error.status} (${reason}): ${message ?? 'no message'}`);
     case 429: {
       const retryAfter = Math.max(1, Math.ceil(error.retryAfter ?? 60));
       return codedError('RATE_LIMITED', { retryAfter, reason });

@@ -22,8 +22,8 @@ export function toAuthUser(user: EngineUser): AuthUser {
     image: user.image ?? null,
     role: rolesOf(user).join(','),
     mustChangePassword: truthy(user.must_change_password),
-    phoneNumber: user.phone_number ?? null,
-    phoneNumberVerified: truthy(user.phone_number_verified),
+    phoneNumber: user.phoneNumber ?? null,
+    phoneNumberVerified: truthy(user.phoneNumberVerified),
     createdAt: iso(user.createdAt)!,
     updatedAt: iso(user.updatedAt)!,
   };

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { postgresProblem } from '../harness/postgresProblem.ts';
 import type { Test } from 'tap';
 import type { AnyPlugin } from '../../kernel/index.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.ts';
 import type { RuntimeConfigInput } from '../../runtime/configSchema.ts';
 import { POSTGRES_URL } from '../harness/databases.ts';
@@ -41,6 +42,7 @@ export interface BootOptions {
   config?: RuntimeConfigInput;
   env?: NodeJS.ProcessEnv;
   plugins?: AnyPlugin[];
+  logger?: Logger;
 }
 
 
@@ -81,6 +83,7 @@ function baseSite(t: Test, backend: Site['backend'], ids: string[], extra: Runti
           ...options.config,
         },
         env: options.env ?? {},
+        ...(options.logger ? { logger: options.logger } : {}),
         ...(options.plugins ? { builtins: [...BUILTIN_PLUGINS, ...options.plugins.map((manifest) => ({ manifest, enabledByDefault: true }))] } : {}),
       });
       t.teardown(() => rt.close());

@@ -1,5 +1,6 @@
 import type { ImportDelivery, ImportRowResult, ImportUsersInput, ImportUsersResult } from '../../../capabilities/authIdentity.ts';
 import type { EmailSend } from '../../../capabilities/emailSend.ts';
+import type { SmsSend } from '../../../capabilities/smsSend.ts';
 import { MODELS, type EngineUser } from '../authEngine.ts';
 import type { EnvironmentAuth } from '../createEnvironmentAuth.ts';
 import { createIdentity } from '../createUser.ts';
@@ -8,10 +9,13 @@ import { mapLimit } from '../mapLimit.ts';
 import { normalizeRow, placeholderEmail, type ImportCandidate, type RowError } from './normalizeRow.ts';
 import { readImportRows } from './readImportRows.ts';
 import { sendInvite } from './sendInvite.ts';
+import { sendSmsInvite } from './sendSmsInvite.ts';
 
 export interface ImportDeps {
   env: EnvironmentAuth;
   email: EmailSend | undefined;
+  /** Set when phone sign-in is on: phone rows are then invited by SMS. */
+  sms?: SmsSend | undefined;
   /** Server origin, for the links of invitations. */
   origin: string;
   inviteExpiresIn: number;
@@ -42,7 +46,7 @@ export async function importUsers(deps: ImportDeps, input: ImportUsersInput): Pr
   const policy = input.passwordPolicy ?? 'auto';
   const dryRun = input.dryRun ?? false;
   const byEmail = async (email: string) => (await env.context.internalAdapter.findUserByEmail(email))?.user ?? null;
-  const byPhone = (phone: string) => env.context.adapter.findOne<EngineUser>({ model: MODELS.user, where: [{ field: 'phone_number', value: phone }] });
+  const byPhone = (phone: string) => env.context.adapter.findOne<EngineUser>({ model: MODELS.user, where: [{ field: 'phoneNumber', value: phone }] });
   const seen = new Map<string, number>();
   const results: ImportRowResult[] = [];
   const creations: Creation[] = [];
@@ -78,7 +82,7 @@ export async function importUsers(deps: ImportDeps, input: ImportUsersInput): Pr
       }
       const patch: Record<string, unknown> = {};
       if (row.name && row.name !== existing.name) patch.name = row.name;
-      if (row.phone && row.phone !== existing.phone_number) Object.assign(patch, { phone_number: row.phone, phone_number_verified: false });
+      if (row.phone && row.phone !== existing.phoneNumber) Object.assign(patch, { phoneNumber: row.phone, phoneNumberVerified: false });
       if (Object.keys(patch).length === 0) continue;
       result.action = 'update';
       if (!dryRun) await env.context.internalAdapter.updateUser(existing.id, patch);
@@ -89,7 +93,7 @@ export async function importUsers(deps: ImportDeps, input: ImportUsersInput): Pr
       continue;
     }
     result.action = 'create';
-    result.delivery = deliveryOf(policy, row, deps.email !== undefined);
+    result.delivery = deliveryOf(policy, row, deps.email !== undefined, deps.sms !== undefined);
     creations.push({ result, email, name: row.name ?? email.split('@')[0]!, phone: row.phone });
   }
 
@@ -97,10 +101,14 @@ export async function importUsers(deps: ImportDeps, input: ImportUsersInput): Pr
   return { dryRun, rows: results, summary: summarize(results) };
 }
 
-/** 'auto': invite through a deliverable channel, else a temporary password. SMS invitations need an SMS service (none yet). */
-function deliveryOf(policy: 'auto' | 'none', row: ImportCandidate, canEmail: boolean): ImportDelivery {
+/**
+ * 'auto': invite through a deliverable channel (a real email with an email service, else a phone
+ * with phone sign-in and an SMS service), else a temporary password.
+ */
+function deliveryOf(policy: 'auto' | 'none', row: ImportCandidate, canEmail: boolean, canSms: boolean): ImportDelivery {
   if (policy === 'none') return 'none';
   if (row.email && canEmail) return 'invite_email';
+  if (row.phone && canSms) return 'invite_sms';
   return 'temporary_password';
 }
 
@@ -118,6 +126,7 @@ async function create(deps: ImportDeps, creation: Creation): Promise<void> {
     });
     userId = user.id;
     if (result.delivery === 'invite_email') await sendInvite(deps, user);
+    if (result.delivery === 'invite_sms') await sendSmsInvite(deps, creation.phone!);
     if (password !== undefined) result.temporaryPassword = password;
   } catch (error) {
     // An invitation that cannot be sent would leave an account nobody can enter: undo it.
