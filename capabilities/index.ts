@@ -14,3 +14,4 @@ export * from './authIdentity.ts';
 export * from './searchIndex.ts';
 export * from './accessGrants.ts';
 export * from './dataScopes.ts';
+export * from './jobsQueue.ts';

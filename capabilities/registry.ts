@@ -17,8 +17,9 @@ import { authIdentity } from './authIdentity.ts';
 import { searchIndex } from './searchIndex.ts';
 import { accessGrants } from './accessGrants.ts';
 import { dataScopes } from './dataScopes.ts';
+import { jobsQueue } from './jobsQueue.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, emailSend, authIdentity, searchIndex, accessGrants, dataScopes] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, jobsQueue] as const;
 
 type Definition = (typeof definitions)[number];
 

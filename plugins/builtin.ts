@@ -7,6 +7,7 @@ import email from './email/index.ts';
 import emailRoutes from './email/routes/index.ts';
 import http from './http/index.ts';
 import io from './io/index.ts';
+import jobs from './jobs/index.ts';
 import meta from './meta/index.ts';
 import metaApi from './meta/api/index.ts';
 import openapi from './openapi/index.ts';
@@ -34,6 +35,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: rest, enabledByDefault: true },
   { manifest: io, enabledByDefault: true },
   { manifest: search, enabledByDefault: true },
+  { manifest: jobs, enabledByDefault: true },
   { manifest: sharing, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
