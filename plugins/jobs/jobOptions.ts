@@ -3,8 +3,8 @@ import { codedError } from '../../kernel/errors.ts';
 import { parseCron } from './cronPattern.ts';
 import type { NewJob } from './jobStore.ts';
 
-/** Job names: what handlers are registered under; letters first, then letters, digits and . _ : - */
-export const JOB_NAME = /^[A-Za-z][A-Za-z0-9._:-]{0,199}$/;
+/** Job names: what handlers are registered under; letters first, then letters, digits and . _ - (no colon: BullMQ keys use it) */
+export const JOB_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,199}$/;
 
 const MAX_ATTEMPTS = 100;
 const MAX_PRIORITY = 2_097_152;
