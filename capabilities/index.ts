@@ -15,3 +15,4 @@ export * from './searchIndex.ts';
 export * from './accessGrants.ts';
 export * from './dataScopes.ts';
 export * from './jobsQueue.ts';
+export * from './eventsBus.ts';

@@ -18,8 +18,9 @@ import { searchIndex } from './searchIndex.ts';
 import { accessGrants } from './accessGrants.ts';
 import { dataScopes } from './dataScopes.ts';
 import { jobsQueue } from './jobsQueue.ts';
+import { eventsBus } from './eventsBus.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, jobsQueue] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, jobsQueue, eventsBus] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -4,6 +4,7 @@ import authRoutes from './auth/routes/index.ts';
 import crm from './crm/index.ts';
 import data from './data/index.ts';
 import email from './email/index.ts';
+import events from './events/index.ts';
 import emailRoutes from './email/routes/index.ts';
 import http from './http/index.ts';
 import io from './io/index.ts';
@@ -19,6 +20,7 @@ import orgScoping from './org-scoping/index.ts';
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: http, enabledByDefault: true, optionsFrom: (config) => ({ ...config.server }) },
+  { manifest: events, enabledByDefault: true },
   {
     manifest: auth,
     enabledByDefault: true,

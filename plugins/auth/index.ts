@@ -20,7 +20,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys'],
-  optional: ['email.send'],
+  optional: ['email.send', 'events.bus'],
   provides: ['auth.session', 'auth.identity'],
   // Creating the tables of several environments on a remote database takes a while.
   timeoutMs: 60_000,
@@ -29,6 +29,9 @@ export default definePlugin({
     const environments = new Map<string, EnvironmentAuth>();
     states.set(ctx, environments);
     const cache = new PrincipalCache(ctx.options.credentialCacheMs);
+    // Sessions, users or keys changed in another process: forget what was verified here too.
+    const bus = ctx.resolve('events.bus');
+    if (bus) cache.onClear((environmentId) => bus.publish('principals.changed', { environmentId }), (apply) => bus.subscribe('principals.changed', apply));
     const limiter = new RateLimiter(ctx.options.rateLimit);
     ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log));
     ctx.provide('auth.identity', createIdentityService({

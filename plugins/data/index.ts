@@ -4,6 +4,7 @@ import { codedError, KernelBootError } from '../../kernel/errors.ts';
 import { metadataError } from '../../metadata/metadataError.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
 import { createAccessService } from './access/accessService.ts';
+import { shareInvalidation } from './access/shareInvalidation.ts';
 import { checkPolicy } from './access/compilePolicy.ts';
 import { contributedScopes } from './access/contributedScopes.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
@@ -28,6 +29,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys', 'hooks.registry', 'metadata.registry'],
+  optional: ['events.bus'],
   provides: ['data.engine', 'access.grants', 'data.scopes'],
   options: dataOptionsSchema,
   timeoutMs: 60_000,
@@ -39,7 +41,7 @@ export default definePlugin({
     const metadata = ctx.resolve('metadata.registry');
     // The permission model (positions, permission sets, shares, sharing rules) is metadata like any object.
     metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
-    const access = createAccessService(metadata);
+    const access = shareInvalidation(createAccessService(metadata), ctx.resolve('events.bus'));
     const scopes = contributedScopes();
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
     const database = (environmentId: string) => {

@@ -6,6 +6,8 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 
 export interface JobServer {
   pid: number;
+  /** Base URL when JOBS_PORT was given. */
+  url: string | null;
   child: ChildProcess;
   /** Sends one command and answers its reply line. */
   send(command: Record<string, unknown>): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -44,6 +46,7 @@ export async function spawnJobServer(t: Test, env: Record<string, string>): Prom
   const ready = JSON.parse(await nextLine());
   return {
     pid: ready.pid,
+    url: ready.url ?? null,
     child,
     async send(command) {
       child.stdin!.write(`${JSON.stringify(command)}\n`);
