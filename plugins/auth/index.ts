@@ -6,9 +6,11 @@ import { createIdentityService } from './createIdentityService.ts';
 import { checkPasskeyConfig } from './passkeyRelyingParty.ts';
 import { PrincipalCache } from './principalCache.ts';
 import { RateLimiter } from './rateLimiter.ts';
+import { redisRateCounter } from './redisRateCounter.ts';
 
 // One map per kernel: the kernel hands the same context object to every phase of a plugin.
 const states = new WeakMap<object, Map<string, EnvironmentAuth>>();
+const limiters = new WeakMap<object, RateLimiter>();
 
 /**
  * Identity: one auth engine (better-auth) per environment, with its own tables in that
@@ -33,6 +35,7 @@ export default definePlugin({
     const bus = ctx.resolve('events.bus');
     if (bus) cache.onClear((environmentId) => bus.publish('principals.changed', { environmentId }), (apply) => bus.subscribe('principals.changed', apply));
     const limiter = new RateLimiter(ctx.options.rateLimit);
+    limiters.set(ctx, limiter);
     ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log));
     ctx.provide('auth.identity', createIdentityService({
       environments, cache, limiter, options: ctx.options, email: () => ctx.resolve('email.send'),
@@ -46,6 +49,10 @@ export default definePlugin({
     const info = ctx.resolve('runtime.info');
     const keys = ctx.resolve('secrets.keys');
     checkPasskeyConfig(ctx.options, info.production);
+    if (info.redisUrl) {
+      const onError = (error: unknown) => ctx.log.warn({ err: error }, 'auth: the shared rate-limit count in Redis failed; counting in this process meanwhile');
+      limiters.get(ctx)!.share(redisRateCounter(info.redisUrl, onError), onError);
+    }
     if (info.production && !ctx.options.baseURL && ctx.has('email.send')) {
       ctx.log.warn('plugins.auth.baseURL is not set: links in password-reset, verification and invitation mails follow the Host header of the request that caused them. Set it to the public origin.');
     }
@@ -68,6 +75,7 @@ export default definePlugin({
     }
   },
   async stop(ctx) {
+    await limiters.get(ctx)?.close();
     const environments = states.get(ctx);
     if (environments) await closeAll(environments);
   },
