@@ -5,9 +5,7 @@ export type EventTopic =
   /** Permission sets, positions, assignments, shares or sharing rules changed: drop cached grants and plans. */
   | 'access.changed'
   /** Sessions, users or API keys changed: drop cached principals. */
-  | 'principals.changed'
-  /** Metadata overlays changed: reload them. */
-  | 'metadata.changed';
+  | 'principals.changed';
 
 export interface EventPayload {
   environmentId: string;

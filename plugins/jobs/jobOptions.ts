@@ -7,6 +7,8 @@ import type { NewJob } from './jobStore.ts';
 export const JOB_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,199}$/;
 
 const MAX_ATTEMPTS = 100;
+/** A job carries references, not documents: its data stays small in every backend. */
+export const MAX_DATA = 256_000;
 const MAX_PRIORITY = 2_097_152;
 /** A repeat faster than this would be a busy loop, not a schedule. */
 export const MIN_EVERY_MS = 100;
@@ -44,6 +46,7 @@ export function newJob(name: string, data: unknown, options: AddJobOptions, now:
     throw invalid(`data must be JSON-serializable (${(error as Error).message})`);
   }
   if (json === undefined) throw invalid('data must be JSON-serializable');
+  if (json.length > MAX_DATA) throw invalid(`data is ${json.length} characters of JSON; at most ${MAX_DATA} (keep large content in a record and pass its id)`);
   return { name, data: data ?? null, runAt, maxAttempts: attempts, backoffType: backoff.type, backoffDelay: backoff.delay, priority, idempotencyKey: key === null ? null : `key:${key}` };
 }
 

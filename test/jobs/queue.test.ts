@@ -58,6 +58,8 @@ await forEachBackend(t, async (t, driver) => {
     await t.rejects(j.queue.add('nobody.handles', {}), { code: 'JOB_UNKNOWN_NAME' });
     await t.rejects(j.queue.add('probe.effect', {}, { attempts: 0 }), { code: 'JOB_OPTIONS_INVALID' });
     await t.rejects(j.queue.add('probe.effect', {}, { runAt: 'tomorrow' }), { code: 'JOB_OPTIONS_INVALID' });
+    await t.rejects(j.queue.add('probe.effect', { blob: 'x'.repeat(300_000) }), { code: 'JOB_OPTIONS_INVALID', message: /at most 256000/ });
+    await t.rejects(j.queue.add('probe.effect', {}, { idempotencyKey: '' }), { code: 'JOB_OPTIONS_INVALID' });
     await t.rejects(j.queue.schedule('probe.effect', 'k', { pattern: '61 * * * *' }), { code: 'JOB_OPTIONS_INVALID' });
   });
 
