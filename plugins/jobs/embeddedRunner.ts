@@ -4,6 +4,9 @@ import type { Logger } from '../../kernel/logger.ts';
 import { claimJobs, completeJob, failJob, handBack, insertJob, renewLeases, sweepCompleted, type ClaimedJob } from './jobStore.ts';
 import { nextSlot } from './nextSlot.ts';
 
+/** How often completed jobs' data and old completed jobs are removed. */
+const SWEEP_MS = 10_000;
+
 export interface RunnerOptions {
   /** Handlers running at once in this process, over every environment. */
   concurrency: number;
@@ -81,7 +84,7 @@ export function createEmbeddedRunner(deps: {
         if (stopped) await db(environmentId, (d) => handBack(d, worker, claimed.map((j) => j.id), new Date()));
         else for (const job of claimed) run(job, environmentId);
       }
-      if (Date.now() - lastSweep > 60_000) {
+      if (Date.now() - lastSweep > SWEEP_MS) {
         lastSweep = Date.now();
         const before = new Date(Date.now() - options.keepCompletedMs);
         for (const environmentId of deps.environments()) await db(environmentId, (d) => sweepCompleted(d, before));

@@ -119,13 +119,10 @@ export async function renewLeases(db: SideTableAccess, worker: string, ids: read
   await db.knex(JOB_TABLE).update({ locked_until: iso(leaseUntil) }).whereIn('id', [...ids]).andWhere({ state: 'active', locked_by: worker });
 }
 
-/** Marks a job done, if this worker still holds it; its data is dropped. */
+/** Marks a job done, if this worker still holds it (one statement; its data goes at the next sweep). */
 export async function completeJob(db: SideTableAccess, worker: string, id: string, now: Date): Promise<void> {
-  await db.knex.transaction(async (trx) => {
-    const n = await trx(JOB_TABLE).update({ state: 'completed', finished_at: iso(now), updated_at: iso(now), locked_by: null, locked_until: null, version: trx.raw('version + 1') })
-      .where({ id, state: 'active', locked_by: worker });
-    if (n > 0) await trx(PAYLOAD_TABLE).where({ job_id: id }).delete();
-  });
+  await db.knex(JOB_TABLE).update({ state: 'completed', finished_at: iso(now), updated_at: iso(now), locked_by: null, locked_until: null, version: db.knex.raw('version + 1') })
+    .where({ id, state: 'active', locked_by: worker });
 }
 
 /** Records a failed attempt: `failed` with the retry's time, or `dead` when no attempt is left. */
@@ -214,7 +211,8 @@ export async function removePending(db: SideTableAccess, where: (q: Knex.QueryBu
   });
 }
 
-/** Deletes completed jobs finished before `before` (dead ones stay until retried or removed). */
+/** Drops the data of completed jobs, and deletes those finished before `before` (dead ones stay until retried). */
 export async function sweepCompleted(db: SideTableAccess, before: Date): Promise<number> {
+  await db.knex(PAYLOAD_TABLE).whereIn('job_id', db.knex(JOB_TABLE).select('id').where({ state: 'completed' })).delete();
   return db.knex(JOB_TABLE).where({ state: 'completed' }).andWhere('finished_at', '<', iso(before)).delete();
 }
