@@ -26,6 +26,12 @@ export interface RouteDefinition {
   schema?: RouteSchema;
   /** Per-route body size limit in bytes (defaults to the server's). */
   bodyLimit?: number;
+  /**
+   * Media types besides JSON the route reads as a stream (e.g. `text/csv`): for those the body
+   * schema is not applied and request.body is an AsyncIterable<Buffer> of the body as it
+   * arrives, failing with PAYLOAD_TOO_LARGE past bodyLimit. JSON bodies are parsed as usual.
+   */
+  streamedBody?: readonly string[];
   handler: (request: FastifyRequest, reply: FastifyReply) => unknown;
 }
 
