@@ -75,7 +75,7 @@ const KNOWN: Record<string, Known> = {
   'GET /{id}/shares': { methods: [], verb: 'listShares', system: false, build: (o, r) => generic(o, r, `Shares of a ${o.label.toLowerCase()}`) },
   'POST /{id}/shares': { methods: [], verb: 'share', system: false, build: (o, r) => generic(o, r, `Share a ${o.label.toLowerCase()}`) },
   'DELETE /{id}/shares/{shareId}': { methods: [], verb: 'unshare', system: false, build: (o, r) => generic(o, r, `Remove a share of a ${o.label.toLowerCase()}`) },
-  'POST /import': { methods: ['import'], verb: 'import', build: (o, r) => generic(o, r, `Import ${o.pluralLabel.toLowerCase()}`) },
+  'POST /import': { methods: ['import'], verb: 'import', build: (o, r) => importOperation(o, r) },
   'POST /export': {
     methods: ['export'], verb: 'export',
     build: (o, r) => ({
@@ -94,6 +94,35 @@ const KNOWN: Record<string, Known> = {
     }),
   },
 };
+
+/** JSON with exactly one of csv (format csv) or rows (format json); or the file itself as text/csv or multipart/form-data. */
+function importOperation(o: ResolvedObject, route: RegisteredRoute): Schema {
+  const json = toOpenApiSchema(route.schema?.body ?? { type: 'object' });
+  const options = { mapping: { type: 'string', description: 'JSON text of { column: field or null }' }, dryRun: { type: 'string', enum: ['true', 'false'] }, atomic: { type: 'string', enum: ['true', 'false'] } };
+  return {
+    ...generic(o, route, `Import ${o.pluralLabel.toLowerCase()}`),
+    description: 'The CSV file may come wrapped in JSON (format csv, the text as csv), as the body itself (text/csv, options in the query string) or as the part csv of a multipart form (options as form fields). Query parameters go with text/csv only.',
+    ...(route.schema?.querystring ? { parameters: queryParameters(route.schema.querystring) } : {}),
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            ...json,
+            oneOf: [
+              { properties: { format: { type: 'string', enum: ['csv'] } }, required: ['csv'], not: { required: ['rows'] } },
+              { properties: { format: { type: 'string', enum: ['json'] } }, required: ['rows'], not: { required: ['csv'] } },
+            ],
+          },
+        },
+        'text/csv': { schema: { type: 'string', description: 'RFC 4180, UTF-8; the first line is the header' } },
+        'multipart/form-data': {
+          schema: { type: 'object', required: ['csv'], additionalProperties: false, properties: { csv: { type: 'string', format: 'binary', description: 'The CSV file' }, ...options } },
+        },
+      },
+    },
+  };
+}
 
 /** A data route without a dedicated description: what it declared, for this object. */
 function generic(o: ResolvedObject, route: RegisteredRoute, summary?: string): Schema {
@@ -132,12 +161,13 @@ export function dataOperation(object: ResolvedObject, route: RegisteredRoute, re
   const built = known ? known.build(object, route, path) : generic(object, route);
   const own = (built.parameters as Schema[] | undefined) ?? [];
   const parameters = [...pathParameters(path, route.schema?.params, ['object']), ...own];
-  const extra = [404, ...(['PATCH', 'DELETE'].includes(route.method) ? [409] : []), ...(route.method === 'POST' && rest === '' ? [409] : [])];
+  // 404 for an object or record the caller cannot see; 405 when the object's apiMethods leave the operation out.
+  const extra = [404, ...(known && known.methods.length > 0 ? [405] : []), ...(['PATCH', 'DELETE'].includes(route.method) ? [409] : []), ...(route.method === 'POST' && rest === '' ? [409] : [])];
   const operation: Schema = {
     ...built,
     tags: [object.name],
     ...(parameters.length > 0 ? { parameters } : {}),
-    responses: { ...(built.responses as Schema), ...errorResponses(route, extra) },
+    responses: { ...(built.responses as Schema), ...errorResponses(route, path, extra) },
     'x-plugin': route.owner,
     'x-object': object.name,
     ...(known?.methods[0] ? { 'x-api-method': known.methods[0] } : {}),

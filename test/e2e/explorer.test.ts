@@ -114,7 +114,7 @@ async function run(): Promise<void> {
     await page.locator('#auth-submit').click();
     await page.locator('#objects li[data-object]').first().waitFor({ timeout: 15_000 });
     t.equal(await page.locator('#auth-user').textContent(), `Signed in as ${ADMIN.email}`, 'the page says who is signed in');
-    const kept = await page.evaluate(() => Object.entries(sessionStorage).map(([k, v]) => [k, JSON.parse(v).token ? 'token' : 'none']));
+    const kept = await page.evaluate<Array<[string, string]>>("Object.entries(sessionStorage).map(([k, v]) => [k, JSON.parse(v).token ? 'token' : 'none'])");
     t.same(kept, [['osr-explorer:/api/v1', 'token']], 'the token is kept in this tab\'s sessionStorage');
     t.same((await context.cookies(base)).filter((c) => c.name.includes('session_token')).map((c) => c.name), [], 'no session cookie: the token is the session');
 
@@ -141,7 +141,7 @@ async function run(): Promise<void> {
 
     await page.locator('#auth-signout').click();
     await page.locator('#signin').waitFor({ timeout: 15_000 });
-    t.same(await page.evaluate(() => Object.keys(sessionStorage)), [], 'signing out forgets the token');
+    t.same(await page.evaluate<string[]>('Object.keys(sessionStorage)'), [], 'signing out forgets the token');
     t.same(errors.filter((e) => !/401|Unauthorized/.test(e)), [], 'no console error besides the refused calls (no CSP violation)');
     await page.close();
   });
