@@ -1,5 +1,5 @@
 import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
-import type { ApiMethod, ResolvedObject } from '../../metadata/types.ts';
+import { SYSTEM_FIELDS, type ApiMethod, type ResolvedObject } from '../../metadata/types.ts';
 import { errorResponses, pathParameters, queryParameters, successResponses } from './routeOperation.ts';
 import { pascal } from './routePaths.ts';
 import { toOpenApiSchema, type Schema } from './toOpenApiSchema.ts';
@@ -22,10 +22,30 @@ const body = (schema: Schema) => ({ required: true, content: { 'application/json
 const query = (name: string, schema: Schema, description: string) => ({ name, in: 'query', required: false, description, schema });
 const ifMatch = { $ref: '#/components/parameters/IfMatch' };
 
-const selectParams = [
-  query('select', { type: 'string' }, 'Comma list of fields to return (the id always is).'),
-  query('expand', { type: 'string' }, 'Comma list of lookups to resolve into records; dotted paths for nested ones.'),
-];
+/** Fields a query may name: the system fields and the object's own. */
+const fieldNames = (o: ResolvedObject) => [...SYSTEM_FIELDS.filter((f) => f !== 'owner_id' || o.owner), ...Object.keys(o.fields)];
+
+/** A comma list of names, as `a,b` (form style, not exploded); the server also takes the parameter repeated. */
+const commaList = (name: string, names: string[], description: string) => ({
+  ...query(name, { type: 'array', uniqueItems: true, items: { type: 'string', enum: names } }, description),
+  style: 'form', explode: false,
+});
+
+function selectParams(o: ResolvedObject): Schema[] {
+  const lookups = Object.values(o.fields).filter((f) => f.type === 'lookup').map((f) => f.name);
+  return [
+    commaList('select', fieldNames(o), 'Comma list of fields to return (the id always is).'),
+    lookups.length > 0
+      ? commaList('expand', lookups, 'Comma list of lookups to resolve into records; dotted paths (lookup.lookup) for nested ones.')
+      : query('expand', { type: 'string', maxLength: 0 }, 'This object has no lookup to expand.'),
+  ];
+}
+
+/** `-priority,created_at`: fields of the object, each with an optional - for descending. */
+function orderByPattern(o: ResolvedObject): string {
+  const one = `-?(${fieldNames(o).join('|')})`;
+  return `^${one}(,${one})*$`;
+}
 
 const KNOWN: Record<string, Known> = {
   'GET ': {
@@ -34,11 +54,11 @@ const KNOWN: Record<string, Known> = {
       summary: `List ${o.pluralLabel.toLowerCase()}`,
       parameters: [
         query('where', { type: 'string' }, 'JSON-encoded filter condition, e.g. {"name":{"$contains":"acme"}}.'),
-        query('orderBy', { type: 'string' }, 'Comma list of fields; a - prefix sorts descending: -priority,created_at.'),
+        query('orderBy', { type: 'string', pattern: orderByPattern(o) }, 'Comma list of fields; a - prefix sorts descending: -priority,created_at.'),
         query('limit', { type: 'integer', minimum: 1, maximum: o.maxPageSize }, `Page size, at most ${o.maxPageSize}.`),
         query('offset', { type: 'integer', minimum: 0 }, 'Offset pagination.'),
         query('cursor', { type: 'string' }, 'nextCursor of the previous page (keyset pagination).'),
-        ...selectParams,
+        ...selectParams(o),
       ],
       responses: { 200: json(ref(`${o.name}.list`)) },
     }),
@@ -53,7 +73,7 @@ const KNOWN: Record<string, Known> = {
   },
   'GET /{id}': {
     methods: ['get'], verb: 'get',
-    build: (o) => ({ summary: `One ${o.label.toLowerCase()}`, parameters: selectParams, responses: { 200: json(ref(o.name)) } }),
+    build: (o) => ({ summary: `One ${o.label.toLowerCase()}`, parameters: selectParams(o), responses: { 200: json(ref(o.name)) } }),
   },
   'POST ': {
     methods: ['create'], verb: 'create',

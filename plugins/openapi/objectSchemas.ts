@@ -47,6 +47,11 @@ export function fieldSchema(field: ResolvedField, mode: 'record' | 'input', serv
     schema.nullable = true;
     if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
   }
+  // A record read with expand carries the referenced record in place of its id.
+  if (mode === 'record' && field.type === 'lookup') {
+    const { title, description, nullable } = schema;
+    return { title, ...(description ? { description } : {}), anyOf: [{ type: 'string', ...(nullable ? { nullable } : {}) }, { type: 'object', description: 'The referenced record (expand).' }] };
+  }
   return schema;
 }
 
