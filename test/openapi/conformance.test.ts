@@ -11,7 +11,7 @@ import t from 'tap';
 import { databaseCases, POSTGRES_URL } from '../harness/databases.ts';
 import { startTestRuntime } from '../harness/startTestRuntime.ts';
 import { ResponseValidator } from './responseValidator.ts';
-import { arbitraryOf, deref, type Schema } from './schemaArbitrary.ts';
+import { arbitraryOf, deref, type IdsOf, type Schema } from './schemaArbitrary.ts';
 
 const PER_OPERATION = 20;
 const SEED = 20260;
@@ -95,6 +95,7 @@ for (const driver of await databaseCases()) {
       ids.set(object, res.statusCode === 200 ? (res.json().items as Array<{ id: string }>).map((r) => r.id) : []);
     }
 
+    const idsOf: IdsOf = (object) => ids.get(object) ?? [];
     const mismatches: string[] = [];
     const statuses = new Map<string, Set<number>>();
     let sent = 0;
@@ -109,7 +110,7 @@ for (const driver of await databaseCases()) {
         const part = (where: string): fc.Arbitrary<Record<string, unknown>> => {
           const arbitraries: Record<string, fc.Arbitrary<unknown>> = {};
           for (const p of params.filter((q) => q.in === where)) {
-            const schema = arbitraryOf(doc, p.schema ?? {});
+            const schema = arbitraryOf(doc, p.schema ?? {}, 0, idsOf);
             arbitraries[p.name] = p.name === 'id' && known.length > 0 ? fc.oneof(fc.constantFrom(...known), schema) : schema;
           }
           const requiredKeys = params.filter((q) => q.in === where && q.required).map((q) => q.name as string);
@@ -118,7 +119,7 @@ for (const driver of await databaseCases()) {
         const json = op.requestBody?.content?.['application/json']?.schema;
         const request: fc.Arbitrary<Generated> = fc.record({
           path: part('path'), query: part('query'), header: part('header'),
-          ...(json ? { body: arbitraryOf(doc, json) } : {}),
+          ...(json ? { body: arbitraryOf(doc, json, 0, idsOf) } : {}),
         }) as fc.Arbitrary<Generated>;
         for (const generated of fc.sample(request, { numRuns: PER_OPERATION, seed: SEED })) {
           const server = op.servers?.[0]?.url === '/' ? '' : '/api/v1';
@@ -142,9 +143,13 @@ for (const driver of await databaseCases()) {
           }
           const text = res.text;
           sent++;
+          // A record created by the run can be addressed by the operations after it (paths come sorted: create before /{id}).
+          const created = method === 'post' && res.status === 201 ? /^\/data\/([a-z0-9_]+)$/.exec(path)?.[1] : undefined;
+          if (created) ids.set(created, [...(ids.get(created) ?? []), String((JSON.parse(res.text) as { id: string }).id)].slice(-10));
           const seen = statuses.get(operation) ?? new Set<number>();
           statuses.set(operation, seen.add(res.status));
           if (res.status >= 500) failures500++;
+          if (process.env.CONFORMANCE_TRACE === operation) mismatches.push(`TRACE ${res.status} ${JSON.stringify(generated.body)?.slice(0, 300)} -> ${res.text.slice(0, 300)}`);
           const problem = validator.check(operation, op, res.status, res.contentType, text);
           if (problem) mismatches.push(`${operation} (${url.pathname}${url.search.slice(0, 120)}): ${problem}`);
         }

@@ -33,14 +33,20 @@ function stringOf(schema: Schema): fc.Arbitrary<string> {
  * Values valid for `schema` (as the document states it: types, enums, bounds, lengths, formats,
  * patterns, required keys); nested objects below `depth` 3 are kept small.
  */
-export function arbitraryOf(doc: Schema, raw: Schema, depth = 0): fc.Arbitrary<unknown> {
+export function arbitraryOf(doc: Schema, raw: Schema, depth = 0, ids?: IdsOf): fc.Arbitrary<unknown> {
   const schema = deref(doc, raw);
-  let arb = baseArbitrary(doc, schema, depth);
+  let arb = baseArbitrary(doc, schema, depth, ids);
+  // A lookup (x-reference) names a record: mostly one that exists, when the run knows some.
+  const known = typeof schema['x-reference'] === 'string' ? (ids?.(schema['x-reference']) ?? []) : [];
+  if (known.length > 0) arb = fc.oneof({ arbitrary: fc.constantFrom(...known), weight: 3 }, { arbitrary: arb, weight: 1 });
   if (schema.nullable === true && !Array.isArray(schema.enum)) arb = fc.oneof({ arbitrary: arb, weight: 4 }, { arbitrary: fc.constant(null), weight: 1 });
   return arb;
 }
 
-function baseArbitrary(doc: Schema, schema: Schema, depth: number): fc.Arbitrary<unknown> {
+/** Ids of records of an object that exist, for lookups. */
+export type IdsOf = (object: string) => readonly string[];
+
+function baseArbitrary(doc: Schema, schema: Schema, depth: number, ids?: IdsOf): fc.Arbitrary<unknown> {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(alternatives)) {
@@ -49,7 +55,7 @@ function baseArbitrary(doc: Schema, schema: Schema, depth: number): fc.Arbitrary
     const merged = alternatives.map((alt: Schema) => (common.properties
       ? { ...common, ...alt, properties: { ...common.properties, ...(alt.properties ?? {}) }, required: [...(common.required ?? []), ...(alt.required ?? [])] }
       : alt));
-    return fc.oneof(...merged.map((s: Schema) => arbitraryOf(doc, s, depth + 1)));
+    return fc.oneof(...merged.map((s: Schema) => arbitraryOf(doc, s, depth + 1, ids)));
   }
   switch (schema.type) {
     case 'string': return stringOf(schema);
@@ -57,7 +63,7 @@ function baseArbitrary(doc: Schema, schema: Schema, depth: number): fc.Arbitrary
     case 'number': return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n));
     case 'boolean': return fc.boolean();
     case 'array': {
-      const items = schema.items ? arbitraryOf(doc, schema.items, depth + 1) : fc.jsonValue({ maxDepth: 1 });
+      const items = schema.items ? arbitraryOf(doc, schema.items, depth + 1, ids) : fc.jsonValue({ maxDepth: 1 });
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? 3, depth > 2 ? minLength : 3));
       return schema.uniqueItems ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) }) : fc.array(items, { minLength, maxLength });
@@ -69,7 +75,7 @@ function baseArbitrary(doc: Schema, schema: Schema, depth: number): fc.Arbitrary
       if (schema.type === undefined && Object.keys(properties).length === 0) return fc.jsonValue({ maxDepth: 1 });
       if (depth > 3) return fc.constant(Object.fromEntries([...required].map((k) => [k, null])));
       const keys = Object.keys(properties);
-      return fc.record(Object.fromEntries(keys.map((k) => [k, arbitraryOf(doc, properties[k]!, depth + 1)])), { requiredKeys: keys.filter((k) => required.has(k)) });
+      return fc.record(Object.fromEntries(keys.map((k) => [k, arbitraryOf(doc, properties[k]!, depth + 1, ids)])), { requiredKeys: keys.filter((k) => required.has(k)) });
     }
     default:
       return fc.jsonValue({ maxDepth: 1 });
