@@ -149,7 +149,6 @@ for (const driver of await databaseCases()) {
           const seen = statuses.get(operation) ?? new Set<number>();
           statuses.set(operation, seen.add(res.status));
           if (res.status >= 500) failures500++;
-          if (process.env.CONFORMANCE_TRACE === operation) mismatches.push(`TRACE ${res.status} ${JSON.stringify(generated.body)?.slice(0, 300)} -> ${res.text.slice(0, 300)}`);
           const problem = validator.check(operation, op, res.status, res.contentType, text);
           if (problem) mismatches.push(`${operation} (${url.pathname}${url.search.slice(0, 120)}): ${problem}`);
         }
@@ -158,7 +157,8 @@ for (const driver of await databaseCases()) {
     const seconds = (Date.now() - started) / 1000;
     t.ok(sent >= 100 * PER_OPERATION / 2, `${sent} generated requests sent over HTTP in ${seconds.toFixed(1)} s`);
     t.equal(failures500, 0, 'no answer is a 5xx');
-    if (process.env.CONFORMANCE_DUMP) (await import('node:fs')).writeFileSync(process.env.CONFORMANCE_DUMP, [...mismatches, ...[...statuses].map(([op, s]) => `STATUS ${op} ${[...s].sort().join(',')}`)].join('\n'));
+    const succeeded = [...statuses.values()].filter((seen) => [...seen].some((status) => status < 300)).length;
+    t.ok(succeeded >= 40, `${succeeded} of ${statuses.size} operations answered a success whose body was checked, not only refusals`);
     t.same(mismatches.slice(0, 40), [], `every answer matches the document (${mismatches.length} mismatches)`);
   });
 }
