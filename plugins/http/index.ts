@@ -6,6 +6,7 @@ import { definePlugin, perConsumer } from '../../kernel/definePlugin.ts';
 import { allowedMethods } from './allowedMethods.ts';
 import { authGuard } from './authGuard.ts';
 import { createServer } from './createServer.ts';
+import { addStreamedBody } from './streamedBody.ts';
 import { addDiscoveryRoutes } from './discoveryRoutes.ts';
 import { httpOptionsSchema } from './httpOptions.ts';
 import { API_PREFIX, RouteRegistry } from './routeRegistry.ts';
@@ -61,15 +62,29 @@ export default definePlugin({
     const schemaOf = sharedSchemas();
     for (const route of routes) {
       const guard = authGuard(route, auth, info.requireAuth, environments, grants);
-      for (const url of urlsOf(route)) {
-        app.route({
-          method: route.method,
-          url,
-          ...(route.schema ? { schema: schemaOf(route.schema) } : {}),
-          ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
-          // Before the body is read: an anonymous caller learns nothing from parsing or schema errors.
-          onRequest: guard,
-          handler: route.handler,
+      const urls = urlsOf(route);
+      const streamed = route.streamedBody ?? [];
+      const schema = route.schema ? schemaOf(route.schema) : undefined;
+      // Other media types skip the JSON body schema: the handler reads and checks them.
+      if (schema?.body && streamed.length > 0) schema.body = { content: { 'application/json': { schema: schema.body } } };
+      const mount = (target: FastifyInstance) => {
+        for (const url of urls) {
+          target.route({
+            method: route.method,
+            url,
+            ...(schema ? { schema } : {}),
+            ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
+            // Before the body is read: an anonymous caller learns nothing from parsing or schema errors.
+            onRequest: guard,
+            handler: route.handler,
+          });
+        }
+      };
+      if (streamed.length === 0) mount(app);
+      else {
+        void app.register(async (child) => {
+          addStreamedBody(child, streamed, route.bodyLimit ?? ctx.options.bodyLimit);
+          mount(child);
         });
       }
     }

@@ -14,6 +14,22 @@ const objectParams = { type: 'object', properties: { object: NAME }, required: [
 const recordParams = { type: 'object', properties: { object: NAME, id: ID }, required: ['object', 'id'] };
 const body = { type: 'object' };
 
+/** The list's query parameters; the structured query's other keys are POST /data/:object/query only. */
+const LIST_KEYS = new Set(['where', 'orderBy', 'limit', 'offset', 'cursor', 'select', 'expand']);
+const QUERY_ONLY = new Set(['groupBy', 'aggregations', 'having', 'distinct', 'joins', 'fields']);
+
+function listQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const unknown = Object.keys(query).filter((key) => !LIST_KEYS.has(key));
+  if (unknown.length > 0) {
+    const errors = unknown.map((key) => ({
+      path: `querystring/${key.slice(0, 64)}`,
+      message: QUERY_ONLY.has(key) ? 'is not a list parameter: send it in the body of POST /data/:object/query' : `is not a list parameter; they are ${[...LIST_KEYS].join(', ')}`,
+    }));
+    throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
+  }
+  return query;
+}
+
 function asObject(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw codedError('VALIDATION_ERROR', { summary: `${what} must be a JSON object`, errors: [{ path: 'body', message: 'must be a JSON object' }] });
@@ -35,7 +51,7 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
     handler: (request) => {
       const { object } = request.params as { object: string };
       const { maxPageSize } = apiObject(metadata, object, 'list');
-      return page(capLimit({ ...(request.query as Record<string, unknown>) }, maxPageSize), object, request);
+      return page(capLimit({ ...listQuery(request.query as Record<string, unknown>) }, maxPageSize), object, request);
     },
   });
   routes.add({
