@@ -15,3 +15,4 @@ export * from './authIdentity.ts';
 export * from './searchIndex.ts';
 export * from './accessGrants.ts';
 export * from './dataScopes.ts';
+export * from './actionsRegistry.ts';

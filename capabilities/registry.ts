@@ -18,8 +18,10 @@ import { authIdentity } from './authIdentity.ts';
 import { searchIndex } from './searchIndex.ts';
 import { accessGrants } from './accessGrants.ts';
 import { dataScopes } from './dataScopes.ts';
+import { actionsRegistry } from './actionsRegistry.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
+  actionsRegistry] as const;
 
 type Definition = (typeof definitions)[number];
 

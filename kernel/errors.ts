@@ -80,6 +80,10 @@ export const ERRORS = {
   // Data engine.
   SCHEMA_CHANGE_REFUSED: { status: 500, message: 'Schema sync refused {count} destructive change(s), which would lose data:\n{lines}\nFix: {fix}' },
   IMPORT_REJECTED: { status: 400, message: 'Nothing was imported: {failed} of {total} rows are not valid (first: {first}). details.errors lists every row; fix them, or send atomic: false to import the valid rows only.' },
+
+  // Actions.
+  ACTION_HANDLER_MISSING: { status: 500, message: "Action '{action}' ({file}) runs a handler, but no plugin registered one. Fix: {fix}" },
+  ACTION_HANDLER_UNDECLARED: { status: 500, message: "A handler was registered for action '{action}', but {reason}. Fix: {fix}" },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;
