@@ -56,17 +56,13 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
         return tx.update(action.object!, recordId!, patch, { expectedVersion: Number(record.version) }, ctx);
       });
     }
-    if (run.type === 'create') {
-      return engine.transaction(ctx, async (tx) => {
-        const record = recordId === null ? null : await tx.get(action.object!, recordId, {}, ctx);
-        if (record) await requireEdit(action, record, principal, ctx);
-        return tx.create(run.object, evaluate(action.assignments, input, record, principal, now), ctx);
-      });
-    }
-    const handler = handlers.get(action.name);
-    if (!handler) throw codedError('INTERNAL', { requestId: ctx.requestId ?? 'none', reason: `no handler for action '${action.name}'` });
+    // The edit check reads outside any transaction (on SQLite a second connection would wait for it):
+    // the record is read and checked first, then the one write, atomic by itself, happens.
     const record = recordId === null ? null : await engine.get(action.object!, recordId, {}, ctx);
     if (record) await requireEdit(action, record, principal, ctx);
+    if (run.type === 'create') return engine.create(run.object, evaluate(action.assignments, input, record, principal, now), ctx);
+    const handler = handlers.get(action.name);
+    if (!handler) throw codedError('INTERNAL', { requestId: ctx.requestId ?? 'none', reason: `no handler for action '${action.name}'` });
     return handler({ action, input, record, data: ctx });
   }
 

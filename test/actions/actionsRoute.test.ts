@@ -18,6 +18,7 @@ const pinger = definePlugin({
     ctx.resolve('actions.registry').handle('ping_ticket', ({ input, record, data }) => ({
       pinged: record?.subject, loud: input.loud ?? false, by: data.principal?.userId,
     }));
+    ctx.resolve('actions.registry').handle('pin_bulletin', ({ record }) => ({ pinned: record?.title }));
   },
 });
 
@@ -99,6 +100,22 @@ t.test('actions over HTTP', async (t) => {
       t.equal(hiddenPing.status, 404);
     });
 
+    await t.test('a record the caller may read but not edit: every run type is refused and nothing changes', async (t) => {
+      const board = (await as(plain, 'POST', '/api/v1/data/bulletin', { title: 'Lunch', pinned: true })).body;
+      t.equal((await as(closer, 'GET', `/api/v1/data/bulletin/${board.id}`)).status, 200, 'readable by others (public_read)');
+      for (const action of ['pin_bulletin', 'unpin_bulletin', 'copy_bulletin']) {
+        const res = await as(closer, 'POST', `/api/v1/actions/${action}`, { recordId: board.id });
+        t.equal(res.status, 403, action);
+        t.equal(res.body.error.code, 'PERMISSION_DENIED', action);
+      }
+      const after = (await as(plain, 'GET', `/api/v1/data/bulletin/${board.id}`)).body;
+      t.same([after.pinned, after.version], [true, 1]);
+      t.equal((await as(plain, 'GET', '/api/v1/data/bulletin')).body.items.length, 1, 'no copy was created');
+      t.same((await as(plain, 'POST', '/api/v1/actions/pin_bulletin', { recordId: board.id })).body, { result: { pinned: 'Lunch' } });
+      const copied = await as(plain, 'POST', '/api/v1/actions/copy_bulletin', { recordId: board.id });
+      t.equal(copied.body.result.title, 'Copy of Lunch');
+    });
+
     await t.test('an unknown action is 404 NOT_FOUND', async (t) => {
       const res = await as(closer, 'POST', '/api/v1/actions/no_such_action', {});
       t.equal(res.status, 404);
@@ -108,7 +125,7 @@ t.test('actions over HTTP', async (t) => {
 
     await t.test('actions.registry run() applies the same checks as the route', async (t) => {
       const registry = rt.runtime.kernel.service<ActionsRegistry>('actions.registry')!;
-      t.same(registry.list().map((a) => a.name), ['close_ticket', 'open_ticket', 'ping_ticket']);
+      t.same(registry.list().map((a) => a.name), ['close_ticket', 'copy_bulletin', 'open_ticket', 'pin_bulletin', 'ping_ticket', 'unpin_bulletin']);
       const environmentId = site.ids[0]!;
       const principal = (id: string, permissions: string[]): Principal => ({ kind: 'user', userId: id, environmentId, isAdmin: false, positions: [], permissionSets: [], permissions });
       await t.rejects(registry.run('close_ticket', { recordId: hidden.id, note: 'x' }, principal(plain.id, []), { environmentId }), { code: 'PERMISSION_DENIED', details: { permission: 'ticket:close' } });
@@ -123,7 +140,7 @@ t.test('actions over HTTP', async (t) => {
       const list = await as(closer, 'GET', '/api/v1/meta/action');
       t.equal(list.status, 200);
       const items = list.body.items as Array<{ name: string }>;
-      t.same(items.map((a) => a.name), ['close_ticket', 'open_ticket', 'ping_ticket']);
+      t.same(items.map((a) => a.name), ['close_ticket', 'copy_bulletin', 'open_ticket', 'pin_bulletin', 'ping_ticket', 'unpin_bulletin']);
       const one = await as(closer, 'GET', '/api/v1/meta/action/close_ticket');
       t.equal(one.status, 200);
       t.match(one.body, { name: 'close_ticket', object: 'ticket', permission: 'ticket:close', package: 'desk', route: 'POST /api/v1/actions/close_ticket', run: { type: 'update', set: { status: "'closed'" } } });
