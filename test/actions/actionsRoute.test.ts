@@ -116,6 +116,24 @@ t.test('actions over HTTP', async (t) => {
       t.equal(copied.body.result.title, 'Copy of Lunch');
     });
 
+    await t.test('every input type: the route and run() accept and refuse the same bodies, field by field', async (t) => {
+      const good = { recordId: mine.id, loud: false, when: '2026-02-28', at: '2026-02-28T10:00:00Z', mail: 'a@example.com', site: 'https://example.com/x', tags: ['a', 'b'], level: 'high', score: 0.5, related: hidden.id, extra: { any: [1] } };
+      const ok = await as(closer, 'POST', '/api/v1/actions/ping_ticket', good);
+      t.equal(ok.status, 200);
+      const bad = { recordId: mine.id, loud: 'yes', when: '2026-02-30', at: 'yesterday', mail: 'nobody', site: 'not a url', tags: ['a', 'c'], level: 'mid', score: 2, related: '' };
+      const res = await as(closer, 'POST', '/api/v1/actions/ping_ticket', bad);
+      t.equal(res.status, 400);
+      const httpPaths = [...new Set(res.body.error.details.errors.map((e: { path: string }) => e.path))].sort();
+      t.same(httpPaths, ['at', 'level', 'loud', 'mail', 'related', 'score', 'site', 'tags', 'when'].map((f) => `body/${f}`.replace('body/tags', 'body/tags/1')).sort());
+      const registry = rt.runtime.kernel.service<ActionsRegistry>('actions.registry')!;
+      const environmentId = site.ids[0]!;
+      const caller: Principal = { kind: 'user', userId: closer.id, environmentId, isAdmin: false, positions: [], permissionSets: [], permissions: [] };
+      const direct = await registry.run('ping_ticket', bad, caller, { environmentId }).then(() => null, (e: { code: string; details: { errors: Array<{ path: string }> } }) => e);
+      t.equal(direct?.code, 'VALIDATION_ERROR');
+      t.same(direct?.details.errors.map((e) => e.path).sort(), ['at', 'level', 'loud', 'mail', 'related', 'score', 'site', 'tags', 'when'].map((f) => `body/${f}`).sort());
+      t.equal(((await registry.run('ping_ticket', good, caller, { environmentId })).result as { pinged: string }).pinged, 'Printer');
+    });
+
     await t.test('an unknown action is 404 NOT_FOUND', async (t) => {
       const res = await as(closer, 'POST', '/api/v1/actions/no_such_action', {});
       t.equal(res.status, 404);
@@ -146,7 +164,7 @@ t.test('actions over HTTP', async (t) => {
       t.match(one.body, { name: 'close_ticket', object: 'ticket', permission: 'ticket:close', package: 'desk', route: 'POST /api/v1/actions/close_ticket', run: { type: 'update', set: { status: "'closed'" } } });
       t.notOk('assignments' in one.body);
       const refs = await as(closer, 'GET', '/api/v1/meta/object/ticket/references');
-      t.same(refs.body.items.filter((r: { type: string }) => r.type === 'action').map((r: { name: string; path: string }) => `${r.name} ${r.path}`), ['close_ticket object', 'open_ticket run.object', 'ping_ticket object']);
+      t.same(refs.body.items.filter((r: { type: string }) => r.type === 'action').map((r: { name: string; path: string }) => `${r.name} ${r.path}`), ['close_ticket object', 'open_ticket run.object', 'ping_ticket object', 'ping_ticket input.related.reference']);
       t.equal((await as(closer, 'GET', '/api/v1/meta/action/nope')).status, 404);
     });
 
