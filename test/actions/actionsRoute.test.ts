@@ -29,12 +29,13 @@ t.test('actions over HTTP', async (t) => {
     const closer = await addUser(rt, admin.token, 'closer');
     const plain = await addUser(rt, admin.token, 'plain');
     const as = (user: { token: string }, method: string, url: string, payload?: unknown) => sendAs(rt, user.token, method, url, payload);
-    const set = await as(admin, 'POST', '/api/v1/data/sys_permission_set', { name: 'ticket_closers', permissions: ['ticket:close'] });
-    t.equal(set.status, 201);
-    t.equal((await as(admin, 'POST', '/api/v1/data/sys_user_permission_set', { user_id: closer.id, permission_set: set.body.id })).status, 201);
 
     const mine = (await as(closer, 'POST', '/api/v1/data/ticket', { subject: 'Printer', effort: 0 })).body;
     const hidden = (await as(plain, 'POST', '/api/v1/data/ticket', { subject: 'Plain secret' })).body;
+    // Closers hold the key, and may read but not edit priority (a field named by a permission set is closed to others).
+    const set = await as(admin, 'POST', '/api/v1/data/sys_permission_set', { name: 'ticket_closers', permissions: ['ticket:close'], fields: { 'ticket.priority': { read: true } } });
+    t.equal(set.status, 201);
+    t.equal((await as(admin, 'POST', '/api/v1/data/sys_user_permission_set', { user_id: closer.id, permission_set: set.body.id })).status, 201);
     t.equal(mine.version, 1);
 
     await t.test('bad input is 400 VALIDATION_ERROR with one detail per field, unknown keys refused', async (t) => {
@@ -80,6 +81,18 @@ t.test('actions over HTTP', async (t) => {
       t.same([stored.status, stored.note, stored.version], ['closed', 'Printer: toner', 2]);
       const again = await as(closer, 'POST', '/api/v1/actions/close_ticket', { recordId: mine.id, note: 'twice', effort: 4 });
       t.same([again.body.result.version, again.body.result.effort], [3, 4]);
+    });
+
+    await t.test('field-level security applies to what an update writes', async (t) => {
+      const before = (await as(closer, 'GET', `/api/v1/data/ticket/${mine.id}`)).body;
+      const res = await as(closer, 'POST', '/api/v1/actions/escalate_ticket', { recordId: mine.id });
+      t.equal(res.status, 403);
+      t.equal(res.body.error.code, 'PERMISSION_DENIED');
+      t.match(res.body.error.details, { field: 'priority' });
+      const after = (await as(closer, 'GET', `/api/v1/data/ticket/${mine.id}`)).body;
+      t.same([after.priority, after.version], [undefined, before.version]);
+      const byAdmin = await as(admin, 'POST', '/api/v1/actions/escalate_ticket', { recordId: mine.id });
+      t.same([byAdmin.status, byAdmin.body.result.priority, byAdmin.body.result.version], [200, 'high', before.version + 1]);
     });
 
     await t.test('run.type create makes a record owned by the caller', async (t) => {
@@ -143,7 +156,7 @@ t.test('actions over HTTP', async (t) => {
 
     await t.test('actions.registry run() applies the same checks as the route', async (t) => {
       const registry = rt.runtime.kernel.service<ActionsRegistry>('actions.registry')!;
-      t.same(registry.list().map((a) => a.name), ['close_ticket', 'copy_bulletin', 'open_ticket', 'pin_bulletin', 'ping_ticket', 'unpin_bulletin']);
+      t.same(registry.list().map((a) => a.name), ['close_ticket', 'copy_bulletin', 'escalate_ticket', 'open_ticket', 'pin_bulletin', 'ping_ticket', 'unpin_bulletin']);
       const environmentId = site.ids[0]!;
       const principal = (id: string, permissions: string[]): Principal => ({ kind: 'user', userId: id, environmentId, isAdmin: false, positions: [], permissionSets: [], permissions });
       await t.rejects(registry.run('close_ticket', { recordId: hidden.id, note: 'x' }, principal(plain.id, []), { environmentId }), { code: 'PERMISSION_DENIED', details: { permission: 'ticket:close' } });
@@ -158,13 +171,13 @@ t.test('actions over HTTP', async (t) => {
       const list = await as(closer, 'GET', '/api/v1/meta/action');
       t.equal(list.status, 200);
       const items = list.body.items as Array<{ name: string }>;
-      t.same(items.map((a) => a.name), ['close_ticket', 'copy_bulletin', 'open_ticket', 'pin_bulletin', 'ping_ticket', 'unpin_bulletin']);
+      t.same(items.map((a) => a.name), ['close_ticket', 'copy_bulletin', 'escalate_ticket', 'open_ticket', 'pin_bulletin', 'ping_ticket', 'unpin_bulletin']);
       const one = await as(closer, 'GET', '/api/v1/meta/action/close_ticket');
       t.equal(one.status, 200);
       t.match(one.body, { name: 'close_ticket', object: 'ticket', permission: 'ticket:close', package: 'desk', route: 'POST /api/v1/actions/close_ticket', run: { type: 'update', set: { status: "'closed'" } } });
       t.notOk('assignments' in one.body);
       const refs = await as(closer, 'GET', '/api/v1/meta/object/ticket/references');
-      t.same(refs.body.items.filter((r: { type: string }) => r.type === 'action').map((r: { name: string; path: string }) => `${r.name} ${r.path}`), ['close_ticket object', 'open_ticket run.object', 'ping_ticket object', 'ping_ticket input.related.reference']);
+      t.same(refs.body.items.filter((r: { type: string }) => r.type === 'action').map((r: { name: string; path: string }) => `${r.name} ${r.path}`), ['close_ticket object', 'escalate_ticket object', 'open_ticket run.object', 'ping_ticket object', 'ping_ticket input.related.reference']);
       t.equal((await as(closer, 'GET', '/api/v1/meta/action/nope')).status, 404);
     });
 
