@@ -1,5 +1,6 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { codedError } from '../../kernel/errors.ts';
+import { suggest } from '../../kernel/suggest.ts';
 import type { ActionInputField, CompiledActionExpression } from '../actionTypes.ts';
 import { metadataError } from '../metadataError.ts';
 import { SYSTEM_FIELDS, type FieldDefinition, type FormulaType, type SystemField } from '../types.ts';
@@ -45,6 +46,20 @@ function resultKind(field: Pick<FieldDefinition, 'type' | 'returns'>): FormulaTy
 
 const NULL_TYPES = ['null', 'null_type'];
 
+/** The checker's reasons, said in an action's terms: its inputs, and whether it has a record. */
+function explainForAction(reason: string, source: string, scope: ActionExpressionScope): string {
+  if (!scope.record && reason.startsWith("unknown identifier 'record'")) {
+    return "'record' is not available: this action has no object; set the action's object to run it on a record, or use input, user and the runtime functions";
+  }
+  const key = /^type error: No such key: (\w+)/.exec(reason)?.[1];
+  if (key && new RegExp(`\\binput\\s*\\.\\s*${key}\\b`).test(source)) {
+    const names = Object.keys(scope.input);
+    const near = suggest(key, names);
+    return `unknown input 'input.${key}'${near ? ` (did you mean 'input.${near}'?)` : `; inputs: ${names.join(', ') || 'none'}`}`;
+  }
+  return reason;
+}
+
 /**
  * Type-checks a value expression of an action against `input`, `record`, `user` and `now()`, for
  * the field it assigns. Fails with METADATA_INVALID naming the file and path.
@@ -52,7 +67,7 @@ const NULL_TYPES = ['null', 'null_type'];
 export function compileActionExpression(source: string, scope: ActionExpressionScope, target: Pick<FieldDefinition, 'type' | 'returns'>, location: { file: string; path: string }): CompiledActionExpression {
   const fail = (reason: string) => metadataError(location.file, location.path, `${reason} (in expression '${source}')`, { expression: source });
   const analysis = analyzeExpression(actionEnvironment(scope), source, scope.record ?? null);
-  if (!analysis.ok) throw fail(analysis.reason);
+  if (!analysis.ok) throw fail(explainForAction(analysis.reason, source, scope));
   const kind = resultKind(target);
   if (kind) {
     const accepted = [...ACCEPTED_RESULT_TYPES[kind], ...NULL_TYPES];
