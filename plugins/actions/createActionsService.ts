@@ -35,14 +35,16 @@ function evaluate(assignments: readonly ActionAssignment[], input: Record<string
 export function createActionsService(metadata: MetadataRegistry, engine: DataEngine, grants: AccessGrants): ActionsService {
   const handlers = new Map<string, ActionHandler>();
   let frozen = false;
-  const list = () => metadata.apps().flatMap((app) => app.actions);
-  const get = (name: string) => list().find((a) => a.name === name);
+  /** By name, built once at start (the metadata is loaded then and does not change). */
+  let byName: ReadonlyMap<string, ResolvedAction> | null = null;
+  const list = () => (byName ? [...byName.values()] : metadata.apps().flatMap((app) => app.actions));
+  const get = (name: string) => (byName ? byName.get(name) : list().find((a) => a.name === name));
 
   /** Handler and create actions on a record do not write it: the caller's edit right is asked explicitly. */
   async function requireEdit(action: ResolvedAction, record: DataRecord, principal: Principal, ctx: DataContext): Promise<void> {
     if (principal.isAdmin) return;
     const explanation = await grants.explain(ctx.environmentId, principal.userId, action.object!, String(record.id));
-    if (!explanation.edit.allowed) throw codedError('PERMISSION_DENIED', { permission: `${action.object}:edit`, object: action.object, id: String(record.id), action: action.name });
+    if (!explanation.edit.allowed) throw codedError('PERMISSION_DENIED', { permission: `${action.object}:edit`, subjectId: principal.userId, object: action.object, id: String(record.id), action: action.name });
   }
 
   async function execute(action: ResolvedAction, input: Record<string, unknown>, recordId: string | null, principal: Principal, ctx: DataContext): Promise<unknown> {
@@ -109,6 +111,7 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
     },
     freeze() {
       frozen = true;
+      byName = new Map(list().map((action) => [action.name, action]));
     },
   };
 }

@@ -120,6 +120,7 @@ t.test('actions over HTTP', async (t) => {
         const res = await as(closer, 'POST', `/api/v1/actions/${action}`, { recordId: board.id });
         t.equal(res.status, 403, action);
         t.equal(res.body.error.code, 'PERMISSION_DENIED', action);
+        t.equal(res.body.error.details.permission, 'bulletin:edit', action);
       }
       const after = (await as(plain, 'GET', `/api/v1/data/bulletin/${board.id}`)).body;
       t.same([after.pinned, after.version], [true, 1]);
