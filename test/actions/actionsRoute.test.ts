@@ -56,6 +56,10 @@ t.test('actions over HTTP', async (t) => {
       t.equal(res.body.error.code, 'PERMISSION_DENIED');
       t.equal(res.body.error.details.permission, 'ticket:close');
       t.equal((await as(plain, 'GET', `/api/v1/data/ticket/${hidden.id}`)).body.status, 'open');
+      // A percent-encoded spelling of the name reaches the same route and the same check.
+      const encoded = await as(plain, 'POST', '/api/v1/actions/close%5Fticket', { recordId: hidden.id, note: 'done' });
+      t.equal(encoded.status, 403);
+      t.equal(encoded.body.error.details.permission, 'ticket:close');
     });
 
     await t.test('a record the caller cannot see is 404, and stays unchanged', async (t) => {
