@@ -41,3 +41,10 @@ t.test('with its handler registered the action boots and runs', async (t) => {
   t.equal(anonymous.statusCode, 401, 'an action always needs a caller');
   t.equal(anonymous.json().error.code, 'UNAUTHENTICATED');
 });
+
+t.test('actions declared while the actions plugin is disabled fail the boot, naming each action', async (t) => {
+  const error = await startTestRuntime({ config: { apps: ['metadata/apps/crm'], plugins: { actions: { enabled: false } } } })
+    .then(() => null, (e: unknown) => e as { code?: string; message?: string });
+  t.equal(error?.code, 'KERNEL_BOOT_FAILED');
+  t.match(error?.message, /\[METADATA_INVALID\] Metadata is not valid in .*close_task\.json at name: action 'close_task' is declared, but the actions plugin that serves actions is disabled/);
+});
