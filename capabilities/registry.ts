@@ -21,8 +21,10 @@ import { dataScopes } from './dataScopes.ts';
 import { smsSend } from './smsSend.ts';
 import { jobsQueue } from './jobsQueue.ts';
 import { eventsBus } from './eventsBus.ts';
+import { actionsRegistry } from './actionsRegistry.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, smsSend, jobsQueue, eventsBus] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
+  smsSend, jobsQueue, eventsBus, actionsRegistry] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -4,6 +4,8 @@
  * The zod schemas in objectSchema.ts must infer types assignable to these.
  */
 
+import type { ResolvedAction } from './actionTypes.ts';
+
 export const FIELD_TYPES = [
   'text', 'textarea', 'email', 'url', 'phone',
   'integer', 'number', 'currency', 'percent',
@@ -211,6 +213,8 @@ export interface LoadedApp {
   books: ResolvedBook[];
   /** overrides/objects/<name>.json: what this package changes on objects of other apps. */
   overrides: PackageOverride[];
+  /** actions/<name>.json: named operations served as POST /actions/<name>. */
+  actions: ResolvedAction[];
 }
 
 /** Who sees a book node: callers holding the permission set (admins see every node). */

@@ -1,5 +1,6 @@
 import type { BuiltinPlugin } from '../runtime/resolvePlugins.ts';
 import { isPhoneNumberOn } from './auth/phoneNumberOptions.ts';
+import actions from './actions/index.ts';
 import auth from './auth/index.ts';
 import authRoutes from './auth/routes/index.ts';
 import crm from './crm/index.ts';
@@ -52,6 +53,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: search, enabledByDefault: true },
   { manifest: jobs, enabledByDefault: true },
   { manifest: sharing, enabledByDefault: true },
+  { manifest: actions, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).
