@@ -9,6 +9,7 @@ import { contributedScopes } from './access/contributedScopes.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
 import { createDataDatabase } from './engine/createDataDatabase.ts';
 import { createDataEngine } from './engine/createDataEngine.ts';
+import { RECORD_HISTORY } from './engine/recordHistory.ts';
 import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
 import { createCountCache } from './query/countCache.ts';
@@ -40,6 +41,11 @@ export default definePlugin({
     const metadata = ctx.resolve('metadata.registry');
     // The permission model (positions, permission sets, shares, sharing rules) is metadata like any object.
     metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
+    // Record history is audit data: kept hot 90 days, then archived by the lifecycle service.
+    ctx.retention({
+      name: 'data.record-history', object: RECORD_HISTORY, keepDays: 90, action: 'archive', ageField: 'created_at',
+      description: 'Record history entries (enable.trackHistory): audit, kept hot 90 days, then archived.',
+    });
     const access = createAccessService(metadata);
     const scopes = contributedScopes();
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
