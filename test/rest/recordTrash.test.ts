@@ -47,7 +47,7 @@ async function world(t: Test, boot: (options: object) => Promise<TestRuntime>): 
     return reply.body as Record<string, unknown>;
   };
   // Members may delete memos; the secret field is named by a set no member holds: hidden from them.
-  const deleter = await must(as('admin', 'POST', '/api/v1/data/sys_permission_set', { name: 'memo_deleter', objects: { memo: { delete: true } } }));
+  const deleter = await must(as('admin', 'POST', '/api/v1/data/sys_permission_set', { name: 'memo_deleter', objects: { memo: { delete: true }, note: { delete: true } } }));
   await must(as('admin', 'POST', '/api/v1/data/sys_permission_set', { name: 'memo_secrets', fields: { 'memo.secret': { read: true, edit: true } } }));
   for (const m of [m1, m2]) await must(as('admin', 'POST', '/api/v1/data/sys_user_permission_set', { user_id: m.id, permission_set: deleter.id }));
   return { rt, admin, m1, m2, as };
@@ -172,5 +172,18 @@ t.test('trash: a deleted record leaves every read path and comes back on restore
     const history = await w.as('admin', 'GET', `/api/v1/data/sys_record_history?where=${encodeURIComponent(JSON.stringify({ record_id: gone.id }))}`);
     t.equal(history.body.total, 0, 'its history went with it');
     t.equal((await w.as('admin', 'GET', `/api/v1/data/memo/${keep.id}/history`)).body.items.length, 1, 'other records keep theirs');
+
+    // enable.trash without apiMethods: a note every member reads and edits.
+    const note = (await w.as('m1', 'POST', '/api/v1/data/note', { title: 'NOTE' })).body;
+    t.equal((await w.as('m2', 'GET', `/api/v1/data/note/${note.id}`)).status, 200, 'the other member reads the note');
+    t.equal((await w.as('m1', 'DELETE', `/api/v1/data/note/${note.id}`)).status, 204, 'the first member trashes it');
+    t.equal((await w.as('m2', 'GET', `/api/v1/data/note/${note.id}`)).status, 404, 'gone for the other member');
+    const notMine = await w.as('m2', 'POST', `/api/v1/data/note/${note.id}/restore`);
+    t.equal(notMine.status, 404, 'a member restores only what it deleted: 404 for a record it could read');
+    t.same((await w.as('m2', 'GET', '/api/v1/data/note/trash')).body.items, [], 'nor does it list it');
+    t.equal((await w.as('admin', 'POST', `/api/v1/data/note/${note.id}/restore`)).body.version, 3, 'an admin restores anyone\'s');
+    const untracked = await w.as('admin', 'GET', `/api/v1/data/note/${note.id}/history`);
+    t.equal(untracked.status, 405, 'no history on an object that does not track it');
+    t.equal(untracked.body.error.code, 'METHOD_NOT_ALLOWED', 'METHOD_NOT_ALLOWED');
   });
 });
