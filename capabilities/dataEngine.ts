@@ -37,6 +37,13 @@ export interface QueryOptions {
   total?: boolean;
 }
 
+/** Paging of the history and trash listings. */
+export interface PageQuery {
+  limit?: number;
+  offset?: number;
+  cursor?: string;
+}
+
 export interface WriteOptions {
   /** Optimistic concurrency: the version the caller last read. */
   expectedVersion?: number;
@@ -57,6 +64,14 @@ export interface DataEngine {
   create(object: string, input: DataRecord, ctx: DataContext): Promise<DataRecord>;
   update(object: string, id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext): Promise<DataRecord>;
   delete(object: string, id: string, options: WriteOptions, ctx: DataContext): Promise<void>;
+  /** A record's history entries, newest first (objects with enable.trackHistory); the caller must be able to read the record. */
+  history(object: string, id: string, page: PageQuery, ctx: DataContext): Promise<ListResult>;
+  /** Records in the object's trash: those the caller deleted (admins and modifyAll holders: all). */
+  trash(object: string, page: PageQuery, ctx: DataContext): Promise<ListResult>;
+  /** Brings a trashed record back, its version bumped. */
+  restore(object: string, id: string, ctx: DataContext): Promise<DataRecord>;
+  /** Removes a trashed record for good (admins and modifyAll holders). */
+  purge(object: string, id: string, ctx: DataContext): Promise<void>;
   /** Run several calls atomically: all of them happen or none. */
   transaction<T>(ctx: DataContext, work: (engine: DataEngine) => Promise<T>): Promise<T>;
 }

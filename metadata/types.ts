@@ -113,6 +113,8 @@ export interface ObjectDefinition {
     feeds?: boolean;
     files?: boolean;
     trackHistory?: boolean;
+    /** A delete moves the record to the trash (default: whether apiMethods lists `restore`). */
+    trash?: boolean;
   };
   /** Declared by third-party system objects that accept user writes. */
   userActions?: { create?: boolean; update?: boolean; delete?: boolean };
@@ -180,7 +182,7 @@ export interface ResolvedObject {
   maxPageSize: number;
   sharingModel: SharingModel;
   owner: boolean;
-  enable: { activities: boolean; feeds: boolean; files: boolean; trackHistory: boolean };
+  enable: { activities: boolean; feeds: boolean; files: boolean; trackHistory: boolean; trash: boolean };
   userActions?: ObjectDefinition['userActions'];
   validationRules: ResolvedValidationRule[];
   /** Row policies, type-checked at load. */

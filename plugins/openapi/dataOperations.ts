@@ -13,6 +13,8 @@ interface Known {
   verb: string;
   /** Served for engine-owned objects too (default true). */
   system?: boolean;
+  /** Served only for objects with this feature (history, trash). */
+  when?(object: ResolvedObject): boolean;
   build(object: ResolvedObject, route: RegisteredRoute, path: string): Schema;
 }
 
@@ -95,6 +97,11 @@ const KNOWN: Record<string, Known> = {
   'GET /{id}/shares': { methods: [], verb: 'listShares', system: false, build: (o, r) => generic(o, r, `Shares of a ${o.label.toLowerCase()}`) },
   'POST /{id}/shares': { methods: [], verb: 'share', system: false, build: (o, r) => generic(o, r, `Share a ${o.label.toLowerCase()}`) },
   'DELETE /{id}/shares/{shareId}': { methods: [], verb: 'unshare', system: false, build: (o, r) => generic(o, r, `Remove a share of a ${o.label.toLowerCase()}`) },
+  // History, trash, restore and purge (plugins/rest/recordRoutes.ts): engine-owned objects have none.
+  'GET /{id}/history': { methods: ['history'], verb: 'history', system: false, when: (o) => o.enable.trackHistory, build: (o, r) => generic(o, r, `History of a ${o.label.toLowerCase()}, newest first`) },
+  'GET /trash': { methods: ['restore'], verb: 'listTrash', system: false, when: (o) => o.enable.trash, build: (o, r) => generic(o, r, `${o.pluralLabel} in the trash`) },
+  'POST /{id}/restore': { methods: ['restore'], verb: 'restore', system: false, when: (o) => o.enable.trash, build: (o, r) => generic(o, r, `Restore a ${o.label.toLowerCase()} from the trash`) },
+  'DELETE /{id}/purge': { methods: ['purge'], verb: 'purge', system: false, when: (o) => o.enable.trash, build: (o, r) => generic(o, r, `Purge a ${o.label.toLowerCase()} from the trash`) },
   'POST /import': { methods: ['import'], verb: 'import', build: (o, r) => importOperation(o, r) },
   'POST /export': {
     methods: ['export'], verb: 'export',
@@ -165,6 +172,7 @@ export function reachable(object: ResolvedObject, route: RegisteredRoute, rest: 
   const known = KNOWN[`${route.method} ${rest}`];
   if (!known) return true;
   if (object.system && known.system === false) return false;
+  if (known.when && !known.when(object)) return false;
   if (known.methods.length === 0) return true;
   const allowed = known.methods.filter((m) => object.apiMethods === null || object.apiMethods.includes(m));
   if (!object.system) return allowed.length > 0;

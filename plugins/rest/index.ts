@@ -1,5 +1,6 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { addDataRoutes } from './dataRoutes.ts';
+import { addRecordRoutes } from './recordRoutes.ts';
 
 /** The REST data API (/api/v1/data/...), generated from metadata and served by the data engine. */
 export default definePlugin({
@@ -9,5 +10,6 @@ export default definePlugin({
   requires: ['http.routes', 'data.engine', 'metadata.registry'],
   register(ctx) {
     addDataRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
+    addRecordRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
   },
 });
