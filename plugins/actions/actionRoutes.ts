@@ -22,6 +22,8 @@ export function addActionRoute(routes: HttpRoutes, registry: ActionsRegistry, ac
     method: 'POST', path: `/actions/${action.name}`, tags,
     summary: `${action.label}${on}${action.description ? `: ${action.description}` : ''}`,
     ...(action.permission ? { permission: action.permission } : {}),
+    // A record action answers 404 for a record the caller cannot see or that does not exist.
+    ...(action.object ? { errorStatuses: [404] } : {}),
     schema: { body: actionBodySchema(action), response },
     handler: run(registry, action.name),
   });
