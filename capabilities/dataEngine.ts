@@ -35,6 +35,11 @@ export interface GetOptions {
 export interface QueryOptions {
   /** Count the matching rows (default true). */
   total?: boolean;
+  /**
+   * `false`: run no beforeFind/afterFind hooks (default true). Honoured in a system context only:
+   * a plugin's own bookkeeping read (a side index read back inside a write) is not a caller's read.
+   */
+  findHooks?: boolean;
 }
 
 /** Paging of the history and trash listings. */

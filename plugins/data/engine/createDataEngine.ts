@@ -203,7 +203,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
   }
 
   const engine: DataEngine = {
-    query: (name, input, ctx, options = {}) => find(objectOrNotFound(deps, name), input, withUser(ctx), options, true),
+    // Find hooks belong to callers' reads: an engine-internal read (system context) may skip them.
+    query: (name, input, ctx, options = {}) => find(objectOrNotFound(deps, name), input, withUser(ctx), options, !(ctx.system === true && options.findHooks === false)),
     get(name, id, options, ctx) {
       const object = objectOrNotFound(deps, name);
       const caller = withUser(ctx);
