@@ -1,4 +1,5 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
+import { addBatchRoutes } from './batchRoutes.ts';
 import { addDataRoutes } from './dataRoutes.ts';
 
 /** The REST data API (/api/v1/data/...), generated from metadata and served by the data engine. */
@@ -9,5 +10,6 @@ export default definePlugin({
   requires: ['http.routes', 'data.engine', 'metadata.registry'],
   register(ctx) {
     addDataRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
+    addBatchRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
   },
 });

@@ -22,6 +22,7 @@ import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from
 import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
 import { runHooks } from './runHooks.ts';
 import { inSavepoint } from './inSavepoint.ts';
+import { upsertRecord } from './upsertRecord.ts';
 
 /** A transaction the engine is bound to: every call runs inside it. */
 export interface Binding {
@@ -206,6 +207,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     create: (name, input, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx)))),
     update: (name, id, patch, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))),
     delete: (name, id, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx)))),
+    upsert: (name, on, values, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => upsertRecord(deps, scope, objectOrNotFound(deps, name), on, values, options, withUser(ctx)))),
     transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
   };
   if (binding) bindings.set(engine, binding);
