@@ -46,6 +46,18 @@ await eachBackend(t, ['rest-upsert-access'], async (t, site) => {
     t.same(list.body.items.map((r: { code: string; holder: string }) => [r.code, r.holder]), [['B-1', 'Owner']], 'only the owner record, unchanged; M-1 rolled back');
   });
 
+  await t.test('a key field the caller may not write: 403 whether or not a record holds the value', async (t) => {
+    const set = await sendAs(rt, admin.token, 'POST', '/api/v1/data/sys_permission_set', { name: 'serial_keeper', fields: { 'badge.serial': { edit: true } } });
+    t.equal(set.status, 201, 'a set naming serial, not held by the member: serial is closed to it');
+    t.equal((await sendAs(rt, admin.token, 'PUT', url, { code: 'A-1', serial: 'S-1' })).status, 201, 'the admin stores serial S-1');
+    const taken = await sendAs(rt, member.token, 'PUT', '/api/v1/data/badge/upsert?on=serial', { code: 'M-9', serial: 'S-1' });
+    const free = await sendAs(rt, member.token, 'PUT', '/api/v1/data/badge/upsert?on=serial', { code: 'M-9', serial: 'S-2' });
+    t.same([taken.status, taken.body.error.code, taken.body.error.details.permission], [403, 'PERMISSION_DENIED', 'badge.serial:edit'], '403 naming badge.serial:edit');
+    t.same(free.body, taken.body, 'the same answer for a taken and a free value');
+    const list = await sendAs(rt, admin.token, 'GET', '/api/v1/data/badge?where=' + encodeURIComponent(JSON.stringify({ code: 'M-9' })));
+    t.equal(list.body.items.length, 0, 'nothing written');
+  });
+
   await t.test('the member upserts its own records as usual', async (t) => {
     const created = await sendAs(rt, member.token, 'PUT', url, { code: 'M-2', holder: 'Member' });
     const updated = await sendAs(rt, member.token, 'PUT', url, { code: 'M-2', holder: 'Member again' });

@@ -3,9 +3,8 @@ import { codedError, isCodedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { recordToRow } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
-import { denied } from '../access/enforceAccess.ts';
 import { coerceInput } from './coerceInput.ts';
-import { accessFor, type EngineDeps } from './engineDeps.ts';
+import type { EngineDeps } from './engineDeps.ts';
 import { inSavepoint } from './inSavepoint.ts';
 import { createRecord, updateRecord, type WriteScope } from './writeRecords.ts';
 
@@ -16,18 +15,16 @@ function badKey(object: ResolvedObject, on: string, message: string) {
 
 /**
  * The key an upsert looks records up by: a field of the object declared unique, with a value in
- * `values`, in the form it is stored (coerced as a write would). A caller must be able to read it:
- * otherwise an upsert would tell it which values a field hidden from it holds.
+ * `values`, in the form it is stored (coerced as a write would). The key stays in the values
+ * written, so a caller that may not edit the field (and so, as edit implies read, one that may not
+ * read it) is refused by the write's field check before anything depends on the stored rows.
  */
-async function upsertKey(deps: EngineDeps, scope: WriteScope, object: ResolvedObject, on: string, values: DataRecord, ctx: DataContext): Promise<Record<string, unknown>> {
+function upsertKey(scope: WriteScope, object: ResolvedObject, on: string, values: DataRecord, ): Record<string, unknown> {
   const field = Object.hasOwn(object.fields, on) ? object.fields[on] : undefined;
   if (!field) throw badKey(object, on, `is not a field of ${object.name}; name a field declared unique`);
   if (!field.unique) throw badKey(object, on, `is not declared unique on ${object.name}; upsert looks records up by a unique field only`);
   const given = values[on];
   if (given === undefined || given === null || given === '') throw badKey(object, on, `needs a value in the body: the record must carry ${on}`);
-  const pending = accessFor(deps, scope.trx, ctx);
-  const access = pending && (await pending);
-  if (access && !access.profile.fields.canRead(object.name, on)) throw denied(access.principal, `${object.name}.${on}:read`, { object: object.name, field: on });
   const { values: coerced, errors } = coerceInput(object, { [on]: given }, 'update', true);
   if (errors.length > 0 || coerced[on] === undefined || coerced[on] === null) throw badKey(object, on, `has a value that is not valid: ${errors[0]?.message ?? 'empty'}`);
   return recordToRow(object, { [on]: coerced[on] }, dialectOf(scope.trx));
@@ -62,7 +59,7 @@ export async function upsertRecord(
   deps: EngineDeps, scope: WriteScope, object: ResolvedObject,
   on: string, values: DataRecord, options: WriteOptions, ctx: DataContext,
 ): Promise<UpsertResult> {
-  const key = await upsertKey(deps, scope, object, on, values, ctx);
+  const key = upsertKey(scope, object, on, values);
   const update = async (id: string): Promise<UpsertResult> => {
     try {
       return { created: false, record: await updateRecord(deps, scope, object, id, values, options, ctx) };
