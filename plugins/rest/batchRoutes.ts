@@ -11,6 +11,30 @@ const NAME = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' };
 const objectParams = { type: 'object', properties: { object: NAME }, required: ['object'] };
 const body = { type: 'object' };
 
+/** The batch body as documented (OpenAPI); limits and references are checked in runBatch.ts, with messages that name the operation. */
+const batchBody = {
+  type: 'object',
+  required: ['operations'],
+  properties: {
+    operations: {
+      type: 'array',
+      description: `1 to ${MAX_BATCH_OPERATIONS} operations, run in order in one transaction.`,
+      items: {
+        type: 'object',
+        required: ['id', 'method', 'object'],
+        properties: {
+          id: { type: 'string', description: 'Unique in the batch (1 to 64 letters, digits, _ or -); names the operation in results, errors and references.' },
+          method: { type: 'string', description: 'POST (create), PATCH (update) or DELETE.' },
+          object: { type: 'string', description: 'The object name, as in /data/:object.' },
+          recordId: { description: 'PATCH and DELETE: the record id, or {"$ref": "<earlier op id>.<field>"}.' },
+          body: { type: 'object', description: 'POST and PATCH: the record or the changes (expectedVersion allowed on PATCH and DELETE); any value may be {"$ref": "<earlier op id>.<field>"}.' },
+          expectedVersion: { type: 'integer', description: 'PATCH and DELETE: the version the write expects.' },
+        },
+      },
+    },
+  },
+};
+
 /**
  * Writes of several records at once, each one through the data engine as its `/data` request:
  * upsert by a unique field, bulk writes on one object, and the atomic batch across objects.
@@ -53,7 +77,7 @@ export function addBatchRoutes(routes: HttpRoutes, engine: DataEngine, metadata:
   routes.add({
     method: 'POST', path: '/batch', tags: ['data'],
     summary: `Up to ${MAX_BATCH_OPERATIONS} record writes across objects in one transaction, with {"$ref": "op1.id"} references: all or nothing`,
-    schema: { body },
+    schema: { body: batchBody },
     handler: async (request) => {
       const ops = checkBatch(operationsOf(request.body, MAX_BATCH_OPERATIONS));
       return { results: await runBatch(engine, metadata, dataContext(request), ops) };

@@ -158,6 +158,17 @@ await onEachDriver(t, 'rest-batch', async (t, rest) => {
     t.same([noOn.status, noOn.body.error.details.errors[0].path], [400, 'on'], 'no on: 400');
   });
 
+  await t.test('the OpenAPI document lists the three routes', async (t) => {
+    const doc = (await rest.send('GET', `${api}/openapi.json`)).body;
+    const upsert = doc.paths['/data/contact/upsert']?.put;
+    t.equal(upsert?.operationId, 'upsertContact', 'PUT /data/contact/upsert');
+    t.same(upsert.parameters.find((p: { name: string }) => p.name === 'on').schema.enum, ['email'], 'on: the unique fields');
+    t.same(Object.keys(upsert.responses).filter((s) => s < '400'), ['200', '201'], '200 updated, 201 created');
+    t.equal(doc.paths['/data/account/upsert'], undefined, 'not on an object without a unique field');
+    t.equal(doc.paths['/data/contact/bulk']?.post?.requestBody.content['application/json'].schema.properties.operations.maxItems, 200, 'bulk, with its limit');
+    t.match(doc.paths['/batch']?.post?.requestBody.content['application/json'].schema.properties.operations.description, /1 to 100 operations/, 'the batch, with its limit');
+  });
+
   await t.test('upsert: 200 parallel requests on one key make exactly one record', async (t) => {
     const email = `race-${rest.driver}@batch.test`;
     const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => rest.send('PUT', `${api}/data/contact/upsert?on=email`, { last_name: `Racer ${i}`, email })));
