@@ -30,6 +30,8 @@ export interface BatchOperation {
   also?: ApiMethod;
   /** Values taken as sent, without `$ref` resolution (the bulk route). */
   literal?: boolean;
+  /** How the request named the method, when not as POST, PATCH or DELETE (bulk: create, update, delete). */
+  verb?: string;
 }
 
 export interface BatchResult {
@@ -161,7 +163,7 @@ async function runOne(tx: DataEngine, metadata: MetadataRegistry, ctx: DataConte
 function failed(op: BatchOperation, error: unknown): unknown {
   if (!isCodedError(error)) return error;
   const details = { ...error.details, operation: op.id, index: op.index, status: error.status };
-  const message = `Operation '${op.id}' (index ${op.index}, ${op.method} ${op.object}) failed with ${error.status} ${error.code}: ${error.message} Nothing was written.`;
+  const message = `Operation '${op.id}' (index ${op.index}, ${op.verb ?? op.method} ${op.object}) failed with ${error.status} ${error.code}: ${error.message} Nothing was written.`;
   return codedError(error.code, details, message);
 }
 
@@ -208,7 +210,7 @@ export function checkBulk(object: string, ops: unknown[]): BatchOperation[] {
     if (method === 'create' && op.values === undefined) throw invalid(`${at}.values`, 'is required for create', { index });
     if (method === 'delete' && op.values !== undefined) throw invalid(`${at}.values`, 'is not accepted for delete', { index });
     return {
-      id: String(index), index, method: BULK_METHODS[method as keyof typeof BULK_METHODS], object, also: 'bulk' as const, literal: true,
+      id: String(index), index, method: BULK_METHODS[method as keyof typeof BULK_METHODS], object, also: 'bulk' as const, literal: true, verb: method,
       ...(op.id !== undefined ? { recordId: op.id } : {}),
       ...(op.values !== undefined ? { body: op.values as Record<string, unknown> } : {}),
       ...(op.expectedVersion !== undefined ? { expectedVersion: op.expectedVersion } : {}),

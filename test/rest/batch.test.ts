@@ -129,6 +129,7 @@ await onEachDriver(t, 'rest-batch', async (t, rest) => {
       ],
     });
     t.same([res.status, res.body.error.code, res.body.error.details.index], [409, 'CONCURRENT_UPDATE', 2], '409 naming index 2 (its version moved on inside the bulk)');
+    t.match(res.body.error.message, /^Operation '2' \(index 2, update account\) failed with 409 CONCURRENT_UPDATE: .*Nothing was written\.$/, 'the message names it as sent');
     t.equal(await counts(rest), before, 'nothing written');
     const over = await rest.send('POST', `${api}/data/account/bulk`, { operations: Array.from({ length: 201 }, () => ({ method: 'create', values: { name: 'x' } })) });
     t.same([over.status, over.body.error.details.limit], [400, 200], '201 operations: 400 naming the limit of 200');
