@@ -54,6 +54,12 @@ export interface WriteOptions {
   expectedVersion?: number;
 }
 
+/** What an upsert did: `created` true when it made the record, false when it updated the one holding the key. */
+export interface UpsertResult {
+  created: boolean;
+  record: DataRecord;
+}
+
 export interface DataEngine {
   /** The structured query of the interface (where, orderBy, limit, offset, cursor, expand, joins, groupBy, aggregations...). */
   query(object: string, query: Record<string, unknown>, ctx: DataContext, options?: QueryOptions): Promise<ListResult>;
@@ -77,6 +83,12 @@ export interface DataEngine {
   restore(object: string, id: string, ctx: DataContext): Promise<DataRecord>;
   /** Removes a trashed record for good (admins and modifyAll holders). */
   purge(object: string, id: string, ctx: DataContext): Promise<void>;
+  /**
+   * Create the record whose unique field `on` holds `values[on]`, or update the record that holds it
+   * (as `update` would: row security, `expectedVersion`), atomically: concurrent upserts of one key
+   * make one record. `on` must be a field declared unique, with a value in `values`.
+   */
+  upsert(object: string, on: string, values: DataRecord, options: WriteOptions, ctx: DataContext): Promise<UpsertResult>;
   /** Run several calls atomically: all of them happen or none. */
   transaction<T>(ctx: DataContext, work: (engine: DataEngine) => Promise<T>): Promise<T>;
 }

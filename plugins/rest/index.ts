@@ -1,4 +1,5 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
+import { addBatchRoutes } from './batchRoutes.ts';
 import { addDataRoutes } from './dataRoutes.ts';
 import { addRecordRoutes } from './recordRoutes.ts';
 
@@ -11,5 +12,6 @@ export default definePlugin({
   register(ctx) {
     addDataRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
     addRecordRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
+    addBatchRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
   },
 });

@@ -34,6 +34,7 @@ const pageOf = (page: PageQuery) => ({
   ...(page.offset !== undefined ? { offset: page.offset } : {}),
   ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
 });
+import { upsertRecord } from './upsertRecord.ts';
 
 /** A transaction the engine is bound to: every call runs inside it. */
 export interface Binding {
@@ -228,6 +229,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     trash: (name, page, ctx) => listTrash(objectOrNotFound(deps, name), page, withUser(ctx)),
     restore: (name, id, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => restoreRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx)))),
     purge: (name, id, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => purgeRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx)))),
+    upsert: (name, on, values, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => upsertRecord(deps, scope, objectOrNotFound(deps, name), on, values, options, withUser(ctx)))),
     transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
   };
   if (binding) bindings.set(engine, binding);
