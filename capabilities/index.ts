@@ -16,3 +16,4 @@ export * from './searchIndex.ts';
 export * from './accessGrants.ts';
 export * from './dataScopes.ts';
 export * from './smsSend.ts';
+export * from './notificationsSend.ts';

@@ -19,8 +19,9 @@ import { searchIndex } from './searchIndex.ts';
 import { accessGrants } from './accessGrants.ts';
 import { dataScopes } from './dataScopes.ts';
 import { smsSend } from './smsSend.ts';
+import { notificationsSend } from './notificationsSend.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, smsSend] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, smsSend, notificationsSend] as const;
 
 type Definition = (typeof definitions)[number];
 

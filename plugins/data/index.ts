@@ -3,6 +3,7 @@ import { codedError, KernelBootError } from '../../kernel/errors.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
 import { createAccessService } from './access/accessService.ts';
 import { contributedScopes } from './access/contributedScopes.ts';
+import { ownerPrivateScope } from './access/ownerPrivate.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
 import { createDataDatabase } from './engine/createDataDatabase.ts';
 import { createDataEngine } from './engine/createDataEngine.ts';
@@ -42,6 +43,7 @@ export default definePlugin({
     metadata.contributeApp(SYSTEM_APP_DIR);
     const access = createAccessService(metadata);
     const scopes = contributedScopes();
+    scopes.add(ownerPrivateScope);
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
     const database = (environmentId: string) => {
       const db = databases.get(environmentId);
