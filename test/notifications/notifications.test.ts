@@ -1,5 +1,6 @@
 /** notifications.send and the inbox routes, on SQLite and PostgreSQL, with a real SMTP server. */
 import t from 'tap';
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { RetentionRegister } from '../../capabilities/retentionRegister.ts';
 import { databaseCases } from '../harness/databases.ts';
 import { bootNotify } from './notificationsFixture.ts';
@@ -126,6 +127,20 @@ for (const driver of await databaseCases()) {
     t.equal(rows.status, 200);
     t.same(rows.body.items, [], 'an anonymous /data read holds no notification');
     t.notMatch(s.logs.join(''), /sms-marker-5521/, 'the body is in no log line');
+
+    // A phone-only account: its placeholder address reaches nobody, its number does.
+    const imported = await s.send('POST', '/api/v1/auth/admin/import-users', s.admin, { rows: [{ phone: '+44 20 7946 0000', name: 'Phone Only' }] });
+    t.equal(imported.status, 200, JSON.stringify(imported.body));
+    const database = s.rt.runtime.kernel.service<DataDatabase>('data.database')!;
+    const [phoneUser] = await database.withDatabase(s.environmentId, ({ knex }) => knex('sys_user').where({ email: '442079460000@phone.invalid' }).select('id'));
+    const both = await s.notify({ to: { userIds: [phoneUser.id, ada.id] }, channels: ['email', 'sms'], title: 'Both', body: 'b' });
+    t.same(both.body.results.map((r: { recipient: { value: string }; channel: string; status: string }) => [r.recipient.value, r.channel, r.status]), [
+      [phoneUser.id, 'email', 'no_address'],
+      [phoneUser.id, 'sms', 'sent'],
+      [ada.id, 'email', 'sent'],
+      [ada.id, 'sms', 'no_address'],
+    ], 'addresses come from the identity');
+    t.same(s.sink.mails.map((m) => m.to), [['ada@example.com']], 'no mail to the placeholder address');
   });
 }
 
