@@ -19,3 +19,4 @@ export * from './smsSend.ts';
 export * from './jobsQueue.ts';
 export * from './eventsBus.ts';
 export * from './actionsRegistry.ts';
+export * from './notificationsSend.ts';

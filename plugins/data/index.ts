@@ -4,6 +4,7 @@ import { createAccessGrants } from './access/accessGrants.ts';
 import { createAccessService } from './access/accessService.ts';
 import { shareInvalidation } from './access/shareInvalidation.ts';
 import { contributedScopes } from './access/contributedScopes.ts';
+import { ownerPrivateScope } from './access/ownerPrivate.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
 import { createDataDatabase } from './engine/createDataDatabase.ts';
 import { createDataEngine } from './engine/createDataEngine.ts';
@@ -50,6 +51,7 @@ export default definePlugin({
     });
     const access = shareInvalidation(createAccessService(metadata), ctx.resolve('events.bus'));
     const scopes = contributedScopes();
+    scopes.add(ownerPrivateScope);
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
     const database = (environmentId: string) => {
       const db = databases.get(environmentId);
