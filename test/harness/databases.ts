@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { postgresProblem } from './postgresProblem.ts';
 import type { Test } from 'tap';
 import type { Database } from '../../plugins/data/sql/openDatabase.ts';
@@ -60,4 +61,18 @@ export async function databaseCases(): Promise<DatabaseCase[]> {
       },
     },
   ];
+}
+
+/** The PostgreSQL schema that holds an environment's data (`env_<id>`, dashes as underscores). */
+export const environmentSchema = (id: string) => `env_${id.replace(/-/g, '_')}`;
+
+/** Drops the schemas of these environments on the test PostgreSQL, if they exist. */
+export async function dropEnvironmentSchemas(...ids: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    for (const id of ids) await client.query(`drop schema if exists "${environmentSchema(id)}" cascade`);
+  } finally {
+    await client.end();
+  }
 }

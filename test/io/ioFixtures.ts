@@ -1,12 +1,11 @@
 /** The import/export test app booted on each driver, with request helpers. */
 import type { InjectOptions } from 'fastify';
-import pg from 'pg';
 import type { Test } from 'tap';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { RuntimeConfigInput } from '../../runtime/configSchema.ts';
 import type { BuiltinPlugin } from '../../runtime/resolvePlugins.ts';
-import { databaseCases, POSTGRES_URL } from '../harness/databases.ts';
+import { databaseCases, POSTGRES_URL, dropEnvironmentSchemas } from '../harness/databases.ts';
 import { startTestRuntime, type TestRuntime } from '../harness/startTestRuntime.ts';
 
 export type DriverName = 'sqlite' | 'postgres';
@@ -36,17 +35,8 @@ export interface BootOptions {
   logger?: Logger;
 }
 
-const schemaOf = (id: string) => `env_${id.replace(/-/g, '_')}`;
 
-async function dropSchema(id: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schemaOf(id)}" cascade`);
-  } finally {
-    await client.end();
-  }
-}
+const dropSchema = (id: string): Promise<void> => dropEnvironmentSchemas(id);
 
 /** Boots the io test app; the environment id carries the process id so runs never share a schema. */
 export async function bootIo(t: Test, driver: DriverName, tag: string, options: BootOptions = {}): Promise<Io> {

@@ -1,10 +1,9 @@
 /** A runtime with the notify-probe plugin, an SMTP sink, an admin and two users, on one driver. */
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import pino from 'pino';
 import type { Test } from 'tap';
 import type { RuntimeConfigInput } from '../../runtime/configSchema.ts';
-import { POSTGRES_URL } from '../harness/databases.ts';
+import { POSTGRES_URL, dropEnvironmentSchemas } from '../harness/databases.ts';
 import { startTestRuntime, type TestRuntime } from '../harness/startTestRuntime.ts';
 import { startSmtpSink, type SmtpSink } from '../email/smtpSink.ts';
 
@@ -30,17 +29,8 @@ export interface NotifyRuntime {
   notify(payload: object): Promise<Reply>;
 }
 
-const schemaOf = (id: string) => `env_${id.replace(/-/g, '_')}`;
 
-async function dropSchema(environment: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schemaOf(environment)}" cascade`);
-  } finally {
-    await client.end();
-  }
-}
+const dropSchema = (id: string): Promise<void> => dropEnvironmentSchemas(id);
 
 export async function bootNotify(t: Test, driver: 'sqlite' | 'postgres', extra: RuntimeConfigInput = {}): Promise<NotifyRuntime> {
   const sink = await startSmtpSink();

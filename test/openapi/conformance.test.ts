@@ -6,9 +6,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
-import pg from 'pg';
 import t from 'tap';
-import { databaseCases, POSTGRES_URL } from '../harness/databases.ts';
+import { databaseCases, POSTGRES_URL, dropEnvironmentSchemas } from '../harness/databases.ts';
 import { startTestRuntime } from '../harness/startTestRuntime.ts';
 import { ResponseValidator } from './responseValidator.ts';
 import { arbitraryOf, deref, type IdsOf, type Schema } from './schemaArbitrary.ts';
@@ -52,15 +51,7 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
 
 const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
-async function dropSchema(id: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "env_${id.replace(/-/g, '_')}" cascade`);
-  } finally {
-    await client.end();
-  }
-}
+const dropSchema = (id: string): Promise<void> => dropEnvironmentSchemas(id);
 
 for (const driver of await databaseCases()) {
   await t.test(driver.name, { skip: driver.skip }, async (t) => {

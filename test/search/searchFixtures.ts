@@ -1,6 +1,5 @@
 /** The search runtime booted on one driver: the library test app, requests, and raw access to the index. */
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import pino from 'pino';
 import type { Test } from 'tap';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
@@ -8,7 +7,7 @@ import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { RuntimeConfigInput } from '../../runtime/configSchema.ts';
 import type { BuiltinPlugin } from '../../runtime/resolvePlugins.ts';
 import { storeFor } from '../../plugins/search/storeFor.ts';
-import { databaseCases, POSTGRES_URL } from '../harness/databases.ts';
+import { databaseCases, POSTGRES_URL, dropEnvironmentSchemas, environmentSchema } from '../harness/databases.ts';
 import { startTestRuntime, type TestRuntime } from '../harness/startTestRuntime.ts';
 
 export const LIBRARY = 'test/search/fixtures/library';
@@ -56,17 +55,9 @@ export async function drivers(): Promise<Array<{ name: DriverName; skip: string 
   return (await databaseCases()).map((c) => ({ name: c.name, skip: c.skip }));
 }
 
-export const schemaOf = (id: string) => `env_${id.replace(/-/g, '_')}`;
+export const schemaOf = environmentSchema;
 
-export async function dropSchema(environment: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schemaOf(environment)}" cascade`);
-  } finally {
-    await client.end();
-  }
-}
+export const dropSchema = (id: string): Promise<void> => dropEnvironmentSchemas(id);
 
 function captureLogger(logs: SearchRuntime['logs']) {
   const sink = new Writable({
