@@ -26,6 +26,20 @@ export interface RouteDefinition {
   schema?: RouteSchema;
   /** Per-route body size limit in bytes (defaults to the server's). */
   bodyLimit?: number;
+  /**
+   * Media types besides JSON the route reads as a stream (e.g. `text/csv`): for those the body
+   * schema is not applied and request.body is an AsyncIterable<Buffer> of the body as it
+   * arrives, failing with PAYLOAD_TOO_LARGE past bodyLimit. JSON bodies are parsed as usual.
+   */
+  streamedBody?: readonly string[];
+  /** The status of a success when it is not 200 (the handler sets it); documented by the API description. */
+  successStatus?: 201 | 204;
+  /**
+   * Error statuses the handler itself can answer beyond those every route of its kind can (400
+   * for a request failing its schemas, 401/403 for the guard, 404 for a path naming nothing, 413 and
+   * 415 for bodies): for example 404 for a query parameter naming an unknown object, 409, 429.
+   */
+  errorStatuses?: readonly number[];
   handler: (request: FastifyRequest, reply: FastifyReply) => unknown;
   /**
    * What `/api/v2` serves at this path instead, when it differs from `/api/v1` (docs/versioning.md).

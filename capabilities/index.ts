@@ -16,3 +16,5 @@ export * from './searchIndex.ts';
 export * from './accessGrants.ts';
 export * from './dataScopes.ts';
 export * from './smsSend.ts';
+export * from './jobsQueue.ts';
+export * from './eventsBus.ts';

@@ -19,8 +19,10 @@ import { searchIndex } from './searchIndex.ts';
 import { accessGrants } from './accessGrants.ts';
 import { dataScopes } from './dataScopes.ts';
 import { smsSend } from './smsSend.ts';
+import { jobsQueue } from './jobsQueue.ts';
+import { eventsBus } from './eventsBus.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, smsSend] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, smsSend, jobsQueue, eventsBus] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { isCodedError, KernelBootError } from '../kernel/errors.ts';
 import { runsCompiled } from '../kernel/importModule.ts';
 import { createRuntime } from '../runtime/createRuntime.ts';
+import { formatJobs, listJobs, retryJob } from './listJobs.ts';
 import { formatPlugins, listPlugins } from './listPlugins.ts';
 import { formatDoctor, runDoctor } from './runDoctor.ts';
 
@@ -11,11 +12,13 @@ Commands:
   start      Serve the API (default command)
   doctor     Check config, secret, database, capability graph and protocol; exit 1 on a problem
   plugins    List plugins with their capability tokens and state
+  jobs       Job backend in use (embedded or bullmq), counts per job name and state, dead letters
+  jobs retry ID   Queue a dead job again
 
 Options:
   --config PATH   runtime config (.ts, .js, .mjs or .json); default ./runtime.config.ts if present
   --port N        port to listen on (start; overrides PORT and server.port)
-  --json          machine-readable output (doctor, plugins)
+  --json          machine-readable output (doctor, plugins, jobs)
   -h, --help      this text`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -44,6 +47,20 @@ export async function main(argv: string[]): Promise<number> {
     case 'plugins': {
       const rows = await listPlugins(base);
       console.log(values.json ? JSON.stringify(rows, null, 2) : formatPlugins(rows));
+      return 0;
+    }
+    case 'jobs': {
+      if (positionals[1] === 'retry') {
+        if (!positionals[2]) {
+          console.error('Usage: osr jobs retry ID (the id of a dead job, as osr jobs lists it)');
+          return 2;
+        }
+        const result = await retryJob(base, positionals[2]);
+        console.log(values.json ? JSON.stringify(result) : `job ${result.id} queued again in environment ${result.environmentId}`);
+        return 0;
+      }
+      const report = await listJobs(base);
+      console.log(values.json ? JSON.stringify(report, null, 2) : formatJobs(report));
       return 0;
     }
     case 'start': {

@@ -56,6 +56,7 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
   const db = await checkDatabase(config.databaseUrl);
   checks.push({ name: 'database', ...db });
   if (config.redisUrl) checks.push({ name: 'redis', ...(await checkRedis(config.redisUrl)) });
+  checks.push({ name: 'jobs', ok: true, detail: config.redisUrl ? 'bullmq: jobs and schedules on Redis (REDIS_URL)' : "embedded: jobs in each environment's database (set REDIS_URL for BullMQ)" });
 
   const missingApps = config.apps.filter((dir) => !existsSync(dir));
   checks.push(missingApps.length === 0

@@ -85,6 +85,10 @@ export const ERRORS = {
   SCHEMA_CHANGE_REFUSED: { status: 500, message: 'Schema sync refused {count} destructive change(s), which would lose data:\n{lines}\nFix: {fix}' },
   QUERY_TOO_COSTLY: { status: 400, message: 'The query costs more than this server allows: {reason}. Fix: {fix}' },
   IMPORT_REJECTED: { status: 400, message: 'Nothing was imported: {failed} of {total} rows are not valid (first: {first}). details.errors lists every row; fix them, or send atomic: false to import the valid rows only.' },
+  // Jobs.
+  JOB_UNKNOWN_NAME: { status: 400, message: "No handler is registered for job '{name}': a plugin registers it with jobs.queue's handle() in its register phase." },
+  JOB_OPTIONS_INVALID: { status: 400, message: 'The job options are not valid: {reason}' },
+  JOB_NOT_DEAD: { status: 409, message: 'Job {id} is {state}, not dead: only a dead job can be retried.' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -5,9 +5,11 @@ import authRoutes from './auth/routes/index.ts';
 import crm from './crm/index.ts';
 import data from './data/index.ts';
 import email from './email/index.ts';
+import events from './events/index.ts';
 import emailRoutes from './email/routes/index.ts';
 import http from './http/index.ts';
 import io from './io/index.ts';
+import jobs from './jobs/index.ts';
 import meta from './meta/index.ts';
 import metaApi from './meta/api/index.ts';
 import openapi from './openapi/index.ts';
@@ -20,6 +22,7 @@ import orgScoping from './org-scoping/index.ts';
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: http, enabledByDefault: true, optionsFrom: (config) => ({ ...config.server }) },
+  { manifest: events, enabledByDefault: true },
   {
     manifest: auth,
     enabledByDefault: true,
@@ -47,6 +50,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: rest, enabledByDefault: true },
   { manifest: io, enabledByDefault: true },
   { manifest: search, enabledByDefault: true },
+  { manifest: jobs, enabledByDefault: true },
   { manifest: sharing, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },

@@ -101,7 +101,7 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       }
       if (mutating) await refusePlaceholderEmail(request, routed);
       const family = rateFamilyOf(path);
-      if (family) limiter.hit(family, { environmentId: env.id, ip: context.ip, account: await accountOf(request, context) });
+      if (family) await limiter.hit(family, { environmentId: env.id, ip: context.ip, account: await accountOf(request, context) });
       const response = await env.engine.handler(request);
       // Sessions, users or keys may have changed: forget what was verified in this environment.
       if (mutating) cache.clear(env.id);
@@ -115,7 +115,7 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
     async signIn(input, context) {
       const env = envOf(context);
       checkOrigin(context);
-      limiter.hit('signIn', { environmentId: env.id, ip: context.ip, account: input.email });
+      await limiter.hit('signIn', { environmentId: env.id, ip: context.ip, account: input.email });
       const response = await env.engine.handler(new Request(`${context.origin}${AUTH_BASE_PATH}/sign-in/email`, {
         method: 'POST',
         headers: engineHeaders(context, { 'content-type': 'application/json' }),

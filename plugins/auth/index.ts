@@ -10,9 +10,11 @@ import { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
 import { phoneNumberOptionsOf } from './phoneNumberOptions.ts';
 import { PrincipalCache } from './principalCache.ts';
 import { RateLimiter } from './rateLimiter.ts';
+import { redisRateCounter } from './redisRateCounter.ts';
 
 // One map per kernel: the kernel hands the same context object to every phase of a plugin.
 const states = new WeakMap<object, Map<string, EnvironmentAuth>>();
+const limiters = new WeakMap<object, RateLimiter>();
 
 /**
  * Identity: one auth engine (better-auth) per environment, with its own tables in that
@@ -24,7 +26,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys'],
-  optional: ['email.send', 'sms.send'],
+  optional: ['email.send', 'sms.send', 'events.bus'],
   provides: ['auth.session', 'auth.identity'],
   // Creating the tables of several environments on a remote database takes a while.
   timeoutMs: 60_000,
@@ -33,8 +35,12 @@ export default definePlugin({
     const environments = new Map<string, EnvironmentAuth>();
     states.set(ctx, environments);
     const cache = new PrincipalCache(ctx.options.credentialCacheMs);
+    // Sessions, users or keys changed in another process: forget what was verified here too.
+    const bus = ctx.resolve('events.bus');
+    if (bus) cache.onClear((environmentId) => bus.publish('principals.changed', { environmentId }), (apply) => bus.subscribe('principals.changed', apply));
     const limiter = new RateLimiter(ctx.options.rateLimit);
     const phone = phoneNumberOptionsOf(ctx.options.phoneNumber);
+    limiters.set(ctx, limiter);
     ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log, ctx.options));
     ctx.provide('auth.identity', createIdentityService({
       environments, cache, limiter, options: ctx.options, email: () => ctx.resolve('email.send'),
@@ -49,6 +55,10 @@ export default definePlugin({
     const info = ctx.resolve('runtime.info');
     const keys = ctx.resolve('secrets.keys');
     checkPasskeyConfig(ctx.options, info.production);
+    if (info.redisUrl) {
+      const onError = (error: unknown) => ctx.log.warn({ err: error }, 'auth: the shared rate-limit count in Redis failed; counting in this process meanwhile');
+      limiters.get(ctx)!.share(redisRateCounter(info.redisUrl, onError), onError);
+    }
     checkMailOrigin(ctx.options, info.production, ctx.has('email.send'));
     const phoneOn = phoneNumberOptionsOf(ctx.options.phoneNumber) !== null;
     if (phoneOn && !ctx.has('sms.send')) {
@@ -77,6 +87,7 @@ export default definePlugin({
     }
   },
   async stop(ctx) {
+    await limiters.get(ctx)?.close();
     const environments = states.get(ctx);
     if (environments) await closeAll(environments);
   },

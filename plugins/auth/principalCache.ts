@@ -36,7 +36,19 @@ export class PrincipalCache {
     entries.set(key, { principal: Object.freeze(principal), expiresAt });
   }
 
+  /**
+   * Shares clears across processes: `announce` tells the others of a clear made here, and
+   * `listen` registers the clear of what they announce (applied here without announcing again).
+   */
+  onClear(announce: (environmentId: string) => void, listen: (apply: (payload: { environmentId: string }) => void) => void): void {
+    this.announce = announce;
+    listen(({ environmentId }) => this.environments.delete(environmentId));
+  }
+
+  private announce: ((environmentId: string) => void) | null = null;
+
   clear(environmentId: string): void {
+    this.announce?.(environmentId);
     this.environments.delete(environmentId);
   }
 }

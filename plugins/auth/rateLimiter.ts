@@ -1,5 +1,6 @@
 import { codedError } from '../../kernel/errors.ts';
 import type { RateFamily, RateLimitOptions } from './authOptions.ts';
+import type { SharedRateCounter } from './redisRateCounter.ts';
 
 interface Window {
   count: number;
@@ -10,27 +11,51 @@ interface Window {
 const MAX_KEYS = 100_000;
 
 /**
- * Fixed-window counters per IP and per account, in process memory. Several processes behind a
- * load balancer each count on their own (a shared store such as Redis would be needed for one
- * limit across them).
+ * Fixed-window counters per IP and per account: in Redis when one is configured, so several
+ * processes behind a load balancer share one limit; else (and while Redis does not answer) in
+ * process memory.
  */
 export class RateLimiter {
   private windows = new Map<string, Window>();
+  private shared: SharedRateCounter | null = null;
+  private onSharedError: (error: unknown) => void = () => undefined;
 
   constructor(private readonly options: RateLimitOptions, private readonly now: () => number = Date.now) {}
+
+  async close(): Promise<void> {
+    await this.shared?.close();
+    this.shared = null;
+  }
+
+  /** Count in Redis from now on; a failed Redis call falls back to this process's count. */
+  share(counter: SharedRateCounter | null, onError: (error: unknown) => void = () => undefined): void {
+    this.shared = counter;
+    this.onSharedError = onError;
+  }
 
   /**
    * Count one attempt of `family` from this IP (for every environment) and for this account (in
    * its environment); throw RATE_LIMITED with the seconds to wait when either is over its limit.
    */
-  hit(family: RateFamily, input: { environmentId: string; ip: string; account?: string | null }): void {
+  async hit(family: RateFamily, input: { environmentId: string; ip: string; account?: string | null }): Promise<void> {
     if (!this.options.enabled) return;
     const rules = this.options[family];
-    const now = this.now();
     let wait = 0;
-    wait = Math.max(wait, this.count(`${family}|ip|${input.ip}`, rules.perIp, now));
-    if (input.account) wait = Math.max(wait, this.count(`${family}|account|${input.environmentId}|${input.account.trim().toLowerCase()}`, rules.perAccount, now));
+    wait = Math.max(wait, await this.countAnywhere(`${family}|ip|${input.ip}`, rules.perIp));
+    if (input.account) wait = Math.max(wait, await this.countAnywhere(`${family}|account|${input.environmentId}|${input.account.trim().toLowerCase()}`, rules.perAccount));
     if (wait > 0) throw codedError('RATE_LIMITED', { retryAfter: wait, limit: family });
+  }
+
+  private async countAnywhere(key: string, rule: { max: number; windowSeconds: number }): Promise<number> {
+    if (this.shared) {
+      try {
+        const { count, ttlMs } = await this.shared.hit(key, rule.windowSeconds * 1000);
+        return count > rule.max ? Math.max(1, Math.ceil(ttlMs / 1000)) : 0;
+      } catch (error) {
+        this.onSharedError(error);
+      }
+    }
+    return this.count(key, rule, this.now());
   }
 
   /** Seconds to wait, or 0 when the attempt is allowed. */

@@ -21,7 +21,7 @@ export default definePlugin({
     const engine = ctx.resolve('data.engine');
     const metadata = ctx.resolve('metadata.registry');
     ctx.resolve('http.routes').add({
-      method: 'POST', path: '/data/lead/:id/convert', tags: ['data', 'crm'],
+      method: 'POST', path: '/data/lead/:id/convert', tags: ['data', 'crm'], errorStatuses: [409],
       summary: 'Convert a lead into an account, a contact and optionally an opportunity (all or nothing)',
       schema: { params: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] } },
       handler: (request) => {

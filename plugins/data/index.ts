@@ -2,6 +2,7 @@ import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError, KernelBootError } from '../../kernel/errors.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
 import { createAccessService } from './access/accessService.ts';
+import { shareInvalidation } from './access/shareInvalidation.ts';
 import { contributedScopes } from './access/contributedScopes.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
 import { createDataDatabase } from './engine/createDataDatabase.ts';
@@ -29,6 +30,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys', 'hooks.registry', 'metadata.registry'],
+  optional: ['events.bus'],
   provides: ['data.engine', 'data.database', 'access.grants', 'data.scopes'],
   options: dataOptionsSchema,
   timeoutMs: 60_000,
@@ -40,7 +42,7 @@ export default definePlugin({
     const metadata = ctx.resolve('metadata.registry');
     // The permission model (positions, permission sets, shares, sharing rules) is metadata like any object.
     metadata.contributeApp(SYSTEM_APP_DIR);
-    const access = createAccessService(metadata);
+    const access = shareInvalidation(createAccessService(metadata), ctx.resolve('events.bus'));
     const scopes = contributedScopes();
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
     const database = (environmentId: string) => {

@@ -7,6 +7,7 @@ import { allowedMethods } from './allowedMethods.ts';
 import { API_VERSIONS, deprecationHeaders, pathIn } from './apiVersions.ts';
 import { authGuard } from './authGuard.ts';
 import { createServer } from './createServer.ts';
+import { addStreamedBody } from './streamedBody.ts';
 import { addDiscoveryRoutes } from './discoveryRoutes.ts';
 import { httpOptionsSchema } from './httpOptions.ts';
 import { API_PREFIX, RouteRegistry } from './routeRegistry.ts';
@@ -70,10 +71,13 @@ export default definePlugin({
     const environments = selectEnvironment(info.environments.map((e) => e.id), info.defaultEnvironment);
     const schemaOf = sharedSchemas();
     const guards = new Map(routes.map((route) => [route, authGuard(route, auth, info.requireAuth, environments, grants)]));
-    for (const { route, version, url } of mounts) {
-      const guard = guards.get(route)!;
+    const mountOne = (target: FastifyInstance, { route, version, url }: (typeof mounts)[number]) => {
       const variant = version === 'v2' ? route.v2 : undefined;
-      const schema = variant?.schema ?? route.schema;
+      const given = variant?.schema ?? route.schema;
+      const schema = given ? schemaOf(given) : undefined;
+      const streamed = route.streamedBody ?? [];
+      // Other media types skip the JSON body schema: the handler reads and checks them.
+      if (schema?.body && streamed.length > 0) schema.body = { content: { 'application/json': { schema: schema.body } } };
       const deprecated = version === 'v1' && route.v2 !== undefined;
       const tag: onRequestHook = deprecated
         ? (request, reply, done) => {
@@ -86,15 +90,26 @@ export default definePlugin({
             request.apiVersion = version;
             done();
           };
-      app.route({
+      target.route({
         method: route.method,
         url,
-        ...(schema ? { schema: schemaOf(schema) } : {}),
+        ...(schema ? { schema } : {}),
         ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
         // Before the body is read: an anonymous caller learns nothing from parsing or schema errors.
-        onRequest: [tag, guard],
+        onRequest: [tag, guards.get(route)!],
         handler: variant?.handler ?? route.handler,
       });
+    };
+    for (const route of routes) {
+      const own = mounts.filter((m) => m.route === route);
+      const streamed = route.streamedBody ?? [];
+      if (streamed.length === 0) for (const m of own) mountOne(app, m);
+      else {
+        void app.register(async (child) => {
+          addStreamedBody(child, streamed, route.bodyLimit ?? ctx.options.bodyLimit);
+          for (const m of own) mountOne(child, m);
+        });
+      }
     }
     await app.ready();
     state.app = app;

@@ -8,8 +8,9 @@ import { dataContextOf as dataContext } from '../../capabilities/dataEngine.ts';
 import { apiObject } from '../../metadata/apiObject.ts';
 import { badRequest } from './ioRequest.ts';
 import type { Mapping } from './planColumns.ts';
-import { csvRows, jsonRows, MAX_IMPORT_ROWS } from './readImportRows.ts';
-import { runImport } from './runImport.ts';
+import { csvRows, jsonRows, MAX_IMPORT_ROWS, tableRows, type ImportRow } from './readImportRows.ts';
+import { readStreamedImport, STREAMED_IMPORT_TYPES } from './readStreamedImport.ts';
+import { runImport, type ImportOptions } from './runImport.ts';
 import { startExport, type ExportRequest } from './streamExport.ts';
 
 const objectParams = { type: 'object', properties: { object: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' } }, required: ['object'] };
@@ -27,6 +28,20 @@ const importBody = {
   required: ['format'],
   additionalProperties: false,
 };
+
+/** The options of a text/csv import; a JSON import carries them in its body, a multipart one as form fields. */
+const importQuery = {
+  type: 'object',
+  properties: {
+    mapping: { type: 'string', description: 'text/csv only: JSON text of { column: field or null }' },
+    dryRun: { type: 'boolean', description: 'text/csv only' },
+    atomic: { type: 'boolean', description: 'text/csv only' },
+  },
+  additionalProperties: false,
+};
+
+/** A body the http layer left unread (text/csv, multipart): an async iterable of its bytes. */
+const isStreamed = (body: unknown): body is AsyncIterable<Buffer> => typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
 
 // where, orderBy and fields take every form the query accepts; the engine checks them.
 const exportBody = {
@@ -52,19 +67,30 @@ const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
 export function addIoRoutes(routes: HttpRoutes, engine: DataEngine, metadata: MetadataRegistry, log: Logger): void {
   routes.add({
     method: 'POST', path: '/data/:object/import', tags: ['data'],
-    summary: `Import up to ${MAX_IMPORT_ROWS} rows from CSV or JSON rows: mapping, dryRun, atomic (default true: all rows or none); errors by row`,
-    schema: { params: objectParams, body: importBody },
+    summary: `Import up to ${MAX_IMPORT_ROWS} rows from CSV (in JSON, as text/csv or as multipart/form-data) or JSON rows: mapping, dryRun, atomic (default true: all rows or none); errors by row`,
+    schema: { params: objectParams, querystring: importQuery, body: importBody },
     bodyLimit: IMPORT_BODY_LIMIT,
+    streamedBody: STREAMED_IMPORT_TYPES,
     handler: async (request) => {
       const { object } = request.params as { object: string };
       const target = apiObject(metadata, object, 'import');
       if (target.system) throw codedError('SYSTEM_OBJECT_READ_ONLY', { object });
-      const body = request.body as ImportBody;
-      const mapping = body.mapping ?? {};
-      if (body.format === 'csv' && (body.csv === undefined || body.rows !== undefined)) badRequest('csv', 'format csv takes the file as the string csv, and no rows');
-      if (body.format === 'json' && (body.rows === undefined || body.csv !== undefined)) badRequest('rows', 'format json takes an array of objects as rows, and no csv');
-      const rows = body.format === 'csv' ? csvRows(target, body.csv!, mapping) : jsonRows(target, body.rows!, mapping);
-      const options = { dryRun: body.dryRun ?? false, atomic: body.atomic ?? true };
+      let rows: ImportRow[];
+      let options: ImportOptions;
+      if (isStreamed(request.body)) {
+        const source = await readStreamedImport(request);
+        rows = tableRows(target, source.table, source.mapping);
+        options = { dryRun: source.dryRun, atomic: source.atomic };
+      } else {
+        const given = Object.keys(request.query ?? {});
+        if (given.length > 0) badRequest(given[0]!, 'of a JSON import goes in the body, not in the query string');
+        const body = request.body as ImportBody;
+        const mapping = body.mapping ?? {};
+        if (body.format === 'csv' && (body.csv === undefined || body.rows !== undefined)) badRequest('csv', 'format csv takes the file as the string csv, and no rows');
+        if (body.format === 'json' && (body.rows === undefined || body.csv !== undefined)) badRequest('rows', 'format json takes an array of objects as rows, and no csv');
+        rows = body.format === 'csv' ? csvRows(target, body.csv!, mapping) : jsonRows(target, body.rows!, mapping);
+        options = { dryRun: body.dryRun ?? false, atomic: body.atomic ?? true };
+      }
       const result = await runImport(engine, object, rows, dataContext(request), options, log);
       if (!options.dryRun && options.atomic && result.failed > 0) {
         const first = result.errors[0]!;

@@ -2,7 +2,7 @@ import type { DataRecord } from '../../capabilities/dataEngine.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedObject } from '../../metadata/types.ts';
 import { coerceCell, coerceJsonValue, type CellValue } from './coerceCell.ts';
-import { parseCsv } from './parseCsv.ts';
+import { CsvReader, type CsvRecord } from './CsvReader.ts';
 import { checkJsonMapping, planCsvColumns, type Mapping } from './planColumns.ts';
 
 /** Rows accepted by one import request (the interface's limit). */
@@ -47,17 +47,44 @@ function put(row: ImportRow, field: string, column: string, cell: CellValue, sou
 }
 
 /**
- * CSV text to rows: the first line is the header, mapped to fields by planCsvColumns. Blank
- * lines are skipped but keep their number, so row numbers match the file's records.
+ * The records of a CSV file as they are read: the header, then the data records (blank lines
+ * skipped but counted, so row numbers match the file's records). Past the row limit records are
+ * only counted, so a file far over it is refused with its count without being held.
  */
+export class CsvTable {
+  header: string[] | null = null;
+  readonly data: Array<{ row: number; cells: string[] }> = [];
+  count = 0;
+  private index = 0;
+
+  add = (record: CsvRecord): void => {
+    if (this.header === null) {
+      this.header = record.cells.map((c) => c.trim());
+      return;
+    }
+    this.index++;
+    if (record.cells.length === 1 && record.cells[0] === '') return;
+    this.count++;
+    if (this.count <= MAX_IMPORT_ROWS) this.data.push({ row: this.index, cells: record.cells });
+  };
+}
+
+/** CSV text to rows (see tableRows). */
 export function csvRows(object: ResolvedObject, csv: string, mapping: Mapping): ImportRow[] {
-  const [head, ...records] = parseCsv(csv);
-  if (!head) throw codedError('VALIDATION_ERROR', { summary: 'csv is empty: the first line must be a header naming the columns', errors: [{ path: 'csv', message: 'is empty' }] });
-  const header = head.cells.map((c) => c.trim());
-  const data = records.map((record, i) => ({ row: i + 1, cells: record.cells })).filter((r) => !(r.cells.length === 1 && r.cells[0] === ''));
-  refuseIfTooLarge(data.length);
+  const table = new CsvTable();
+  const reader = new CsvReader(table.add);
+  reader.push(csv);
+  reader.end();
+  return tableRows(object, table, mapping);
+}
+
+/** A read CSV table to rows: the header is mapped to fields by planCsvColumns, then each record read by type. */
+export function tableRows(object: ResolvedObject, table: CsvTable, mapping: Mapping): ImportRow[] {
+  const header = table.header;
+  if (!header) throw codedError('VALIDATION_ERROR', { summary: 'csv is empty: the first line must be a header naming the columns', errors: [{ path: 'csv', message: 'is empty' }] });
+  refuseIfTooLarge(table.count);
   const targets = planCsvColumns(object, header, mapping);
-  return data.map(({ row, cells }) => {
+  return table.data.map(({ row, cells }) => {
     const result: ImportRow = { row, input: {}, errors: [], columns: {}, unreadable: false };
     if (cells.length !== header.length) {
       result.errors.push({ path: '', message: `has ${cells.length} value(s) but the header has ${header.length} column(s)` });

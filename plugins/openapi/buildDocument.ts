@@ -33,6 +33,7 @@ function describeApi(input: DocumentInput): string {
       ? 'Every operation needs a credential (session cookie, bearer token or API key) unless it lists no security requirement.'
       : 'This runtime runs with api.requireAuth false: operations without a permission also answer anonymous callers.',
     'Every non-2xx response is the error envelope { error: { code, message, details } }.',
+    'Besides the statuses each operation lists, any request may be answered 405 METHOD_NOT_ALLOWED for a method its path does not serve, 414 for a URL or path parameter longer than the server reads, 408 REQUEST_TIMEOUT for a body not received in time, 431 HEADERS_TOO_LARGE, and 503 SERVICE_UNAVAILABLE while the server shuts down.',
   ].join('\n\n');
 }
 

@@ -91,8 +91,8 @@ export function commonComponents(): { schemas: Record<string, Schema>; responses
     parameters: {
       IfMatch: {
         name: 'If-Match', in: 'header', required: false,
-        description: 'The record version the write expects, e.g. "3"; a stale one answers 409 CONCURRENT_UPDATE.',
-        schema: { type: 'string' },
+        description: 'The record version the write expects: 3, "3" or W/"3" (* or empty: any version); a stale one answers 409 CONCURRENT_UPDATE, another text 400.',
+        schema: { type: 'string', pattern: '^(\\*|(W/)?"?[0-9]{1,15}"?)$' },
       },
     },
   };

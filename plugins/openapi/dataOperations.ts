@@ -1,5 +1,5 @@
 import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
-import type { ApiMethod, ResolvedObject } from '../../metadata/types.ts';
+import { SYSTEM_FIELDS, type ApiMethod, type ResolvedObject } from '../../metadata/types.ts';
 import { errorResponses, pathParameters, queryParameters, successResponses } from './routeOperation.ts';
 import { pascal } from './routePaths.ts';
 import { toOpenApiSchema, type Schema } from './toOpenApiSchema.ts';
@@ -22,10 +22,30 @@ const body = (schema: Schema) => ({ required: true, content: { 'application/json
 const query = (name: string, schema: Schema, description: string) => ({ name, in: 'query', required: false, description, schema });
 const ifMatch = { $ref: '#/components/parameters/IfMatch' };
 
-const selectParams = [
-  query('select', { type: 'string' }, 'Comma list of fields to return (the id always is).'),
-  query('expand', { type: 'string' }, 'Comma list of lookups to resolve into records; dotted paths for nested ones.'),
-];
+/** Fields a query may name: the system fields and the object's own. */
+const fieldNames = (o: ResolvedObject) => [...SYSTEM_FIELDS.filter((f) => f !== 'owner_id' || o.owner), ...Object.keys(o.fields)];
+
+/** A comma list of names, as `a,b` (form style, not exploded); the server also takes the parameter repeated. */
+const commaList = (name: string, names: string[], description: string) => ({
+  ...query(name, { type: 'array', uniqueItems: true, items: { type: 'string', enum: names } }, description),
+  style: 'form', explode: false,
+});
+
+function selectParams(o: ResolvedObject): Schema[] {
+  const lookups = Object.values(o.fields).filter((f) => f.type === 'lookup').map((f) => f.name);
+  return [
+    commaList('select', fieldNames(o), 'Comma list of fields to return (the id always is).'),
+    lookups.length > 0
+      ? commaList('expand', lookups, 'Comma list of lookups to resolve into records; dotted paths (lookup.lookup) for nested ones.')
+      : query('expand', { type: 'string', maxLength: 0 }, 'This object has no lookup to expand.'),
+  ];
+}
+
+/** `-priority,created_at`: fields of the object, each with an optional - for descending. */
+function orderByPattern(o: ResolvedObject): string {
+  const one = `-?(${fieldNames(o).join('|')})`;
+  return `^${one}(,${one})*$`;
+}
 
 const KNOWN: Record<string, Known> = {
   'GET ': {
@@ -34,11 +54,11 @@ const KNOWN: Record<string, Known> = {
       summary: `List ${o.pluralLabel.toLowerCase()}`,
       parameters: [
         query('where', { type: 'string' }, 'JSON-encoded filter condition, e.g. {"name":{"$contains":"acme"}}.'),
-        query('orderBy', { type: 'string' }, 'Comma list of fields; a - prefix sorts descending: -priority,created_at.'),
+        query('orderBy', { type: 'string', pattern: orderByPattern(o) }, 'Comma list of fields; a - prefix sorts descending: -priority,created_at.'),
         query('limit', { type: 'integer', minimum: 1, maximum: o.maxPageSize }, `Page size, at most ${o.maxPageSize}.`),
         query('offset', { type: 'integer', minimum: 0 }, 'Offset pagination.'),
         query('cursor', { type: 'string' }, 'nextCursor of the previous page (keyset pagination).'),
-        ...selectParams,
+        ...selectParams(o),
       ],
       responses: { 200: json(ref(`${o.name}.list`)) },
     }),
@@ -53,7 +73,7 @@ const KNOWN: Record<string, Known> = {
   },
   'GET /{id}': {
     methods: ['get'], verb: 'get',
-    build: (o) => ({ summary: `One ${o.label.toLowerCase()}`, parameters: selectParams, responses: { 200: json(ref(o.name)) } }),
+    build: (o) => ({ summary: `One ${o.label.toLowerCase()}`, parameters: selectParams(o), responses: { 200: json(ref(o.name)) } }),
   },
   'POST ': {
     methods: ['create'], verb: 'create',
@@ -75,7 +95,7 @@ const KNOWN: Record<string, Known> = {
   'GET /{id}/shares': { methods: [], verb: 'listShares', system: false, build: (o, r) => generic(o, r, `Shares of a ${o.label.toLowerCase()}`) },
   'POST /{id}/shares': { methods: [], verb: 'share', system: false, build: (o, r) => generic(o, r, `Share a ${o.label.toLowerCase()}`) },
   'DELETE /{id}/shares/{shareId}': { methods: [], verb: 'unshare', system: false, build: (o, r) => generic(o, r, `Remove a share of a ${o.label.toLowerCase()}`) },
-  'POST /import': { methods: ['import'], verb: 'import', build: (o, r) => generic(o, r, `Import ${o.pluralLabel.toLowerCase()}`) },
+  'POST /import': { methods: ['import'], verb: 'import', build: (o, r) => importOperation(o, r) },
   'POST /export': {
     methods: ['export'], verb: 'export',
     build: (o, r) => ({
@@ -94,6 +114,35 @@ const KNOWN: Record<string, Known> = {
     }),
   },
 };
+
+/** JSON with exactly one of csv (format csv) or rows (format json); or the file itself as text/csv or multipart/form-data. */
+function importOperation(o: ResolvedObject, route: RegisteredRoute): Schema {
+  const json = toOpenApiSchema(route.schema?.body ?? { type: 'object' });
+  const options = { mapping: { type: 'string', description: 'JSON text of { column: field or null }' }, dryRun: { type: 'string', enum: ['true', 'false'] }, atomic: { type: 'string', enum: ['true', 'false'] } };
+  return {
+    ...generic(o, route, `Import ${o.pluralLabel.toLowerCase()}`),
+    description: 'The CSV file may come wrapped in JSON (format csv, the text as csv), as the body itself (text/csv, options in the query string) or as the part csv of a multipart form (options as form fields). Query parameters go with text/csv only.',
+    ...(route.schema?.querystring ? { parameters: queryParameters(route.schema.querystring) } : {}),
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            ...json,
+            oneOf: [
+              { properties: { format: { type: 'string', enum: ['csv'] } }, required: ['csv'], not: { required: ['rows'] } },
+              { properties: { format: { type: 'string', enum: ['json'] } }, required: ['rows'], not: { required: ['csv'] } },
+            ],
+          },
+        },
+        'text/csv': { schema: { type: 'string', description: 'RFC 4180, UTF-8; the first line is the header' } },
+        'multipart/form-data': {
+          schema: { type: 'object', required: ['csv'], additionalProperties: false, properties: { csv: { type: 'string', format: 'binary', description: 'The CSV file' }, ...options } },
+        },
+      },
+    },
+  };
+}
 
 /** A data route without a dedicated description: what it declared, for this object. */
 function generic(o: ResolvedObject, route: RegisteredRoute, summary?: string): Schema {
@@ -132,12 +181,13 @@ export function dataOperation(object: ResolvedObject, route: RegisteredRoute, re
   const built = known ? known.build(object, route, path) : generic(object, route);
   const own = (built.parameters as Schema[] | undefined) ?? [];
   const parameters = [...pathParameters(path, route.schema?.params, ['object']), ...own];
-  const extra = [404, ...(['PATCH', 'DELETE'].includes(route.method) ? [409] : []), ...(route.method === 'POST' && rest === '' ? [409] : [])];
+  // 404 for an object or record the caller cannot see; 405 when the object's apiMethods leave the operation out.
+  const extra = [404, ...(known && known.methods.length > 0 ? [405] : []), ...(['PATCH', 'DELETE'].includes(route.method) ? [409] : []), ...(route.method === 'POST' && rest === '' ? [409] : [])];
   const operation: Schema = {
     ...built,
     tags: [object.name],
     ...(parameters.length > 0 ? { parameters } : {}),
-    responses: { ...(built.responses as Schema), ...errorResponses(route, extra) },
+    responses: { ...(built.responses as Schema), ...errorResponses(route, path, extra) },
     'x-plugin': route.owner,
     'x-object': object.name,
     ...(known?.methods[0] ? { 'x-api-method': known.methods[0] } : {}),

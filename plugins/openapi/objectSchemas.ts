@@ -17,9 +17,11 @@ function bounds(field: ResolvedField): Schema {
 function typeSchema(field: ResolvedField, served: ReadonlySet<string>): Schema {
   const length = field.maxLength !== undefined ? { maxLength: field.maxLength } : {};
   switch (field.type) {
-    case 'text': case 'textarea': case 'phone': return { type: 'string', ...length };
+    case 'text': case 'textarea': return { type: 'string', ...length };
+    // The patterns the engine checks (plugins/data/engine/coerceInput.ts).
+    case 'phone': return { type: 'string', pattern: '^\\+?[0-9][0-9 ().-]{2,31}$', ...length };
     case 'email': return { type: 'string', format: 'email', ...length };
-    case 'url': return { type: 'string', format: 'uri', ...length };
+    case 'url': return { type: 'string', format: 'uri', pattern: '^https?://', ...length };
     case 'integer': return { type: 'integer', ...bounds(field) };
     case 'number': case 'currency': case 'percent': return { type: 'number', ...bounds(field) };
     case 'boolean': return { type: 'boolean' };
@@ -28,7 +30,9 @@ function typeSchema(field: ResolvedField, served: ReadonlySet<string>): Schema {
     case 'select': return { type: 'string', enum: [...(field.optionValues ?? [])] };
     case 'multiselect': return { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...(field.optionValues ?? [])] } };
     // An object the API does not serve is not named: it answers like one that does not exist.
-    case 'lookup': return { type: 'string', description: served.has(field.reference ?? '') ? `Id of a ${field.reference} record (the record itself when expanded).` : 'Id of a record.' };
+    case 'lookup': return served.has(field.reference ?? '')
+      ? { type: 'string', description: `Id of a ${field.reference} record (the record itself when expanded).`, 'x-reference': field.reference }
+      : { type: 'string', description: 'Id of a record.' };
     case 'json': return {};
     case 'autonumber': return { type: 'string' };
     case 'formula': return { ...FORMULA[field.returns ?? 'text'] };
@@ -42,10 +46,17 @@ export function fieldSchema(field: ResolvedField, mode: 'record' | 'input', serv
   if (help) schema.description = help;
   if (field.default !== undefined && field.type !== 'json') schema.default = field.default;
   if (mode === 'record' && field.readonly) schema.readOnly = true;
+  // An empty string is no value: a required field refuses it.
+  if (mode === 'input' && field.required && schema.type === 'string' && schema.enum === undefined) schema.minLength = 1;
   // json accepts null as a value; the others take null for "no value" unless required.
   if (!field.required && field.type !== 'json') {
     schema.nullable = true;
     if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
+  }
+  // A record read with expand carries the referenced record in place of its id.
+  if (mode === 'record' && field.type === 'lookup') {
+    const { title, description, nullable, 'x-reference': reference } = schema;
+    return { title, ...(description ? { description } : {}), ...(reference ? { 'x-reference': reference } : {}), anyOf: [{ type: 'string', ...(nullable ? { nullable } : {}) }, { type: 'object', description: 'The referenced record (expand).' }] };
   }
   return schema;
 }

@@ -29,21 +29,31 @@ export function queryParameters(querystring: unknown): Schema[] {
   });
 }
 
-/** Error statuses a route can answer, each pointing to the shared envelope. */
-export function errorResponses(route: Pick<RegisteredRoute, 'public' | 'permission' | 'schema' | 'method'>, extra: number[] = []): Record<string, unknown> {
-  const statuses = new Set<number>([...extra, 500]);
+type ErrorSource = Pick<RegisteredRoute, 'public' | 'permission' | 'schema' | 'method' | 'errorStatuses'>;
+
+/**
+ * Error statuses a route can answer, each pointing to the shared envelope: 400 for a request
+ * its schemas refuse, 401/403 from the guard, 404 for a path naming nothing, 413/415 for bodies,
+ * 414 for a URL or a path parameter longer than the server reads, 500, and what it declared.
+ */
+export function errorResponses(route: ErrorSource, path: string, extra: number[] = []): Record<string, unknown> {
+  const statuses = new Set<number>([...extra, ...(route.errorStatuses ?? []), 414, 500]);
   if (!route.public || route.permission) statuses.add(401).add(403);
   const s = route.schema;
   if (s?.params || s?.querystring || s?.body || ['POST', 'PUT', 'PATCH'].includes(route.method)) statuses.add(400);
-  if (s?.params) statuses.add(404);
+  if (pathParams(path).length > 0) statuses.add(404);
   if (['POST', 'PUT', 'PATCH'].includes(route.method)) statuses.add(413).add(415);
   return Object.fromEntries([...statuses].sort((a, b) => a - b).map((status) => [String(status), ERROR_RESPONSE]));
 }
 
-/** Success responses from the route's response schemas, else a JSON 200. */
+/** Success responses from the route's response schemas, else its success status with a JSON body (none for 204). */
 export function successResponses(route: RegisteredRoute, contentType = 'application/json'): Record<string, unknown> {
   const declared = Object.entries(route.schema?.response ?? {}).filter(([status]) => Number(status) < 400);
-  if (declared.length === 0) return { 200: { description: 'OK', content: { [contentType]: { schema: contentType === 'application/json' ? {} : { type: 'string' } } } } };
+  if (route.successStatus === 204) return { 204: { description: 'Done; no content' } };
+  if (declared.length === 0) {
+    const status = route.successStatus ?? 200;
+    return { [status]: { description: status === 201 ? 'Created' : 'OK', content: { [contentType]: { schema: contentType === 'application/json' ? {} : { type: 'string' } } } } };
+  }
   return Object.fromEntries(declared.map(([status, schema]) => [status, { description: 'OK', content: { 'application/json': { schema: toOpenApiSchema(schema) } } }]));
 }
 
@@ -54,7 +64,7 @@ export function routeOperation(route: RegisteredRoute, path: string, contentType
     summary: route.summary,
     tags: route.tags && route.tags.length > 0 ? [...route.tags] : ['other'],
     ...(parameters.length > 0 ? { parameters } : {}),
-    responses: { ...successResponses(route, contentType), ...errorResponses(route) },
+    responses: { ...successResponses(route, contentType), ...errorResponses(route, path) },
     'x-plugin': route.owner,
     ...(route.permission ? { 'x-permission': route.permission } : {}),
   };

@@ -23,6 +23,22 @@ function wantsCount(request: FastifyRequest): boolean {
   throw codedError('VALIDATION_ERROR', { summary: 'count must be true or false', errors: [{ path: 'query.count', message: 'must be true or false' }] });
 }
 
+/** The list's query parameters; the structured query's other keys are POST /data/:object/query only. */
+const LIST_KEYS = new Set(['where', 'orderBy', 'limit', 'offset', 'cursor', 'select', 'expand']);
+const QUERY_ONLY = new Set(['groupBy', 'aggregations', 'having', 'distinct', 'joins', 'fields']);
+
+function listQuery(query: Record<string, unknown>): Record<string, unknown> {
+  const unknown = Object.keys(query).filter((key) => !LIST_KEYS.has(key));
+  if (unknown.length > 0) {
+    const errors = unknown.map((key) => ({
+      path: `querystring/${key.slice(0, 64)}`,
+      message: QUERY_ONLY.has(key) ? 'is not a list parameter: send it in the body of POST /data/:object/query' : `is not a list parameter; they are ${[...LIST_KEYS].join(', ')}`,
+    }));
+    throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
+  }
+  return query;
+}
+
 function asObject(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw codedError('VALIDATION_ERROR', { summary: `${what} must be a JSON object`, errors: [{ path: 'body', message: 'must be a JSON object' }] });
@@ -42,7 +58,7 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
     const { object } = request.params as { object: string };
     const { maxPageSize } = apiObject(metadata, object, 'list');
     const { count: _count, ...query } = request.query as Record<string, unknown>;
-    return page(capLimit(total ? { ...(request.query as Record<string, unknown>) } : query, maxPageSize), object, request, undefined, total || wantsCount(request));
+    return page(capLimit({ ...listQuery(total ? (request.query as Record<string, unknown>) : query) }, maxPageSize), object, request, undefined, total || wantsCount(request));
   };
   const structured = (request: FastifyRequest, reply: FastifyReply, total: boolean) => {
     const { object } = request.params as { object: string };

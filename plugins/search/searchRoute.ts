@@ -62,7 +62,7 @@ function namedObject(metadata: MetadataRegistry, index: SearchIndex, name: strin
 /** GET /search: ranked hits over the searchable objects the REST surface serves. */
 export function addSearchRoute(routes: HttpRoutes, index: SearchIndex, metadata: MetadataRegistry): void {
   routes.add({
-    method: 'GET', path: '/search', tags: ['search'],
+    method: 'GET', path: '/search', tags: ['search'], errorStatuses: [404],
     summary: 'Full-text search over searchable fields, ranked by per-object field weights: q (1-200 characters), object, limit (1-100)',
     schema: { querystring, response },
     handler: (request) => {

@@ -9,6 +9,7 @@ const PERMISSION = 'access:explain';
 export function addExplainRoute(routes: HttpRoutes, grants: AccessGrants): void {
   routes.add({
     method: 'GET', path: '/access/explain', tags: ['sharing'], summary: 'Explain why a user may or may not read and edit an object or record', permission: PERMISSION,
+    errorStatuses: [404],
     schema: {
       querystring: {
         type: 'object',

@@ -9,6 +9,17 @@ import { RECORD_SHARE, body, callerOf, engineContext, userContext } from './shar
 
 const NAME = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' };
 const ID = { type: 'string', minLength: 1, maxLength: 64 };
+/** A share as sent; the object and the record come from the path. */
+const shareBody = {
+  type: 'object',
+  required: ['recipient_type', 'recipient_id'],
+  additionalProperties: false,
+  properties: {
+    recipient_type: { type: 'string', enum: ['user', 'position', 'unit_and_subordinates'] },
+    recipient_id: { type: 'string', minLength: 1, maxLength: 64 },
+    access: { type: 'string', enum: ['read', 'edit'], default: 'read' },
+  },
+};
 const recordParams = { type: 'object', properties: { object: NAME, id: ID }, required: ['object', 'id'] };
 const shareParams = { type: 'object', properties: { object: NAME, id: ID, shareId: ID }, required: ['object', 'id', 'shareId'] };
 
@@ -38,7 +49,8 @@ export function addRecordShareRoutes(routes: HttpRoutes, engine: DataEngine, gra
   });
   routes.add({
     method: 'POST', path: '/data/:object/:id/shares', tags: ['sharing'], summary: 'Share a record with a user, a position or a unit and its subordinates',
-    schema: { params: recordParams },
+    successStatus: 201,
+    schema: { params: recordParams, body: shareBody },
     handler: async (request, reply) => {
       const { object, id } = await sharable(request, true);
       const input = body(request);
@@ -51,7 +63,7 @@ export function addRecordShareRoutes(routes: HttpRoutes, engine: DataEngine, gra
     },
   });
   routes.add({
-    method: 'DELETE', path: '/data/:object/:id/shares/:shareId', tags: ['sharing'], summary: 'Remove a share',
+    method: 'DELETE', path: '/data/:object/:id/shares/:shareId', tags: ['sharing'], summary: 'Remove a share', successStatus: 204,
     schema: { params: shareParams },
     handler: async (request, reply) => {
       const { object, id } = await sharable(request, true);

@@ -10,6 +10,27 @@ const PERMISSION = 'sharing:manage';
 /** Rules named by one collection DELETE, per parameter. */
 const MAX_BATCH = 100;
 const KEYS = ['name', 'object', 'kind', 'criteria', 'owner_position', 'recipient_type', 'recipient_id', 'access'];
+const RECIPIENT_TYPES = ['user', 'position', 'unit_and_subordinates'];
+/** The rule as sent; the handler checks what depends on kind (owner_position, criteria against the object). */
+const ruleBody = {
+  type: 'object',
+  required: ['name', 'object', 'kind', 'recipient_type', 'recipient_id'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    object: { type: 'string', minLength: 1, maxLength: 100 },
+    kind: { type: 'string', enum: ['owner', 'criteria'] },
+    criteria: { type: 'object', description: 'criteria rules: a where condition on the object' },
+    owner_position: { type: 'string', description: 'owner rules: the id of the position whose members\' records are shared' },
+    recipient_type: { type: 'string', enum: RECIPIENT_TYPES },
+    recipient_id: { type: 'string', minLength: 1, maxLength: 64 },
+    access: { type: 'string', enum: ['read', 'edit'], default: 'read' },
+  },
+};
+const evaluateBody = {
+  type: 'object', required: ['userId'], additionalProperties: false,
+  properties: { userId: { type: 'string', minLength: 1, maxLength: 64, description: 'The user to evaluate the rule for' } },
+};
 const ruleParams = { type: 'object', properties: { idOrName: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['idOrName'] };
 
 /** Sharing rules: tenant admins manage them; a rule opens records to its recipients on every read path. */
@@ -31,6 +52,7 @@ export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, gra
   });
   routes.add({
     method: 'POST', path: '/sharing/rules', tags: ['sharing'], summary: 'Create a sharing rule (owner-based or criteria-based)', permission: PERMISSION,
+    successStatus: 201, errorStatuses: [404], schema: { body: ruleBody },
     handler: async (request, reply) => {
       const principal = callerOf(request);
       adminOnly(principal, PERMISSION);
@@ -54,7 +76,7 @@ export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, gra
     },
   });
   routes.add({
-    method: 'DELETE', path: '/sharing/rules/:idOrName', tags: ['sharing'], summary: 'Delete a sharing rule', permission: PERMISSION,
+    method: 'DELETE', path: '/sharing/rules/:idOrName', tags: ['sharing'], summary: 'Delete a sharing rule', permission: PERMISSION, successStatus: 204,
     schema: { params: ruleParams },
     handler: async (request, reply) => {
       adminOnly(callerOf(request), PERMISSION);
@@ -102,7 +124,7 @@ export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, gra
   });
   routes.add({
     method: 'POST', path: '/sharing/rules/:idOrName/evaluate', tags: ['sharing'], summary: 'Dry run: which records a user would gain through the rule', permission: PERMISSION,
-    schema: { params: ruleParams },
+    schema: { params: ruleParams, body: evaluateBody },
     handler: async (request) => {
       adminOnly(callerOf(request), PERMISSION);
       const rule = await find(request);

@@ -73,16 +73,16 @@ t.test('RateLimiter', async (t) => {
   const options = authOptionsSchema.parse({ rateLimit: { signIn: { perIp: { max: 2, windowSeconds: 10 }, perAccount: { max: 5, windowSeconds: 10 } } } }).rateLimit;
   const limiter = new RateLimiter(options, () => now);
   const hit = () => limiter.hit('signIn', { environmentId: 'e', ip: '1.1.1.1', account: 'A@x' });
-  hit();
-  hit();
-  const error = t.throws(hit) as unknown;
+  await hit();
+  await hit();
+  const error = await hit().then(() => null, (e: unknown) => e);
   t.ok(isCodedError(error) && error.code === 'RATE_LIMITED' && error.details.retryAfter === 10);
   now = 9_500;
-  t.throws(hit, 'still within the window');
+  await t.rejects(hit(), { code: 'RATE_LIMITED' }, 'still within the window');
   now = 10_000;
-  t.doesNotThrow(hit, 'a new window');
+  await t.resolves(hit(), 'a new window');
   const off = new RateLimiter({ ...options, enabled: false });
-  for (let i = 0; i < 10; i++) off.hit('signIn', { environmentId: 'e', ip: '1', account: 'a' });
+  for (let i = 0; i < 10; i++) await off.hit('signIn', { environmentId: 'e', ip: '1', account: 'a' });
   t.pass('disabled: never limits');
 });
 

@@ -84,3 +84,29 @@ t.test('what the writer writes, the reader reads back (generated data)', async (
   }), { numRuns: 300 });
   t.equal(runs >= 300, true, 'ran the generated cases');
 });
+
+t.test('read in chunks split anywhere, the records and errors are those of the whole text (generated data)', async (t) => {
+  const { CsvReader } = await import('../../plugins/io/CsvReader.ts');
+  const outcome = (pieces: string[]) => {
+    const records: unknown[] = [];
+    const reader = new CsvReader((r) => records.push(r));
+    try {
+      for (const piece of pieces) reader.push(piece);
+      reader.end();
+      return JSON.stringify(records);
+    } catch (error) {
+      return `error ${(error as Error).message}`;
+    }
+  };
+  const text = fc.string({ unit: fc.constantFrom('a', ',', '"', '\n', '\r', 'é', '\uFEFF'), maxLength: 40 });
+  let runs = 0;
+  fc.assert(fc.property(text, fc.array(fc.nat(), { maxLength: 6 }), (input, cuts) => {
+    runs++;
+    const points = [...new Set(cuts.map((c) => c % (input.length + 1)))].sort((a, b) => a - b);
+    const pieces = [0, ...points].map((from, i) => input.slice(from, [...points, input.length][i]));
+    return outcome(pieces) === outcome([input]);
+  }), { numRuns: 1000, seed: 7 });
+  t.equal(runs, 1000, 'every generated split agreed with the whole text');
+  t.same(outcome(['a,b\r', '\n1,"x\r', '\ny"', '\r\n']), JSON.stringify([{ line: 1, cells: ['a', 'b'] }, { line: 2, cells: ['1', 'x\r\ny'] }]), 'CRLF split between chunks, outside and inside quotes');
+  t.equal(outcome(['a\n"x"', 'y']), outcome(['a\n"x"y']), 'text after a closing quote in the next chunk is refused the same way');
+});

@@ -102,6 +102,14 @@ t.test('csv header problems are a 400 before any row, all at once', async (t) =>
   refused(t, () => csvRows(item, '', {}), 'VALIDATION_ERROR');
 });
 
+t.test('csv headers name fields without regard to case, spaces, dashes or underscores', async (t) => {
+  const rows = csvRows(item, 'NAME,Qty,Seen At\nx,2,2026-01-01T10:00:00Z\n', {});
+  t.same(rows[0]!.input, { name: 'x', qty: 2, seen_at: '2026-01-01T10:00:00Z' }, 'NAME, Qty and Seen At land in name, qty and seen_at');
+  t.same(rows[0]!.columns, { name: 'NAME', qty: 'Qty', seen_at: 'Seen At' }, 'errors would name the column as written');
+  t.match(refused(t, () => csvRows(item, 'ID,name\n1,x\n', {}), 'VALIDATION_ERROR').message, /'id' is set by the server/, 'a system field in another case is refused as such');
+  t.match(refused(t, () => csvRows(item, 'Name,name\nx,y\n', {}), 'VALIDATION_ERROR').message, /columns 'Name' and 'name' both go to 'name'/, 'two spellings of one field are refused');
+});
+
 t.test('json rows: mapping renames, null drops, values are read', async (t) => {
   const rows = jsonRows(item, [{ Title: 'A', qty: '2', skip: 'x' }, { Title: 'B', name: 'C' }, { name: 'D', bogus: 1 }], { Title: 'name', skip: null });
   t.same(rows[0], { row: 1, input: { name: 'A', qty: 2 }, errors: [], columns: { name: 'Title' }, unreadable: false }, 'renamed, read, dropped');

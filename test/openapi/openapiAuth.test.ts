@@ -58,7 +58,8 @@ t.test('requireAuth true', async (t) => {
     const js = await rt.inject('/api/v1/docs/explorer.js');
     t.equal(js.statusCode, 200);
     t.match(js.headers['content-type'], /^text\/javascript/);
-    t.match(js.body, "credentials: 'same-origin'", 'the document is fetched with the session cookie');
+    t.match(js.body, "credentials: session ? 'omit' : 'same-origin'", 'the document is fetched with the session cookie, or with the bearer token of the explorer\'s own sign-in');
+    t.notMatch(js.body, /localStorage|[?&]token=/, 'the token is kept in the tab only and never put in a URL');
     t.match(js.body, 'res.status === 401', 'a refusal shows the sign-in hint');
     t.notMatch(js.body, /innerHTML|eval\(|new Function/, 'text only: no HTML from the document');
     const css = await rt.inject('/api/v1/docs/explorer.css');

@@ -113,7 +113,11 @@ t.test('requireAuth false, CRM and a fixture app with limits', async (t) => {
     t.match(account.employees, { type: 'integer', minimum: 0, description: 'Number of employees, all sites' }, 'integer with its bound and help');
     t.match(account.name, { type: 'string', maxLength: 255 }, 'text with maxLength');
     t.equal(account.name.nullable, undefined, 'a required field is not nullable');
-    t.match(account.parent_account, { type: 'string', description: /account record/ }, 'lookup: the id of the referenced object');
+    t.match(account.parent_account, { description: /account record/, 'x-reference': 'account', anyOf: [{ type: 'string', nullable: true }, { type: 'object' }] }, 'lookup: the id of the referenced object, or the record when expanded');
+    t.match(doc.components.schemas['account.create'].properties.parent_account, { type: 'string', 'x-reference': 'account' }, 'a lookup is written as an id');
+    t.equal(doc.components.schemas['account.create'].properties.name.minLength, 1, 'a required text refuses the empty string, as the engine does');
+    t.match(doc.components.schemas.account.properties.phone, { type: 'string', pattern: '^\\+?[0-9][0-9 ().-]{2,31}$' }, 'a phone carries the engine\'s pattern');
+    t.match(doc.components.schemas.account.properties.website, { format: 'uri', pattern: '^https?://' }, 'a url is http or https');
     for (const system of ['id', 'version', 'created_at', 'updated_at', 'created_by', 'updated_by', 'owner_id']) {
       t.equal(account[system]?.readOnly, true, `system field ${system} is read-only`);
     }

@@ -47,7 +47,9 @@ function cases(ids: { account: string; task: string }): Case[] {
     { name: 'expand of a field that is no lookup', request: list('contact', { expand: 'email' }), status: 400, code: 'VALIDATION_ERROR', message: "'email' on object 'contact' is not a lookup field" },
     { name: 'unknown operator', request: where('account', { name: { $regex: '.*' } }), status: 400, code: 'VALIDATION_ERROR', message: "unknown operator '$regex'" },
     { name: 'unknown join alias', request: query('contact', { joins: [join], where: { 'zz.name': 'x' } }), status: 400, code: 'VALIDATION_ERROR', message: "no join alias 'zz'" },
-    { name: 'unknown query key', request: list('account', { drop: 'table' }), status: 400, code: 'VALIDATION_ERROR', message: "unknown query key 'drop'" },
+    { name: 'unknown query key', request: list('account', { drop: 'table' }), status: 400, code: 'VALIDATION_ERROR', message: 'querystring/drop is not a list parameter; they are where, orderBy, limit, offset, cursor, select, expand' },
+    { name: 'groupBy on the list', request: list('account', { groupBy: '["industry"]' }), status: 400, code: 'VALIDATION_ERROR', message: 'querystring/groupBy is not a list parameter: send it in the body of POST /data/:object/query' },
+    { name: 'aggregations, having, distinct, joins and fields on the list', request: list('account', { aggregations: '[]', having: '{}', distinct: 'true', joins: '[]', fields: 'name' }), status: 400, code: 'VALIDATION_ERROR', message: 'querystring/aggregations is not a list parameter' },
 
     { name: 'SQL in a where field name', request: where('account', { 'name; drop table account': 1 }), status: 400, code: 'VALIDATION_ERROR', message: 'unknown field' },
     { name: 'SQL in orderBy', request: list('account', { orderBy: 'name;drop table account' }), status: 400, code: 'VALIDATION_ERROR', message: "unknown field 'name;drop table account'" },

@@ -21,7 +21,8 @@ function sources(dir: string): string[] {
 
 const LITERAL = /'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g;
 // `plugins.<name or ${...}>.<key>...` and `<top-level section>.<key>...`, not inside an expression.
-const REFERENCE = /(?<![\w.{(])(plugins\.(?:\$\{[^}]*\}|[a-z][a-z0-9-]*)(?:\.[A-Za-z]\w*)*|(?:server|api|database|redis|log|auth)\.[A-Za-z]\w*(?:\.[A-Za-z]\w*)*)/g;
+// Not a call in embedded code (`redis.call(...)` in a Lua script) nor part of a URL (`https://api.x.com`).
+const REFERENCE = /(?<![\w.{(/])(plugins\.(?:\$\{[^}]*\}|[a-z][a-z0-9-]*)(?:\.[A-Za-z]\w*)*|(?:server|api|database|redis|log|auth)\.[A-Za-z]\w*(?:\.[A-Za-z]\w*)*)(?![\w(])/g;
 
 /** Every configuration-like reference in the string literals of the runtime's code. */
 function references(): Array<{ where: string; key: string }> {

@@ -33,7 +33,7 @@ const importBody = {
 
 export function addAdminRoutes(routes: HttpRoutes, identity: AuthIdentity): void {
   routes.add({
-    method: 'POST', path: '/auth/admin/create-user', permission: USERS_ADMIN, tags: ['auth'],
+    method: 'POST', path: '/auth/admin/create-user', permission: USERS_ADMIN, tags: ['auth'], successStatus: 201, errorStatuses: [409],
     summary: 'Create a user, optionally with a one-time password returned once',
     schema: { body: createUserBody },
     handler: async (request, reply) => {

@@ -14,7 +14,7 @@ const mintBody = {
 /** API keys of the caller: mint (the secret shown once), list, revoke. */
 export function addKeyRoutes(routes: HttpRoutes, identity: AuthIdentity): void {
   routes.add({
-    method: 'POST', path: '/keys', tags: ['keys'], summary: 'Mint an API key (osk_...) for the caller; the secret is shown once',
+    method: 'POST', path: '/keys', tags: ['keys'], successStatus: 201, summary: 'Mint an API key (osk_...) for the caller; the secret is shown once',
     schema: { body: mintBody },
     handler: async (request, reply) => {
       const body = (request.body ?? {}) as { name?: string; expiresIn?: number };
@@ -28,7 +28,7 @@ export function addKeyRoutes(routes: HttpRoutes, identity: AuthIdentity): void {
     handler: async (request) => ({ items: await identity.listKeys(requestContext(request)) }),
   });
   routes.add({
-    method: 'DELETE', path: '/keys/:id', tags: ['keys'], summary: 'Revoke one of the caller\'s API keys',
+    method: 'DELETE', path: '/keys/:id', tags: ['keys'], successStatus: 204, summary: 'Revoke one of the caller\'s API keys',
     schema: { params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } } },
     handler: async (request, reply) => {
       await identity.revokeKey((request.params as { id: string }).id, requestContext(request));

@@ -13,13 +13,13 @@ const signInBody = {
 export function addSessionRoutes(routes: HttpRoutes, identity: AuthIdentity): void {
   for (const method of ['GET', 'POST'] as const) {
     routes.add({
-      method, path: '/auth/*', public: true, tags: ['auth'],
+      method, path: '/auth/*', public: true, tags: ['auth'], errorStatuses: [401, 403, 404, 409, 429],
       summary: 'Auth engine routes: session, password change and reset, email verification, admin',
       handler: async (request, reply) => sendResponse(reply, await identity.handle(toFetchRequest(request), requestContext(request))),
     });
   }
   routes.add({
-    method: 'POST', path: '/auth/sign-in', public: true, tags: ['auth'],
+    method: 'POST', path: '/auth/sign-in', public: true, tags: ['auth'], errorStatuses: [401, 403, 429],
     summary: 'Sign in with email and password: a bearer token, and a session cookie',
     schema: { body: signInBody },
     handler: async (request, reply) => {
@@ -31,7 +31,7 @@ export function addSessionRoutes(routes: HttpRoutes, identity: AuthIdentity): vo
     },
   });
   routes.add({
-    method: 'POST', path: '/auth/sign-out', public: true, tags: ['auth'],
+    method: 'POST', path: '/auth/sign-out', public: true, tags: ['auth'], errorStatuses: [401],
     summary: 'Revoke the session of the bearer token or session cookie',
     handler: async (request, reply) => {
       const headers = new Headers();

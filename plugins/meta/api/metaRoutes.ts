@@ -71,7 +71,7 @@ export function addMetaRoutes(routes: HttpRoutes, view: MetaView): void {
     handler: (request) => view.upsertEntry(view.section(p(request).type!, p(request).section!), p(request).name!, request.body, caller(request)),
   });
   routes.add({
-    method: 'DELETE', path: '/meta/:type/:section/:name', tags, permission: WRITE_PERMISSION,
+    method: 'DELETE', path: '/meta/:type/:section/:name', tags, permission: WRITE_PERMISSION, successStatus: 204,
     summary: 'Remove the overlay of a sectioned item (back to the package and base layers); audited; 204',
     schema: { params: params('type', 'section', 'name'), querystring: noQuery },
     handler: async (request, reply) => {

@@ -1,11 +1,40 @@
-// The API explorer: fetches the live OpenAPI document of this runtime and renders it. Plain DOM,
-// text only (never HTML from the document), so it runs under a strict Content-Security-Policy.
+// The API explorer: fetches the live OpenAPI document of this runtime and renders it, signs in
+// with email and password and tries operations with the bearer token. Plain DOM, text only (never
+// HTML from the document or an answer), so it runs under a strict Content-Security-Policy. The
+// token lives in this tab's sessionStorage and goes only in the Authorization header, never in a URL.
 (() => {
   'use strict';
   const app = document.getElementById('app');
   const status = document.getElementById('status');
   const filter = document.getElementById('filter');
+  const authBox = document.getElementById('auth');
   const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+  /** The API base of the page's environment: /api/v1 or /api/v1/environments/<id>. */
+  const base = app.dataset.spec.replace(/\/openapi\.json$/, '');
+  const TOKEN_KEY = `osr-explorer:${base}`;
+  /** Longest answer shown, in characters. */
+  const MAX_ANSWER = 200000;
+
+  function stored() {
+    try {
+      return JSON.parse(sessionStorage.getItem(TOKEN_KEY) || 'null');
+    } catch {
+      return null;
+    }
+  }
+  let session = stored();
+
+  function keep(value) {
+    session = value;
+    try {
+      if (value) sessionStorage.setItem(TOKEN_KEY, JSON.stringify(value));
+      else sessionStorage.removeItem(TOKEN_KEY);
+    } catch {
+      // Storage refused (private mode): the token stays in memory for this page.
+    }
+  }
+
+  const bearer = () => (session && session.token ? { authorization: `Bearer ${session.token}` } : {});
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -111,10 +140,86 @@
       return el('li', {}, el('strong', {}, code), ` ${schema.description || ''}`, types.length ? el('span', { class: 'types' }, ` ${types.join(', ')}`) : null,
         json && json.schema && Number(code) < 400 ? el('details', {}, el('summary', {}, typeText(doc, json.schema)), schemaTable(doc, json.schema, 0)) : null);
     })));
+    body.append(tryView(path, method, op, params));
     const search = `${method} ${path} ${op.summary || ''} ${(op.tags || []).join(' ')}`.toLowerCase();
     return el('details', { class: 'op', 'data-search': search, 'data-operation': op.operationId },
       el('summary', {}, el('span', { class: `method ${method}` }, method.toUpperCase()), ' ', el('code', { class: 'path' }, path), ' ', el('span', { class: 'summary' }, op.summary || '')),
       body);
+  }
+
+
+  /** The URL of an operation with its path and query parameters filled in; null names a missing required parameter. */
+  function requestUrl(path, op, values) {
+    const root = Array.isArray(op.servers) && op.servers[0] && op.servers[0].url === '/';
+    let missing = null;
+    const filled = path.replace(/\{([^}]+)\}/g, (_, name) => {
+      const value = values.path[name] || '';
+      if (value === '') missing = missing || name;
+      return encodeURIComponent(value);
+    });
+    if (missing) return { missing };
+    const query = new URLSearchParams(Object.entries(values.query).filter(([, v]) => v !== ''));
+    const text = query.toString();
+    return { url: `${root ? '' : base}${filled}${text ? `?${text}` : ''}` };
+  }
+
+  function showAnswer(out, status, text) {
+    out.textContent = '';
+    let shown = text;
+    try {
+      shown = JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      // Not JSON: shown as it came.
+    }
+    if (shown.length > MAX_ANSWER) shown = `${shown.slice(0, MAX_ANSWER)}\n… (${shown.length - MAX_ANSWER} more characters)`;
+    out.append(el('p', { class: `answer-status s${String(status)[0]}` }, status), el('pre', { class: 'answer-body' }, shown));
+  }
+
+  /** "Try it": fields for the parameters and the JSON body, sent with the bearer token of the signed-in user. */
+  function tryView(path, method, op, params) {
+    const wrap = el('div', { class: 'try' });
+    const open = el('button', { type: 'button', class: 'try-open' }, 'Try it');
+    wrap.append(open);
+    open.addEventListener('click', () => {
+      open.hidden = true;
+      const inputs = params.filter((p) => ['path', 'query', 'header'].includes(p.in)).map((p) => {
+        const input = el('input', { type: 'text', 'data-in': p.in, 'data-param': p.name, placeholder: p.required ? 'required' : '', 'aria-label': p.name });
+        wrap.append(el('label', { class: 'try-param' }, el('code', {}, p.name), ` (${p.in}) `, input));
+        return input;
+      });
+      const json = op.requestBody && op.requestBody.content && op.requestBody.content['application/json'];
+      const textarea = json ? el('textarea', { class: 'try-body', rows: 6, spellcheck: 'false', 'aria-label': 'JSON body' }) : null;
+      if (textarea) {
+        textarea.value = '{}';
+        wrap.append(el('label', { class: 'try-param' }, 'JSON body'), textarea);
+      }
+      const send = el('button', { type: 'button', class: 'try-send' }, `Send ${method.toUpperCase()}`);
+      const out = el('div', { class: 'answer', 'aria-live': 'polite' });
+      wrap.append(send, out);
+      send.addEventListener('click', async () => {
+        const values = { path: {}, query: {}, header: {} };
+        for (const input of inputs) values[input.dataset.in][input.dataset.param] = input.value.trim();
+        const target = requestUrl(path, op, values);
+        if (target.missing) return showAnswer(out, 'not sent', `Fill in the path parameter ${target.missing}.`);
+        const headers = { accept: 'application/json', ...bearer() };
+        for (const [name, value] of Object.entries(values.header)) if (value !== '') headers[name] = value;
+        const init = { method: method.toUpperCase(), headers, credentials: session ? 'omit' : 'same-origin' };
+        if (textarea) {
+          headers['content-type'] = 'application/json';
+          init.body = textarea.value;
+        }
+        send.disabled = true;
+        try {
+          const res = await fetch(target.url, init);
+          showAnswer(out, `${res.status} ${res.statusText}`, await res.text());
+        } catch (error) {
+          showAnswer(out, 'failed', error.message);
+        } finally {
+          send.disabled = false;
+        }
+      });
+    });
+    return wrap;
   }
 
   function render(doc) {
@@ -162,8 +267,54 @@
     app.textContent = '';
     app.append(el('section', { id: 'signin' },
       el('h2', {}, 'Authentication required'),
-      el('p', {}, 'The API description is only served to signed-in callers. Sign in with POST /api/v1/auth/sign-in ({"email", "password"}): the session cookie it sets lets this page load the description. Reload the page afterwards.'),
+      el('p', {}, 'The API description is only served to signed-in callers. Sign in above with your email and password (the page calls POST /api/v1/auth/sign-in and keeps the bearer token in this tab only).'),
       el('p', {}, 'Scripts can send a bearer token or an x-api-key header to GET /api/v1/openapi.json instead.')));
+  }
+
+  function renderAuth(message) {
+    authBox.textContent = '';
+    if (session) {
+      const out = el('button', { type: 'button', id: 'auth-signout' }, 'Sign out');
+      out.addEventListener('click', signOut);
+      authBox.append(el('span', { id: 'auth-user' }, `Signed in as ${session.email}`), ' ', out);
+      return;
+    }
+    const email = el('input', { id: 'auth-email', type: 'email', autocomplete: 'username', placeholder: 'Email', 'aria-label': 'Email', required: true });
+    const password = el('input', { id: 'auth-password', type: 'password', autocomplete: 'current-password', placeholder: 'Password', 'aria-label': 'Password', required: true });
+    const form = el('form', { id: 'auth-form' }, email, password, el('button', { type: 'submit', id: 'auth-submit' }, 'Sign in'));
+    if (message) form.append(el('span', { id: 'auth-message', class: 'error' }, message));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void signIn(email.value.trim(), password.value);
+    });
+    authBox.append(form);
+  }
+
+  /** Signs in against the runtime's own route; no cookie is kept (credentials omitted): the token is the session. */
+  async function signIn(email, password) {
+    try {
+      const res = await fetch(`${base}/auth/sign-in`, {
+        method: 'POST', credentials: 'omit',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
+      const body = await res.json().catch(() => null);
+      if (!res.ok) return renderAuth((body && body.error && body.error.message) || `Sign-in failed (${res.status}).`);
+      if (!body || !body.token) return renderAuth('This account needs a second factor, which the explorer does not ask for: use an API key from a script instead.');
+      keep({ token: body.token, email: (body.user && body.user.email) || email });
+      renderAuth();
+      load();
+    } catch (error) {
+      renderAuth(`Sign-in failed: ${error.message}`);
+    }
+  }
+
+  async function signOut() {
+    const headers = bearer();
+    keep(null);
+    renderAuth();
+    await fetch(`${base}/auth/sign-out`, { method: 'POST', credentials: 'omit', headers }).catch(() => null);
+    load();
   }
 
   function applyFilter() {
@@ -172,14 +323,26 @@
     for (const section of document.querySelectorAll('.tag')) section.hidden = !section.querySelector('.op:not([hidden])');
   }
 
+  function load() {
+    fetch(app.dataset.spec, { credentials: session ? 'omit' : 'same-origin', headers: { accept: 'application/json', ...bearer() } })
+      .then(async (res) => {
+        if (res.status === 401) {
+          // A token the server no longer accepts (expired, revoked) is forgotten.
+          if (session) {
+            keep(null);
+            renderAuth('Your session has ended: sign in again.');
+          }
+          return showSignIn();
+        }
+        const body = await res.json().catch(() => null);
+        if (!res.ok) return setStatus(`The API description could not be loaded: ${res.status} ${(body && body.error && body.error.message) || ''}`, 'error');
+        render(body);
+        applyFilter();
+      })
+      .catch((error) => setStatus(`The API description could not be loaded: ${error.message}`, 'error'));
+  }
+
   filter.addEventListener('input', applyFilter);
-  fetch(app.dataset.spec, { credentials: 'same-origin', headers: { accept: 'application/json' } })
-    .then(async (res) => {
-      if (res.status === 401) return showSignIn();
-      const body = await res.json().catch(() => null);
-      if (!res.ok) return setStatus(`The API description could not be loaded: ${res.status} ${(body && body.error && body.error.message) || ''}`, 'error');
-      render(body);
-      applyFilter();
-    })
-    .catch((error) => setStatus(`The API description could not be loaded: ${error.message}`, 'error'));
+  renderAuth();
+  load();
 })();

@@ -35,6 +35,7 @@ export function explorerPage(base: string): string {
 <h1>API explorer</h1>
 <p id="status">Loading the API description…</p>
 <input id="filter" type="search" placeholder="Filter operations" aria-label="Filter operations">
+<div id="auth"></div>
 </header>
 <main id="app" data-spec="${b}/openapi.json"></main>
 <script src="${b}/docs/explorer.js"></script>

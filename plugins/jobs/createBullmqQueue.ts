@@ -1,0 +1,163 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import type { JobHandler, JobsQueue, JobCount, JobState } from '../../capabilities/jobsQueue.ts';
+import { codedError } from '../../kernel/errors.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import { bullmqPrefix, jobIdFor, parseJobId } from './bullmqNames.ts';
+import { infoOf, stateOf } from './bullmqJobInfo.ts';
+import { checkRepeat, newJob } from './jobOptions.ts';
+
+export interface BullmqBackend {
+  queue: JobsQueue;
+  start(): void;
+  /** Closes the workers: running jobs finish within `ms`, else BullMQ's stalled check gives them back. */
+  drain(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const COUNTED = ['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'] as const;
+
+/**
+ * jobs.queue on Redis through BullMQ: one BullMQ queue per job name and environment (key prefix
+ * osr:<environment>), one worker per handler. Same semantics as the embedded backend; BullMQ's
+ * failed state is this capability's dead.
+ */
+export function createBullmqQueue(deps: {
+  redisUrl: string;
+  environments: () => string[];
+  defaultEnvironment: string;
+  handlers: ReadonlyMap<string, JobHandler>;
+  handle: JobsQueue['handle'];
+  concurrency: number;
+  keepCompletedMs: number;
+  log: Logger;
+}): BullmqBackend {
+  const { handlers } = deps;
+  const queues = new Map<string, Queue>();
+  const workers: Worker[] = [];
+  const connection = { url: deps.redisUrl, maxRetriesPerRequest: null };
+  const env = (environmentId?: string) => environmentId ?? deps.defaultEnvironment;
+  const queueOf = (environmentId: string, name: string) => {
+    const key = `${environmentId}\0${name}`;
+    let queue = queues.get(key);
+    if (!queue) queues.set(key, (queue = new Queue(name, { connection, prefix: bullmqPrefix(environmentId) })));
+    return queue;
+  };
+  const known = (name: string) => {
+    if (!handlers.has(name)) throw codedError('JOB_UNKNOWN_NAME', { name });
+  };
+  const findJob = async (id: string, environmentId: string): Promise<Job | null> => {
+    const parsed = parseJobId(id);
+    if (!parsed || !handlers.has(parsed.name)) return null;
+    return (await queueOf(environmentId, parsed.name).getJob(parsed.bullId)) ?? null;
+  };
+  const jobOptions = (job: ReturnType<typeof newJob>) => ({
+    attempts: job.maxAttempts,
+    backoff: { type: job.backoffType, delay: job.backoffDelay },
+    removeOnComplete: { age: Math.ceil(deps.keepCompletedMs / 1000) },
+    removeOnFail: false,
+  });
+
+  const queue: JobsQueue = {
+    backend: 'bullmq',
+    handle: deps.handle,
+    async add(name, data, options = {}) {
+      known(name);
+      const now = new Date();
+      const job = newJob(name, data, options, now);
+      const { id, bullId } = jobIdFor(name, job.idempotencyKey);
+      const q = queueOf(env(options.environmentId), name);
+      // BullMQ ignores an add whose job id exists: the key queues once.
+      const existed = job.idempotencyKey !== null && (await q.getJob(bullId)) !== undefined;
+      if (existed) return { id, added: false };
+      await q.add(name, job.data, {
+        ...jobOptions(job),
+        jobId: bullId,
+        delay: Math.max(0, job.runAt.getTime() - now.getTime()),
+        ...(job.priority > 0 ? { priority: job.priority } : {}),
+      });
+      return { id, added: true };
+    },
+    async schedule(name, key, repeat, data, options = {}) {
+      known(name);
+      const spec = checkRepeat(key, repeat);
+      const job = newJob(name, data, options, new Date());
+      await queueOf(env(options.environmentId), name).upsertJobScheduler(
+        key,
+        spec.pattern ? { pattern: spec.pattern, tz: 'UTC' } : { every: spec.every! },
+        { name, data: job.data, opts: jobOptions(job) },
+      );
+    },
+    async unschedule(name, key, environmentId) {
+      known(name);
+      return (await queueOf(env(environmentId), name).removeJobScheduler(key)) ? 1 : 0;
+    },
+    async cancel(id, environmentId) {
+      const job = await findJob(id, env(environmentId));
+      if (!job) return false;
+      const state = stateOf(await job.getState(), job.attemptsMade);
+      if (state !== 'waiting' && state !== 'delayed' && state !== 'failed') return false;
+      await job.remove();
+      return true;
+    },
+    async get(id, environmentId) {
+      const job = await findJob(id, env(environmentId));
+      return job ? infoOf(job, env(environmentId)) : null;
+    },
+    async counts(environmentId) {
+      const out: JobCount[] = [];
+      for (const name of [...handlers.keys()].sort()) {
+        const counts = await queueOf(env(environmentId), name).getJobCounts(...COUNTED);
+        const byState = new Map<JobState, number>();
+        for (const state of COUNTED) {
+          const ours = stateOf(state === 'prioritized' ? 'waiting' : state, 0);
+          byState.set(ours, (byState.get(ours) ?? 0) + (counts[state] ?? 0));
+        }
+        for (const [state, count] of byState) if (count > 0) out.push({ name, state, count });
+      }
+      return out;
+    },
+    async dead(environmentId, limit = 100) {
+      const out = [];
+      for (const name of handlers.keys()) {
+        const jobs = await queueOf(env(environmentId), name).getJobs(['failed'], 0, Math.min(Math.max(1, limit), 1000) - 1);
+        for (const job of jobs) out.push(await infoOf(job, env(environmentId)));
+      }
+      return out.sort((a, b) => (b.finishedAt ?? '').localeCompare(a.finishedAt ?? '')).slice(0, limit);
+    },
+    async retry(id, environmentId) {
+      const job = await findJob(id, env(environmentId));
+      if (!job) throw codedError('NOT_FOUND', { what: `Job ${id}` });
+      const state = stateOf(await job.getState(), job.attemptsMade);
+      if (state !== 'dead') throw codedError('JOB_NOT_DEAD', { id, state });
+      await job.retry('failed', { resetAttemptsMade: true });
+      return (await this.get(id, environmentId))!;
+    },
+  };
+
+  return {
+    queue,
+    start() {
+      for (const environmentId of deps.environments()) {
+        for (const [name, handler] of handlers) {
+          const worker = new Worker(name, async (job: Job) => {
+            await handler({ id: `${name}~${job.id}`, name, data: job.data, attempt: job.attemptsMade + 1, environmentId });
+          }, { connection, prefix: bullmqPrefix(environmentId), concurrency: deps.concurrency });
+          worker.on('failed', (job, error) => deps.log.warn({ job: job?.id, name, err: error }, `jobs: ${name} failed`));
+          worker.on('error', (error) => deps.log.error({ err: error }, 'jobs: BullMQ worker error'));
+          workers.push(worker);
+        }
+      }
+    },
+    async drain(ms) {
+      let timeout: NodeJS.Timeout | undefined;
+      const closing = Promise.all(workers.map((w) => w.close()));
+      const timedOut = await Promise.race([closing.then(() => false), new Promise<boolean>((resolve) => (timeout = setTimeout(() => resolve(true), ms)))]);
+      clearTimeout(timeout);
+      if (timedOut) await Promise.all(workers.map((w) => w.close(true)));
+    },
+    async close() {
+      await Promise.all([...queues.values()].map((q) => q.close()));
+      queues.clear();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { JobHandler, JobsQueue } from '../../capabilities/jobsQueue.ts';
+import { definePlugin } from '../../kernel/definePlugin.ts';
+import { codedError } from '../../kernel/errors.ts';
+import { createBullmqQueue } from './createBullmqQueue.ts';
+import { createEmbeddedQueue } from './createEmbeddedQueue.ts';
+import { createEmbeddedRunner } from './embeddedRunner.ts';
+import { checkName } from './jobOptions.ts';
+import { jobsOptionsSchema } from './jobsOptions.ts';
+import { ensurePayloadTable } from './jobStore.ts';
+
+/** What start, ready, drain and stop do for the backend in use. */
+interface Backend {
+  kind: 'embedded' | 'bullmq';
+  run(): void;
+  drain(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const states = new WeakMap<object, { backend: Backend; frozen: { value: boolean } }>();
+
+/**
+ * Background jobs: handlers registered by name; jobs kept in the environment's database (sys_job),
+ * or in Redis through BullMQ when redis.url is set, and claimed so that several processes run
+ * each job once.
+ */
+export default definePlugin({
+  name: 'jobs',
+  version: '16.0.0',
+  kernel: '^16.0.0',
+  requires: ['data.database', 'metadata.registry', 'runtime.info'],
+  provides: ['jobs.queue'],
+  options: jobsOptionsSchema,
+  timeoutMs: 660_000,
+  register(ctx) {
+    ctx.resolve('metadata.registry').contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
+    const info = ctx.resolve('runtime.info');
+    const database = ctx.resolve('data.database');
+    const handlers = new Map<string, JobHandler>();
+    const frozen = { value: false };
+    const handle: JobsQueue['handle'] = (name, handler) => {
+      checkName(name);
+      if (frozen.value) throw codedError('KERNEL_FROZEN', { plugin: 'jobs', action: `register the handler of job '${name}'`, fix: "call jobs.queue handle() in your plugin's register phase" });
+      if (handlers.has(name)) throw codedError('JOB_OPTIONS_INVALID', { reason: `job '${name}' already has a handler; one handler per name` });
+      handlers.set(name, handler as JobHandler);
+    };
+    const environments = () => info.environments.map((e) => e.id);
+    let backend: Backend;
+    if (info.redisUrl) {
+      const bull = createBullmqQueue({
+        redisUrl: info.redisUrl, environments, defaultEnvironment: info.defaultEnvironment, handlers, handle,
+        concurrency: ctx.options.concurrency, keepCompletedMs: ctx.options.keepCompletedMs, log: ctx.log,
+      });
+      backend = { kind: 'bullmq', run: bull.start, drain: bull.drain, close: bull.close };
+      ctx.provide('jobs.queue', bull.queue);
+    } else {
+      const runner = createEmbeddedRunner({
+        database, environments, handlers, options: ctx.options, log: ctx.log,
+        worker: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+      });
+      backend = {
+        kind: 'embedded',
+        run: runner.start,
+        async drain(ms) {
+          const running = runner.inFlight();
+          const result = await runner.drain(ms);
+          if (running > 0) ctx.log.info(result, `jobs: drained ${result.finished} running job(s), handed back ${result.handedBack}`);
+        },
+        close: async () => undefined,
+      };
+      ctx.provide('jobs.queue', createEmbeddedQueue({ database, defaultEnvironment: info.defaultEnvironment, handlers, handle, wake: () => runner.wake() }));
+    }
+    states.set(ctx, { backend, frozen });
+  },
+  async start(ctx) {
+    const { backend, frozen } = states.get(ctx)!;
+    frozen.value = true;
+    if (backend.kind !== 'embedded') return;
+    const database = ctx.resolve('data.database');
+    for (const env of ctx.resolve('runtime.info').environments) await database.withDatabase(env.id, ensurePayloadTable);
+  },
+  ready(ctx) {
+    const { backend } = states.get(ctx)!;
+    backend.run();
+    ctx.log.info({ backend: backend.kind }, `jobs: ${backend.kind} backend running`);
+  },
+  async drain(ctx) {
+    await states.get(ctx)!.backend.drain(ctx.options.drainMs);
+  },
+  async stop(ctx) {
+    await states.get(ctx)!.backend.close();
+  },
+});

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+export const jobsOptionsSchema = z.strictObject({
+  /** Handlers running at once in one process (default 8). */
+  concurrency: z.number().int().min(1).max(256).default(8),
+  /** Embedded backend: milliseconds between two looks for due jobs when idle (default 500). */
+  pollMs: z.number().int().min(10).max(60_000).default(500),
+  /** Embedded backend: a claimed job's lease; a process that dies lets its jobs run again after it (default 30 000). */
+  leaseMs: z.number().int().min(1000).max(3_600_000).default(30_000),
+  /** Milliseconds a stopping process waits for running handlers before it hands them back (default 10 000). */
+  drainMs: z.number().int().min(0).max(600_000).default(10_000),
+  /** Completed jobs are deleted after this many milliseconds (default a day); dead jobs stay. */
+  keepCompletedMs: z.number().int().min(0).default(86_400_000),
+});
+
+export type JobsOptions = z.output<typeof jobsOptionsSchema>;
