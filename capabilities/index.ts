@@ -18,3 +18,4 @@ export * from './dataScopes.ts';
 export * from './smsSend.ts';
 export * from './jobsQueue.ts';
 export * from './eventsBus.ts';
+export * from './lifecycleRetention.ts';

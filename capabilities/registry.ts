@@ -16,13 +16,14 @@ import { metadataRegistry } from './metadataRegistry.ts';
 import { emailSend } from './emailSend.ts';
 import { authIdentity } from './authIdentity.ts';
 import { searchIndex } from './searchIndex.ts';
+import { lifecycleRetention } from './lifecycleRetention.ts';
 import { accessGrants } from './accessGrants.ts';
 import { dataScopes } from './dataScopes.ts';
 import { smsSend } from './smsSend.ts';
 import { jobsQueue } from './jobsQueue.ts';
 import { eventsBus } from './eventsBus.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, smsSend, jobsQueue, eventsBus] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, smsSend, jobsQueue, eventsBus, lifecycleRetention] as const;
 
 type Definition = (typeof definitions)[number];
 

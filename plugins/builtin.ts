@@ -10,6 +10,7 @@ import emailRoutes from './email/routes/index.ts';
 import http from './http/index.ts';
 import io from './io/index.ts';
 import jobs from './jobs/index.ts';
+import lifecycle from './lifecycle/index.ts';
 import meta from './meta/index.ts';
 import metaApi from './meta/api/index.ts';
 import openapi from './openapi/index.ts';
@@ -51,6 +52,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: io, enabledByDefault: true },
   { manifest: search, enabledByDefault: true },
   { manifest: jobs, enabledByDefault: true },
+  // Applies the declared retention contracts daily; OS_LIFECYCLE_DISABLED=1 turns it off.
+  { manifest: lifecycle, enabledByDefault: true, optionsFrom: (config) => ({ retentionOverrides: config.lifecycle.retention_overrides }) },
   { manifest: sharing, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
