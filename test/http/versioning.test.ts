@@ -80,6 +80,10 @@ t.test('routes without a variant: same answer on both, no deprecation headers; e
   t.equal(env1.headers.link, '</api/v2/environments/staging/data/account>; rel="successor-version"', 'successor keeps the environment');
   const unknown = await rt.inject('/api/v2/environments/nope/data/account');
   t.equal(unknown.statusCode, 404, 'an unknown environment is refused on v2 too');
+  const ok1 = await rt.inject('/api/v1/auth/ok');
+  const ok2 = await rt.inject('/api/v2/auth/ok');
+  t.equal(ok2.statusCode, ok1.statusCode, 'auth routes answer on v2 as on v1');
+  t.same(ok2.json(), ok1.json());
   const v3 = await rt.inject('/api/v3/data/account');
   t.equal(v3.statusCode, 404, 'no /api/v3');
 });
