@@ -82,7 +82,8 @@ t.test('routes without a variant: same answer on both, no deprecation headers; e
   t.equal(unknown.statusCode, 404, 'an unknown environment is refused on v2 too');
   const ok1 = await rt.inject('/api/v1/auth/ok');
   const ok2 = await rt.inject('/api/v2/auth/ok');
-  t.equal(ok2.statusCode, ok1.statusCode, 'auth routes answer on v2 as on v1');
+  t.equal(ok1.statusCode, 200);
+  t.equal(ok2.statusCode, 200, 'auth routes answer on v2 as on v1');
   t.same(ok2.json(), ok1.json());
   const v3 = await rt.inject('/api/v3/data/account');
   t.equal(v3.statusCode, 404, 'no /api/v3');
