@@ -81,6 +81,16 @@ export interface ImportUsersResult {
   };
 }
 
+/** How to reach a user: what notifications need, nothing more. */
+export interface UserContact {
+  id: string;
+  name: string;
+  /** null for phone-only accounts (their placeholder address reaches nobody). */
+  email: string | null;
+  /** E.164, set by an admin or verified by the user (users cannot set it unverified themselves). */
+  phoneNumber: string | null;
+}
+
 export type SignInResult =
   | { token: string; user: AuthUser; cookies: string[] }
   | { twoFactorRequired: true; methods: string[]; cookies: string[] };
@@ -101,6 +111,8 @@ export interface AuthIdentity {
   mintKey(input: { name?: string; expiresIn?: number }, context: AuthRequestContext): Promise<ApiKeyInfo & { key: string }>;
   listKeys(context: AuthRequestContext): Promise<ApiKeyInfo[]>;
   revokeKey(id: string, context: AuthRequestContext): Promise<void>;
+  /** Contacts of these users (at most 500 ids); unknown ids are left out. For server-side senders, not a route. */
+  contactsOf(environmentId: string, userIds: readonly string[]): Promise<UserContact[]>;
 }
 
 export const authIdentity = defineCapability<AuthIdentity>()({

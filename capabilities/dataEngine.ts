@@ -35,11 +35,29 @@ export interface GetOptions {
 export interface QueryOptions {
   /** Count the matching rows (default true). */
   total?: boolean;
+  /**
+   * `false`: run no beforeFind/afterFind hooks (default true). Honoured in a system context only:
+   * a plugin's own bookkeeping read (a side index read back inside a write) is not a caller's read.
+   */
+  findHooks?: boolean;
+}
+
+/** Paging of the history and trash listings. */
+export interface PageQuery {
+  limit?: number;
+  offset?: number;
+  cursor?: string;
 }
 
 export interface WriteOptions {
   /** Optimistic concurrency: the version the caller last read. */
   expectedVersion?: number;
+}
+
+/** What an upsert did: `created` true when it made the record, false when it updated the one holding the key. */
+export interface UpsertResult {
+  created: boolean;
+  record: DataRecord;
 }
 
 export interface DataEngine {
@@ -57,6 +75,20 @@ export interface DataEngine {
   create(object: string, input: DataRecord, ctx: DataContext): Promise<DataRecord>;
   update(object: string, id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext): Promise<DataRecord>;
   delete(object: string, id: string, options: WriteOptions, ctx: DataContext): Promise<void>;
+  /** A record's history entries, newest first (objects with enable.trackHistory); the caller must be able to read the record. */
+  history(object: string, id: string, page: PageQuery, ctx: DataContext): Promise<ListResult>;
+  /** Records in the object's trash: those the caller deleted (admins and modifyAll holders: all). */
+  trash(object: string, page: PageQuery, ctx: DataContext): Promise<ListResult>;
+  /** Brings a trashed record back, its version bumped. */
+  restore(object: string, id: string, ctx: DataContext): Promise<DataRecord>;
+  /** Removes a trashed record for good (admins and modifyAll holders). */
+  purge(object: string, id: string, ctx: DataContext): Promise<void>;
+  /**
+   * Create the record whose unique field `on` holds `values[on]`, or update the record that holds it
+   * (as `update` would: row security, `expectedVersion`), atomically: concurrent upserts of one key
+   * make one record. `on` must be a field declared unique, with a value in `values`.
+   */
+  upsert(object: string, on: string, values: DataRecord, options: WriteOptions, ctx: DataContext): Promise<UpsertResult>;
   /** Run several calls atomically: all of them happen or none. */
   transaction<T>(ctx: DataContext, work: (engine: DataEngine) => Promise<T>): Promise<T>;
 }

@@ -18,4 +18,6 @@ export * from './dataScopes.ts';
 export * from './smsSend.ts';
 export * from './jobsQueue.ts';
 export * from './eventsBus.ts';
+export * from './actionsRegistry.ts';
+export * from './notificationsSend.ts';
 export * from './lifecycleRetention.ts';

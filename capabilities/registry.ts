@@ -22,8 +22,11 @@ import { dataScopes } from './dataScopes.ts';
 import { smsSend } from './smsSend.ts';
 import { jobsQueue } from './jobsQueue.ts';
 import { eventsBus } from './eventsBus.ts';
+import { actionsRegistry } from './actionsRegistry.ts';
+import { notificationsSend } from './notificationsSend.ts';
 
-const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes, smsSend, jobsQueue, eventsBus, lifecycleRetention] as const;
+const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
+  smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend, lifecycleRetention] as const;
 
 type Definition = (typeof definitions)[number];
 

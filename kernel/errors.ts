@@ -89,6 +89,10 @@ export const ERRORS = {
   JOB_UNKNOWN_NAME: { status: 400, message: "No handler is registered for job '{name}': a plugin registers it with jobs.queue's handle() in its register phase." },
   JOB_OPTIONS_INVALID: { status: 400, message: 'The job options are not valid: {reason}' },
   JOB_NOT_DEAD: { status: 409, message: 'Job {id} is {state}, not dead: only a dead job can be retried.' },
+
+  // Actions.
+  ACTION_HANDLER_MISSING: { status: 500, message: "Action '{action}' ({file}) runs a handler, but no plugin registered one. Fix: {fix}" },
+  ACTION_HANDLER_UNDECLARED: { status: 500, message: "A handler was registered for action '{action}', but {reason}. Fix: {fix}" },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

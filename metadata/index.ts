@@ -20,3 +20,6 @@ export type { ExpressionLocation } from './cel/compileExpression.ts';
 export { evaluateConstantExpression } from './cel/evaluateConstant.ts';
 export { fieldCelType, TIMESTAMP, DURATION } from './cel/celTypes.ts';
 export type { RecordScope } from './cel/celEnvironment.ts';
+export * from './actionTypes.ts';
+export { actionDefinitionSchema } from './actionSchema.ts';
+export { loadActions } from './loadActions.ts';

@@ -2,6 +2,7 @@ import { basename, join } from 'node:path';
 import type { CodedError } from '../kernel/errors.ts';
 import { suggest } from '../kernel/suggest.ts';
 import type { LoadedApp, ResolvedObject } from './types.ts';
+import { loadActions } from './loadActions.ts';
 import { loadBooks } from './loadBooks.ts';
 import { loadOverrides } from './loadOverrides.ts';
 import { metadataError } from './metadataError.ts';
@@ -22,7 +23,7 @@ export interface LoadAppsResult {
 
 /**
  * Loads app directories: reads and validates every declaration, checks names and lookups across
- * apps, then resolves defaults and compiles expressions; then the apps' books and overrides.
+ * apps, then resolves defaults and compiles expressions; then the apps' books, overrides and actions.
  * Reports all problems, never the first only.
  */
 export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): Promise<LoadAppsResult> {
@@ -66,15 +67,18 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
         objects.set(resolved.object.name, resolved.object);
       }
     }
-    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [] });
+    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [] });
   }
 
   // Books and overrides point to objects, so they load once every object is known.
   const sources = apps.map((app) => ({ dir: app.dir, app: app.manifest.name }));
   const books = await loadBooks(sources, known);
   const overrides = await loadOverrides(sources, objects, new Set(declaredIn.keys()));
-  errors.push(...books.errors, ...overrides.errors);
+  // Actions read the resolved objects: their expressions are type-checked against the fields.
+  const actions = await loadActions(sources, objects);
+  errors.push(...books.errors, ...overrides.errors, ...actions.errors);
   for (const app of apps) {
+    app.actions = actions.actions.get(app.manifest.name) ?? [];
     app.books = books.books.get(app.manifest.name) ?? [];
     app.overrides = overrides.overrides.get(app.manifest.name) ?? [];
   }

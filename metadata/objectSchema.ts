@@ -47,7 +47,7 @@ export const objectDefinitionSchema = z.strictObject({
   maxPageSize: z.number().int('must be an integer').min(1, 'must be at least 1').max(10_000, 'must be at most 10000').optional(),
   sharingModel: z.enum(SHARING_MODELS, { error: `must be one of ${SHARING_MODELS.join(', ')}` }).optional(),
   owner: flag.optional(),
-  enable: z.strictObject({ activities: flag.optional(), feeds: flag.optional(), files: flag.optional(), trackHistory: flag.optional() }).optional(),
+  enable: z.strictObject({ activities: flag.optional(), feeds: flag.optional(), files: flag.optional(), trackHistory: flag.optional(), trash: flag.optional() }).optional(),
   userActions: z.strictObject({ create: flag.optional(), update: flag.optional(), delete: flag.optional() }).optional(),
   validationRules: z.array(validationRuleSchema).optional(),
   policies: z.array(rowPolicySchema).optional(),

@@ -79,6 +79,7 @@ export function resolveObject({ definition: def, source, app }: ResolveInput): {
       feeds: def.enable?.feeds ?? true,
       files: def.enable?.files ?? false,
       trackHistory: def.enable?.trackHistory ?? false,
+      trash: def.enable?.trash ?? def.apiMethods?.includes('restore') ?? false,
     },
     validationRules,
     policies: def.policies ?? [],

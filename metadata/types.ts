@@ -4,6 +4,8 @@
  * The zod schemas in objectSchema.ts must infer types assignable to these.
  */
 
+import type { ResolvedAction } from './actionTypes.ts';
+
 export const FIELD_TYPES = [
   'text', 'textarea', 'email', 'url', 'phone',
   'integer', 'number', 'currency', 'percent',
@@ -111,6 +113,8 @@ export interface ObjectDefinition {
     feeds?: boolean;
     files?: boolean;
     trackHistory?: boolean;
+    /** A delete moves the record to the trash (default: whether apiMethods lists `restore`). */
+    trash?: boolean;
   };
   /** Declared by third-party system objects that accept user writes. */
   userActions?: { create?: boolean; update?: boolean; delete?: boolean };
@@ -178,7 +182,7 @@ export interface ResolvedObject {
   maxPageSize: number;
   sharingModel: SharingModel;
   owner: boolean;
-  enable: { activities: boolean; feeds: boolean; files: boolean; trackHistory: boolean };
+  enable: { activities: boolean; feeds: boolean; files: boolean; trackHistory: boolean; trash: boolean };
   userActions?: ObjectDefinition['userActions'];
   validationRules: ResolvedValidationRule[];
   /** Row policies, type-checked at load. */
@@ -211,6 +215,8 @@ export interface LoadedApp {
   books: ResolvedBook[];
   /** overrides/objects/<name>.json: what this package changes on objects of other apps. */
   overrides: PackageOverride[];
+  /** actions/<name>.json: named operations served as POST /actions/<name>. */
+  actions: ResolvedAction[];
 }
 
 /** Who sees a book node: callers holding the permission set (admins see every node). */

@@ -1,5 +1,6 @@
 import type { BuiltinPlugin } from '../runtime/resolvePlugins.ts';
 import { isPhoneNumberOn } from './auth/phoneNumberOptions.ts';
+import actions from './actions/index.ts';
 import auth from './auth/index.ts';
 import authRoutes from './auth/routes/index.ts';
 import crm from './crm/index.ts';
@@ -12,6 +13,7 @@ import io from './io/index.ts';
 import jobs from './jobs/index.ts';
 import lifecycle from './lifecycle/index.ts';
 import meta from './meta/index.ts';
+import notifications from './notifications/index.ts';
 import metaApi from './meta/api/index.ts';
 import openapi from './openapi/index.ts';
 import rest from './rest/index.ts';
@@ -55,6 +57,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   // Applies the declared retention contracts daily; OS_LIFECYCLE_DISABLED=1 turns it off.
   { manifest: lifecycle, enabledByDefault: true, optionsFrom: (config) => ({ retentionOverrides: config.lifecycle.retention_overrides }) },
   { manifest: sharing, enabledByDefault: true },
+  { manifest: actions, enabledByDefault: true },
+  { manifest: notifications, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).

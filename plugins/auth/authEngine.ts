@@ -38,7 +38,7 @@ export interface EngineApiKey {
 
 export interface EngineWhere {
   field: string;
-  value: string | number | boolean | null;
+  value: string | number | boolean | null | string[];
   operator?: 'eq' | 'ne' | 'in' | 'starts_with' | 'lt';
 }
 

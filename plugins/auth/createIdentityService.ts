@@ -11,6 +11,7 @@ import { createUser } from './createUser.ts';
 import { DEVICE_GRANT_PATHS, DEVICE_TOKEN_PATH, signDeviceToken } from './deviceToken.ts';
 import { CLIENT_IP_HEADER } from './clientIpHeader.ts';
 import { importUsers } from './import/importUsers.ts';
+import { contactsOf } from './contactsOf.ts';
 import { errorFromResponse } from './mapAuthError.ts';
 import { PASSKEY_SIGN_IN_PATH, passkeySignInAnswer } from './passkeySignIn.ts';
 import type { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
@@ -178,6 +179,12 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       const env = envOf(context);
       await revokeKey(env, principalOf(context), id);
       cache.clear(env.id);
+    },
+
+    async contactsOf(environmentId, userIds) {
+      const env = deps.environments.get(environmentId);
+      if (!env) throw codedError('NOT_FOUND', { what: `Environment '${environmentId.slice(0, 64)}'` });
+      return contactsOf(env, userIds);
     },
   };
 }

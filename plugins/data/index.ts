@@ -4,9 +4,11 @@ import { createAccessGrants } from './access/accessGrants.ts';
 import { createAccessService } from './access/accessService.ts';
 import { shareInvalidation } from './access/shareInvalidation.ts';
 import { contributedScopes } from './access/contributedScopes.ts';
+import { ownerPrivateScope } from './access/ownerPrivate.ts';
 import { mapConnectionErrors } from './engine/connectionError.ts';
 import { createDataDatabase } from './engine/createDataDatabase.ts';
 import { createDataEngine } from './engine/createDataEngine.ts';
+import { RECORD_HISTORY } from './engine/recordHistory.ts';
 import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
 import { createCountCache } from './query/countCache.ts';
@@ -42,8 +44,14 @@ export default definePlugin({
     const metadata = ctx.resolve('metadata.registry');
     // The permission model (positions, permission sets, shares, sharing rules) is metadata like any object.
     metadata.contributeApp(SYSTEM_APP_DIR);
+    // Record history is audit data: kept hot 90 days, then archived by the lifecycle service.
+    ctx.retention({
+      name: 'data.record-history', object: RECORD_HISTORY, keepDays: 90, action: 'archive', ageField: 'created_at',
+      description: 'Record history entries (enable.trackHistory): audit, kept hot 90 days, then archived.',
+    });
     const access = shareInvalidation(createAccessService(metadata), ctx.resolve('events.bus'));
     const scopes = contributedScopes();
+    scopes.add(ownerPrivateScope);
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
     const database = (environmentId: string) => {
       const db = databases.get(environmentId);

@@ -18,7 +18,8 @@ const segmentsOf = (path: string): string[] => {
 };
 
 function matches(pattern: Pattern, segments: readonly string[]): boolean {
-  if (pattern.rest ? segments.length < pattern.segments.length : segments.length !== pattern.segments.length) return false;
+  // A `*` pattern needs at least one segment after its static part, as the router does.
+  if (pattern.rest ? segments.length <= pattern.segments.length : segments.length !== pattern.segments.length) return false;
   return pattern.segments.every((s, i) => (s === null ? segments[i] !== '' : s === segments[i]));
 }
 

@@ -85,7 +85,8 @@ export function createServer(options: HttpOptions, log: Logger, allowed: (path: 
   const unmatched = (method: string, url: string) => {
     const path = url.split('?')[0]!.slice(0, 500);
     const allow = allowed(url);
-    return allow
+    // A path the table lists for this very method but the router did not match is unknown: 404.
+    return allow && !allow.includes(method)
       ? codedError('METHOD_NOT_ALLOWED', { method, path, allow }, `Method ${method} is not allowed on ${path}; it serves ${allow.join(', ')}.`)
       : codedError('ROUTE_NOT_FOUND', { method, path });
   };

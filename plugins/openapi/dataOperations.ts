@@ -13,6 +13,8 @@ interface Known {
   verb: string;
   /** Served for engine-owned objects too (default true). */
   system?: boolean;
+  /** Served only for objects with this feature (history, trash). */
+  when?(object: ResolvedObject): boolean;
   build(object: ResolvedObject, route: RegisteredRoute, path: string): Schema;
 }
 
@@ -91,10 +93,56 @@ const KNOWN: Record<string, Known> = {
       responses: { 204: { description: 'Deleted' } },
     }),
   },
+  'PUT /upsert': {
+    methods: ['upsert'], verb: 'upsert',
+    build: (o) => ({
+      summary: `Create or update a ${o.label.toLowerCase()} by a unique field`,
+      parameters: [
+        { ...query('on', uniqueFields(o).length > 0 ? { type: 'string', enum: uniqueFields(o) } : { type: 'string' }, 'The field declared unique to look the record up by; the body must carry its value.'), required: true },
+        { ...ifMatch, description: 'Applies when the record exists (the update).' },
+      ],
+      requestBody: body(ref(`${o.name}.create`)),
+      responses: { 200: json(ref(o.name), 'Updated the record holding the key.'), 201: json(ref(o.name), 'Created; ETag holds the version.') },
+    }),
+  },
+  'POST /bulk': {
+    methods: ['bulk'], verb: 'bulk',
+    build: (o) => ({
+      summary: `Create, update and delete up to 200 ${o.pluralLabel.toLowerCase()} in one transaction (all or nothing)`,
+      requestBody: body({
+        type: 'object', required: ['operations'],
+        properties: {
+          operations: {
+            type: 'array', minItems: 1, maxItems: 200,
+            items: {
+              type: 'object', required: ['method'], additionalProperties: false,
+              properties: {
+                method: { type: 'string', enum: ['create', 'update', 'delete'] },
+                id: { type: 'string', description: 'update and delete: the record id.' },
+                values: { type: 'object', description: 'create: the record; update: the changes.' },
+                expectedVersion: { type: 'integer', minimum: 1 },
+              },
+            },
+          },
+        },
+      }),
+      responses: {
+        200: json({
+          type: 'object',
+          properties: { results: { type: 'array', items: { type: 'object', properties: { index: { type: 'integer' }, status: { type: 'integer', enum: [200, 201, 204] }, body: { allOf: [ref(o.name)], nullable: true, description: 'The record; null for a delete.' } } } } },
+        }, 'Every operation was written; one result per operation, in order.'),
+      },
+    }),
+  },
   // Per-record shares: not an apiMethods operation, and not offered on engine-owned objects.
   'GET /{id}/shares': { methods: [], verb: 'listShares', system: false, build: (o, r) => generic(o, r, `Shares of a ${o.label.toLowerCase()}`) },
   'POST /{id}/shares': { methods: [], verb: 'share', system: false, build: (o, r) => generic(o, r, `Share a ${o.label.toLowerCase()}`) },
   'DELETE /{id}/shares/{shareId}': { methods: [], verb: 'unshare', system: false, build: (o, r) => generic(o, r, `Remove a share of a ${o.label.toLowerCase()}`) },
+  // History, trash, restore and purge (plugins/rest/recordRoutes.ts): engine-owned objects have none.
+  'GET /{id}/history': { methods: ['history'], verb: 'history', system: false, when: (o) => o.enable.trackHistory, build: (o, r) => generic(o, r, `History of a ${o.label.toLowerCase()}, newest first`) },
+  'GET /trash': { methods: ['restore'], verb: 'listTrash', system: false, when: (o) => o.enable.trash, build: (o, r) => generic(o, r, `${o.pluralLabel} in the trash`) },
+  'POST /{id}/restore': { methods: ['restore'], verb: 'restore', system: false, when: (o) => o.enable.trash, build: (o, r) => generic(o, r, `Restore a ${o.label.toLowerCase()} from the trash`) },
+  'DELETE /{id}/purge': { methods: ['purge'], verb: 'purge', system: false, when: (o) => o.enable.trash, build: (o, r) => generic(o, r, `Purge a ${o.label.toLowerCase()} from the trash`) },
   'POST /import': { methods: ['import'], verb: 'import', build: (o, r) => importOperation(o, r) },
   'POST /export': {
     methods: ['export'], verb: 'export',
@@ -143,6 +191,7 @@ function importOperation(o: ResolvedObject, route: RegisteredRoute): Schema {
     },
   };
 }
+const uniqueFields = (o: ResolvedObject) => Object.values(o.fields).filter((f) => f.unique).map((f) => f.name);
 
 /** A data route without a dedicated description: what it declared, for this object. */
 function generic(o: ResolvedObject, route: RegisteredRoute, summary?: string): Schema {
@@ -155,7 +204,7 @@ function generic(o: ResolvedObject, route: RegisteredRoute, summary?: string): S
 }
 
 /** Writes an engine-owned object accepts from users only when its userActions say so. */
-const WRITES: Partial<Record<ApiMethod, 'create' | 'update' | 'delete'>> = { create: 'create', import: 'create', update: 'update', delete: 'delete' };
+const WRITES: Partial<Record<ApiMethod, 'create' | 'update' | 'delete'>> = { create: 'create', import: 'create', update: 'update', delete: 'delete', upsert: 'create', bulk: 'create' };
 
 /**
  * Whether the object's apiMethods let the route through (routes of no known operation always),
@@ -165,6 +214,9 @@ export function reachable(object: ResolvedObject, route: RegisteredRoute, rest: 
   const known = KNOWN[`${route.method} ${rest}`];
   if (!known) return true;
   if (object.system && known.system === false) return false;
+  if (known.when && !known.when(object)) return false;
+  // Upsert looks records up by a field declared unique: without one it cannot succeed.
+  if (rest === '/upsert' && uniqueFields(object).length === 0) return false;
   if (known.methods.length === 0) return true;
   const allowed = known.methods.filter((m) => object.apiMethods === null || object.apiMethods.includes(m));
   if (!object.system) return allowed.length > 0;
@@ -182,7 +234,7 @@ export function dataOperation(object: ResolvedObject, route: RegisteredRoute, re
   const own = (built.parameters as Schema[] | undefined) ?? [];
   const parameters = [...pathParameters(path, route.schema?.params, ['object']), ...own];
   // 404 for an object or record the caller cannot see; 405 when the object's apiMethods leave the operation out.
-  const extra = [404, ...(known && known.methods.length > 0 ? [405] : []), ...(['PATCH', 'DELETE'].includes(route.method) ? [409] : []), ...(route.method === 'POST' && rest === '' ? [409] : [])];
+  const extra = [404, ...(known && known.methods.length > 0 ? [405] : []), ...(['PATCH', 'DELETE'].includes(route.method) ? [409] : []), ...((route.method === 'POST' && rest === '') || rest === '/upsert' || rest === '/bulk' ? [409] : [])];
   const operation: Schema = {
     ...built,
     tags: [object.name],

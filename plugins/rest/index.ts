@@ -1,5 +1,7 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
+import { addBatchRoutes } from './batchRoutes.ts';
 import { addDataRoutes } from './dataRoutes.ts';
+import { addRecordRoutes } from './recordRoutes.ts';
 
 /** The REST data API (/api/v1/data/...), generated from metadata and served by the data engine. */
 export default definePlugin({
@@ -9,5 +11,7 @@ export default definePlugin({
   requires: ['http.routes', 'data.engine', 'metadata.registry'],
   register(ctx) {
     addDataRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
+    addRecordRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
+    addBatchRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'));
   },
 });

@@ -14,7 +14,7 @@ export async function readFull(engine: DataEngine, indexed: IndexedObject, envir
   const found = new Map<string, DataRecord>();
   for (let i = 0; i < ids.length; i += indexed.pageSize) {
     const chunk = ids.slice(i, i + indexed.pageSize);
-    const page = await engine.query(indexed.name, { select, where: { id: { $in: chunk } }, limit: chunk.length }, systemContext(environmentId), { total: false });
+    const page = await engine.query(indexed.name, { select, where: { id: { $in: chunk } }, limit: chunk.length }, systemContext(environmentId), { total: false, findHooks: false });
     for (const record of page.items) found.set(String(record.id), record);
   }
   return found;

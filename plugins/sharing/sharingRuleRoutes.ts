@@ -87,7 +87,7 @@ export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, gra
     },
   });
   routes.add({
-    method: 'DELETE', path: '/sharing/rules', tags: ['sharing'], permission: PERMISSION,
+    method: 'DELETE', path: '/sharing/rules', tags: ['sharing'], permission: PERMISSION, errorStatuses: [404],
     summary: 'Delete several sharing rules, named by ?name= and ?id= (repeated): all of them or, when one is not found, none',
     schema: {
       querystring: {

@@ -23,7 +23,7 @@ t.test('the issue example loads with defaults resolved', async (t) => {
   const resolved = objects.get('task')!;
   t.match(resolved, {
     name: 'task', label: 'Task', pluralLabel: 'Tasks', apiEnabled: true, apiMethods: null, maxPageSize: 200,
-    sharingModel: 'private', owner: true, enable: { activities: true, feeds: true, files: false, trackHistory: false },
+    sharingModel: 'private', owner: true, enable: { activities: true, feeds: true, files: false, trackHistory: false, trash: false },
     validationRules: [], indexes: [], nameField: 'title', system: false, app: 'demo', source: `${dir}/objects/task.json`,
   });
   t.same(resolved.fields['status'], {

@@ -27,7 +27,7 @@ t.test('declared values win over defaults', async (t) => {
   });
   t.match(object, {
     label: 'Document', pluralLabel: 'Docs', apiEnabled: false, apiMethods: ['get', 'list'], maxPageSize: 50, sharingModel: 'public_read',
-    enable: { activities: true, feeds: false, files: true, trackHistory: false }, userActions: { create: true },
+    enable: { activities: true, feeds: false, files: true, trackHistory: false, trash: false }, userActions: { create: true },
     indexes: [{ fields: ['title'], unique: true }], description: 'Docs',
   });
   t.equal(object.fields['title']!.label, 'Heading');

@@ -90,6 +90,15 @@ await onEachDriver(t, 'rest-hooks', async (t, rest) => {
     t.same([other.reply.status, other.fired], [201, []], 'handlers limited to task do not fire for account');
   });
 
+  await t.test('find hooks are skipped only for engine-internal reads (findHooks: false in a system context)', async (t) => {
+    const system: DataContext = { environmentId: env!, principal: null, system: true };
+    const internal = await withHooks({}, async () => ({ status: 200, body: await rest.engine().query('task', { limit: 1 }, system, { findHooks: false }), headers: {} }));
+    t.same(internal.fired, [], 'a system read asking for no find hooks fires none');
+    const caller: DataContext = { environmentId: env!, principal: null };
+    const read = await withHooks({}, async () => ({ status: 200, body: await rest.engine().query('task', { limit: 1 }, caller, { findHooks: false }).catch((e: Error) => ({ error: e.message })), headers: {} }));
+    t.same(read.fired.slice(0, 1), ['beforeFind'], 'a caller asking for no find hooks still gets them');
+  });
+
   await t.test('beforeInsert and beforeUpdate can change what is stored; their changes are checked too', async (t) => {
     const stamp = (e: HookEvent) => void (e.record!.description = `stamped ${String(e.record!.subject)}`);
     const { reply } = await withHooks({ beforeInsert: stamp }, () => rest.send('POST', tasks, { subject: 'changed' }));

@@ -4,6 +4,7 @@ import { scopeSql } from '../query/compileQuery.ts';
 import type { ScopeFilter } from '../query/types.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import type { FieldError } from './coerceInput.ts';
+import { DELETED_AT, hasTrash } from './trash.ts';
 
 /** The caller's read scope, for lookups set by the caller: absent for engine work. */
 export interface ReferenceScope {
@@ -22,7 +23,10 @@ export interface ReferenceScope {
  * (which locks its row for update, then looks for references) either waits and sees this record,
  * or wins and this check finds the target gone. SQLite has one writer and needs no lock.
  */
-export async function checkReferences(trx: Knex.Transaction | Knex, object: ResolvedObject, values: Record<string, unknown>, scope?: ReferenceScope): Promise<FieldError[]> {
+export async function checkReferences(
+  trx: Knex.Transaction | Knex, object: ResolvedObject, values: Record<string, unknown>, scope?: ReferenceScope,
+  objectOf?: (name: string) => ResolvedObject | undefined,
+): Promise<FieldError[]> {
   const byTarget = new Map<string, { field: string; id: string; scoped: boolean }[]>();
   for (const [name, value] of Object.entries(values)) {
     const field = object.fields[name];
@@ -34,6 +38,9 @@ export async function checkReferences(trx: Knex.Transaction | Knex, object: Reso
   const dialect = dialectOf(trx);
   for (const [target, refs] of byTarget) {
     const query = trx(target).whereIn('id', refs.map((r) => r.id)).select('id');
+    // A record in the trash is no record to point to, whoever sets the lookup.
+    const meta = objectOf?.(target);
+    if (meta && hasTrash(meta)) query.whereNull(DELETED_AT);
     const targetObject = scope?.object(target);
     const visibility = scope && refs.some((r) => r.scoped) && targetObject ? scopeSql(scope.filter, targetObject, target, dialect) : null;
     // Unknown target metadata cannot be scoped: nothing of it counts as visible.

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DataContext, DataEngine, DataRecord, GetOptions, ListResult, QueryOptions } from '../../../capabilities/dataEngine.ts';
+import type { DataContext, DataEngine, DataRecord, GetOptions, ListResult, PageQuery, QueryOptions } from '../../../capabilities/dataEngine.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
@@ -22,6 +22,19 @@ import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from
 import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
 import { runHooks } from './runHooks.ts';
 import { inSavepoint } from './inSavepoint.ts';
+import { RECORD_HISTORY, visibleHistory } from './recordHistory.ts';
+import { DELETED_AT, DELETED_BY, hasTrash, hideTrashed, onlyTrashed } from './trash.ts';
+import { purgeRecord, restoreRecord } from './trashRecords.ts';
+import { toIsoDateTime } from '../sql/codec.ts';
+
+/** Paging of the history and trash listings: limit, offset or cursor, nothing else. */
+
+const pageOf = (page: PageQuery) => ({
+  ...(page.limit !== undefined ? { limit: page.limit } : {}),
+  ...(page.offset !== undefined ? { offset: page.offset } : {}),
+  ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
+});
+import { upsertRecord } from './upsertRecord.ts';
 
 /** A transaction the engine is bound to: every call runs inside it. */
 export interface Binding {
@@ -77,7 +90,10 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
    * A query through the pipeline; `hooks` false for a write's read-back (find hooks belong to reads).
    * `planId`: the query is a plain read of this id, which may use a plan made once (byIdPlans.ts).
    */
-  async function find(object: ResolvedObject, input: Record<string, unknown>, ctx: DataContext, options: QueryOptions, hooks: boolean, knex = knexFor(ctx), planId?: string): Promise<ListResult> {
+  async function find(
+    object: ResolvedObject, input: Record<string, unknown>, ctx: DataContext, options: QueryOptions, hooks: boolean, knex = knexFor(ctx), planId?: string,
+    trash?: { deletedBy: string | null },
+  ): Promise<ListResult> {
     const cel = celContext(ctx);
     // Taken before anything runs: a write that starts from here on voids what this read counts.
     const counts = options.total === false || binding || !deps.counts || dialectOf(knex) !== 'sqlite' ? undefined : deps.counts.reader(ctx.environmentId);
@@ -95,12 +111,14 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       ...(access ? { fieldGuard: fieldGuard(access.profile, access.principal) } : {}),
     });
     const contributed = deps.scopeFilter?.(ctx);
-    const scopeFilter = combineScopes(access ? readScope(access.profile) : undefined, contributed);
+    const callerScope = combineScopes(access ? readScope(access.profile) : undefined, contributed);
+    // Trashed rows are out of every read (trash.ts); the trash listing reads them alone, unplanned.
+    const scopeFilter = trash ? onlyTrashed(object, trash.deletedBy, callerScope) : hideTrashed(callerScope);
     // A plan holds for a caller as long as nothing but the id changes: no transaction, no
     // contributed scope (it may depend on the call), no beforeFind hook (it may rewrite the query).
     // A read by id touches its object only: a contributed scope matters when it applies to it.
     // A list query without a cursor, aggregation or {$cel} is planned the same way (listPlans.ts).
-    const plannable = deps.plans && !binding && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0);
+    const plannable = deps.plans && !binding && !trash && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0);
     const owner = () => planOwner(deps.plans!, access?.profile, ctx);
     const plan = plannable && planId !== undefined && !appliesTo(contributed, object) ? planFor(deps.plans!, object, owner(), knex, parse, scopeFilter) : undefined;
     // A page after a cursor uses the plan of its query without the cursor (the walk's first page
@@ -127,7 +145,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
         ...(listPlan ? { plan: listPlan } : {}),
         ...(page ? { after: page.after, statement: page.statement } : {}),
         ...(counts && !costly ? { counts } : {}),
-        ...(scopeFilter ? { scopeFilter } : {}),
+        scopeFilter,
         ...(options.total === false ? { total: false } : {}),
       });
     } catch (error) {
@@ -186,7 +204,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
   }
 
   const engine: DataEngine = {
-    query: (name, input, ctx, options = {}) => find(objectOrNotFound(deps, name), input, withUser(ctx), options, true),
+    // Find hooks belong to callers' reads: an engine-internal read (system context) may skip them.
+    query: (name, input, ctx, options = {}) => find(objectOrNotFound(deps, name), input, withUser(ctx), options, !(ctx.system === true && options.findHooks === false)),
     get(name, id, options, ctx) {
       const object = objectOrNotFound(deps, name);
       const caller = withUser(ctx);
@@ -206,9 +225,51 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     create: (name, input, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx)))),
     update: (name, id, patch, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))),
     delete: (name, id, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx)))),
+    history: (name, id, page, ctx) => readHistory(objectOrNotFound(deps, name), id, page, withUser(ctx)),
+    trash: (name, page, ctx) => listTrash(objectOrNotFound(deps, name), page, withUser(ctx)),
+    restore: (name, id, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => restoreRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx)))),
+    purge: (name, id, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => purgeRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx)))),
+    upsert: (name, on, values, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => upsertRecord(deps, scope, objectOrNotFound(deps, name), on, values, options, withUser(ctx)))),
     transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
   };
   if (binding) bindings.set(engine, binding);
+
+  /**
+   * A record's history, newest first: the caller must be able to read the record (else 404, as for
+   * a get); the entries are read as engine work, then stripped of the fields the caller may not read.
+   */
+  async function readHistory(object: ResolvedObject, id: string, page: PageQuery, ctx: DataContext): Promise<ListResult> {
+    if (object.enable?.trackHistory !== true) throw codedError('METHOD_NOT_ALLOWED', { operation: 'history', object: object.name, allowed: object.apiMethods ?? [], reason: 'the object does not track history (enable.trackHistory)' });
+    await byId(object, id, { select: ['id'] }, ctx, false);
+    const history = objectOrNotFound(deps, RECORD_HISTORY);
+    const query = { ...pageOf(page), where: { object: { $eq: object.name }, record_id: { $eq: String(id) } }, orderBy: '-record_version' };
+    const result = await find(history, query, { ...ctx, system: true }, {}, false);
+    const pending = accessFor(deps, knexFor(ctx), ctx);
+    const access = pending && (await pending);
+    return { ...result, items: visibleHistory(result.items, object, access?.profile) };
+  }
+
+  /**
+   * The object's trash: what the caller deleted (admins and modifyAll holders: everything), inside its
+   * read scope, each with `deleted_at` and `deleted_by`.
+   */
+  async function listTrash(object: ResolvedObject, page: PageQuery, ctx: DataContext): Promise<ListResult> {
+    if (!hasTrash(object)) throw codedError('METHOD_NOT_ALLOWED', { operation: 'restore', object: object.name, allowed: object.apiMethods ?? [], reason: 'the object has no trash (enable.trash)' });
+    const knex = knexFor(ctx);
+    const pending = accessFor(deps, knex, ctx);
+    const access = pending && (await pending);
+    const everyone = !access || access.profile.perms(object).modifyAll;
+    const deletedBy = everyone ? null : access.principal.userId;
+    const result = await find(object, pageOf(page), ctx, {}, false, knex, undefined, { deletedBy });
+    const ids = result.items.map((r) => String(r.id));
+    const stamps = ids.length === 0 ? [] : ((await knex(object.name).whereIn('id', ids).select('id', DELETED_AT, DELETED_BY)) as Array<Record<string, unknown>>);
+    const byId = new Map(stamps.map((row) => [String(row.id), row]));
+    const items = result.items.map((record) => {
+      const stamp = byId.get(String(record.id));
+      return { ...record, [DELETED_AT]: stamp?.[DELETED_AT] == null ? null : toIsoDateTime(stamp[DELETED_AT]), [DELETED_BY]: stamp?.[DELETED_BY] ?? null };
+    });
+    return { ...result, items };
+  }
 
   /** A committed write to the permission model or a share changes grants: drop the cached ones. */
   async function granting<T>(name: string, ctx: DataContext, write: Promise<T>): Promise<T> {

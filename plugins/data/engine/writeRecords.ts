@@ -4,7 +4,7 @@ import { codedError } from '../../../kernel/errors.ts';
 import { checkValidationRules } from '../../../metadata/checkValidationRules.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { computeFormulas } from '../query/computeFormulas.ts';
-import { formatAutonumber, recordToRow, rowToRecord } from '../sql/codec.ts';
+import { encodeValue, formatAutonumber, recordToRow, rowToRecord } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { newId } from '../sql/newId.ts';
 import { objectColumns } from '../sql/objectColumns.ts';
@@ -19,6 +19,8 @@ import { checkAssignmentChange, checkDelegation } from '../access/delegation.ts'
 import { checkOwnerChange, checkRowWrite, checkWritableFields, combineScopes, readScope, requireAction, rowInScope } from '../access/enforceAccess.ts';
 import { nextSequence } from './nextSequence.ts';
 import { runHooks } from './runHooks.ts';
+import { createdChanges, updatedChanges, writeHistory } from './recordHistory.ts';
+import { DELETED_AT, DELETED_BY, hasTrash } from './trash.ts';
 
 /**
  * The write path. Each function runs inside the caller's transaction, so hooks, autonumbers,
@@ -89,7 +91,7 @@ function isDelegation(profile: AccessProfile, object: ResolvedObject, values: Da
 }
 
 /** Row scope of an update or delete: see checkRowWrite. A row outside a contributed scope is not found. */
-async function guardRow(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, ctx: DataContext, access: Awaited<ReturnType<typeof accessFor>>, previous: DataRecord, values: DataRecord = {}) {
+export async function guardRow(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, ctx: DataContext, access: Awaited<ReturnType<typeof accessFor>>, previous: DataRecord, values: DataRecord = {}) {
   const id = String(previous.id);
   if (!(await rowInScope(trx, object, id, deps.scopeFilter?.(ctx)))) {
     throw codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
@@ -107,8 +109,8 @@ function coerceOrThrow(object: ResolvedObject, input: DataRecord, mode: 'create'
   return values;
 }
 
-async function checkRecord(trx: Knex.Transaction, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext, references: ReferenceScope | undefined) {
-  const errors: FieldError[] = await checkReferences(trx, object, changed, references);
+async function checkRecord(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext, references: ReferenceScope | undefined) {
+  const errors: FieldError[] = await checkReferences(trx, object, changed, references, (name) => deps.metadata.object(name));
   const withFormulas = { ...full };
   const formulas = [...objectColumns(object).formulas.values()];
   if (formulas.length > 0) computeFormulas(withFormulas, formulas, celContext(ctx));
@@ -129,30 +131,39 @@ async function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise
  * update takes the no-key lock, which lets records referencing this one be created meanwhile; a
  * delete takes the full lock, which waits for them (see checkReferences).
  */
-async function lockedRecord(trx: Knex.Transaction, object: ResolvedObject, id: string, purpose: 'update' | 'delete'): Promise<DataRecord> {
-  const query = trx(object.name).where({ id }).first();
+export async function lockedRecord(trx: Knex.Transaction, object: ResolvedObject, id: string, purpose: 'update' | 'delete', trashed = false): Promise<DataRecord> {
+  const query = inTrash(trx(object.name).where({ id }).first(), object, trashed);
   const locked = dialectOf(trx) !== 'postgres' ? query : purpose === 'update' ? query.forNoKeyUpdate() : query.forUpdate();
   // Engine ids never hold U+0000, which PostgreSQL refuses even as a parameter.
   const row = id.includes('\u0000') ? undefined : await locked;
   if (!row) throw codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
-  return rowToRecord(object, row, dialectOf(trx));
+  const record = rowToRecord(object, row, dialectOf(trx));
+  // Who trashed it: restore answers to the one who did.
+  if (trashed) record[DELETED_BY] = row[DELETED_BY] ?? null;
+  return record;
 }
 
-function checkVersion(options: WriteOptions, current: number): void {
+/** Rows of the live table (or of the trash) only, for an object with a trash. */
+export function inTrash<T extends Knex.QueryBuilder>(query: T, object: ResolvedObject, trashed = false): T {
+  if (!hasTrash(object)) return query;
+  return (trashed ? query.whereNotNull(`${object.name}.${DELETED_AT}`) : query.whereNull(`${object.name}.${DELETED_AT}`)) as T;
+}
+
+export function checkVersion(options: WriteOptions, current: number): void {
   if (options.expectedVersion !== undefined && options.expectedVersion !== current) {
     throw codedError('CONCURRENT_UPDATE', { expectedVersion: options.expectedVersion, currentVersion: current });
   }
 }
 
 /** Zero rows from a versioned write: someone else changed or deleted the record meanwhile. */
-async function versionConflict(trx: Knex.Transaction, object: ResolvedObject, id: string, expected: number) {
-  const current = await trx(object.name).where({ id }).first('version');
+export async function versionConflict(trx: Knex.Transaction, object: ResolvedObject, id: string, expected: number, trashed = false) {
+  const current = await inTrash(trx(object.name).where({ id }), object, trashed).first('version');
   if (!current) return codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
   return codedError('CONCURRENT_UPDATE', { expectedVersion: expected, currentVersion: Number(current.version) });
 }
 
 /** A record that lookups still point to is not deleted: the caller clears or deletes those first. */
-async function refuseIfReferenced(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, id: string): Promise<void> {
+export async function refuseIfReferenced(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, id: string): Promise<void> {
   const referencing: { object: string; field: string }[] = [];
   for (const other of deps.metadata.objects()) {
     for (const [name, field] of Object.entries(other.fields)) {
@@ -189,8 +200,9 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
   }
   // A lookup the caller sent (and the hooks kept) must name a record the caller may read.
   const references = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === coerced[field]);
-  await checkRecord(trx, object, values, record, 'create', ctx, references);
+  await checkRecord(deps, trx, object, values, record, 'create', ctx, references);
   await write(object, () => trx(object.name).insert(row));
+  await writeHistory(deps, trx, object, { recordId: String(record.id), operation: 'create', version: 1, changes: createdChanges(values) }, ctx);
   const stored = await scope.read(object, record.id as string, ctx);
   await runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
   return stored;
@@ -213,10 +225,11 @@ export async function updateRecord(
   const values = coerceOrThrow(object, event.patch, 'update', 'hook');
   // A lookup left as it was needs no read grant: the caller only sent back what the record holds.
   const references = referenceScope(deps, ctx, access, (field) => values[field] === coerced[field] && values[field] !== previous[field]);
-  await checkRecord(trx, object, values, { ...previous, ...values }, 'update', ctx, references);
+  await checkRecord(deps, trx, object, values, { ...previous, ...values }, 'update', ctx, references);
   const row = recordToRow(object, { ...values, updated_at: new Date().toISOString(), updated_by: ctx.principal?.userId ?? null }, dialectOf(trx));
   const count = await write(object, () => trx(object.name).where({ id, version }).update({ ...row, version: version + 1 }));
   if (count === 0) throw await versionConflict(trx, object, id, version);
+  await writeHistory(deps, trx, object, { recordId: id, operation: 'update', version: version + 1, changes: updatedChanges(previous, values) }, ctx);
   const stored = await scope.read(object, id, ctx);
   await runHooks(deps.hooks, 'data.afterUpdate', object.name, { object: object.name, previous, record: stored, ctx, engine: tx });
   return stored;
@@ -233,9 +246,15 @@ export async function deleteRecord(
   await guardRow(deps, trx, object, ctx, access, previous);
   const version = Number(previous.version);
   checkVersion(options, version);
-  await runHooks(deps.hooks, 'data.beforeDelete', object.name, { object: object.name, previous, ctx, engine: tx });
+  // A delete into the trash says so to the hooks (`trash: true`): the record may come back.
+  const trash = hasTrash(object);
+  await runHooks(deps.hooks, 'data.beforeDelete', object.name, { object: object.name, previous, ctx, engine: tx, ...(trash ? { trash } : {}) });
   await refuseIfReferenced(deps, trx, object, id);
-  const count = await write(object, () => trx(object.name).where({ id, version }).delete());
+  const userId = ctx.principal?.userId ?? null;
+  const count = await write(object, () => trash
+    ? trx(object.name).where({ id, version }).whereNull(DELETED_AT).update({ [DELETED_AT]: encodeValue('datetime', new Date().toISOString(), dialectOf(trx)), [DELETED_BY]: userId, version: version + 1 })
+    : trx(object.name).where({ id, version }).delete());
   if (count === 0) throw await versionConflict(trx, object, id, version);
-  await runHooks(deps.hooks, 'data.afterDelete', object.name, { object: object.name, previous, ctx, engine: tx });
+  await writeHistory(deps, trx, object, { recordId: id, operation: 'delete', version: trash ? version + 1 : version, changes: {} }, ctx);
+  await runHooks(deps.hooks, 'data.afterDelete', object.name, { object: object.name, previous, ctx, engine: tx, ...(trash ? { trash } : {}) });
 }

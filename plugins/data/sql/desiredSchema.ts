@@ -6,6 +6,7 @@ import type { CodedError } from '../../../kernel/errors.ts';
 import type { Dialect } from './dialect.ts';
 import { columnType, sequenceColumnType } from './columnTypes.ts';
 import { objectColumns } from './objectColumns.ts';
+import { DELETED_AT, DELETED_BY, hasTrash } from '../engine/trash.ts';
 
 export interface DesiredColumn {
   name: string;
@@ -58,6 +59,12 @@ export function desiredSchema(objects: readonly ResolvedObject[], dialect: Diale
         notNull: info.name === 'id' || info.name === 'version',
         defaultSql: info.name === 'version' ? '1' : null,
       });
+    }
+    // The trash's stamp (engine/trash.ts): columns, never fields.
+    for (const name of hasTrash(object) ? [DELETED_AT, DELETED_BY] : []) {
+      if (taken.has(name)) problem(object, `fields.${name}`, `'${name}' is the trash's column: rename the field or turn the trash off`);
+      taken.add(name);
+      columns.push({ name, type: columnType(name === DELETED_AT ? 'datetime' : 'text', dialect), primary: false, notNull: false, defaultSql: null });
     }
     for (const info of infos) {
       if (info.system || !info.field || !info.seqColumn) continue;

@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { humanize } from '../../../metadata/names.ts';
+import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
 import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
 
 export type Doc = Record<string, unknown>;
@@ -57,6 +58,12 @@ export function describeBook(book: ResolvedBook, dirs: ReadonlyMap<string, strin
   return { ...rest, package: app, source: sourceIn(source, dirs.get(app)) };
 }
 
+/** An action as declared (expressions as their source), with its route, package and source file. */
+export function describeAction(action: ResolvedAction, dirs: ReadonlyMap<string, string>): Doc {
+  const { source, app, assignments: _assignments, ...rest } = action;
+  return { ...rest, route: `POST /api/v1/actions/${action.name}`, package: app, source: sourceIn(source, dirs.get(app)) };
+}
+
 export function describeApp(app: LoadedApp): Doc {
   return {
     ...app.manifest,
@@ -64,5 +71,6 @@ export function describeApp(app: LoadedApp): Doc {
     objects: app.objects.map((o) => o.name),
     books: app.books.map((b) => b.name),
     overrides: app.overrides.map((o) => o.object),
+    actions: app.actions.map((a) => a.name),
   };
 }

@@ -18,7 +18,7 @@ function pagesTo(nodes: readonly BookNode[], object: string, at: string, out: st
 
 /**
  * Items that reference an object: lookups of objects (its own self-lookups included), book pages
- * showing it and package overrides changing it. Other types are not referenced by anything yet.
+ * showing it, actions running on or creating it, and package overrides changing it. Other types are not referenced by anything yet.
  */
 export function findReferences(type: string, name: string, apps: readonly LoadedApp[], objects: readonly ResolvedObject[]): Reference[] {
   if (type !== 'object') return [];
@@ -33,6 +33,14 @@ export function findReferences(type: string, name: string, apps: readonly Loaded
       const paths: string[] = [];
       pagesTo(book.nodes, name, 'nodes', paths);
       for (const path of paths) out.push({ type: 'book', name: book.name, path, package: app.manifest.name });
+    }
+    for (const action of app.actions) {
+      const paths = [
+        ...(action.object === name ? ['object'] : []),
+        ...(action.run.type === 'create' && action.run.object === name ? ['run.object'] : []),
+        ...Object.entries(action.input).filter(([, f]) => f.reference === name).map(([input]) => `input.${input}.reference`),
+      ];
+      for (const path of paths) out.push({ type: 'action', name: action.name, path, package: app.manifest.name });
     }
     for (const override of app.overrides) {
       if (override.object === name) out.push({ type: 'app', name: app.manifest.name, path: `overrides/objects/${name}`, package: app.manifest.name });

@@ -1,4 +1,6 @@
 import { definePlugin } from '../../../kernel/definePlugin.ts';
+import { KernelBootError } from '../../../kernel/errors.ts';
+import { metadataError } from '../../../metadata/metadataError.ts';
 import { addMetaRoutes } from './metaRoutes.ts';
 import { createMetaView } from './metaView.ts';
 import { OVERLAY_APP_DIR } from './overlayObjects.ts';
@@ -13,11 +15,20 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['http.routes', 'metadata.registry', 'data.engine'],
+  // Only to know whether declared actions are served: listed but not runnable would be declared-but-unenforced.
+  optional: ['actions.registry'],
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     // Overlays and their history are engine-owned objects: the data engine keeps their tables in every environment.
     metadata.contributeApp(OVERLAY_APP_DIR);
     const view = createMetaView(metadata, createOverlayStore(ctx.resolve('data.engine')));
     addMetaRoutes(ctx.resolve('http.routes'), view);
+  },
+  start(ctx) {
+    if (ctx.has('actions.registry')) return;
+    const declared = ctx.resolve('metadata.registry').apps().flatMap((app) => app.actions);
+    if (declared.length === 0) return;
+    throw new KernelBootError(declared.map((action) => metadataError(action.source, 'name',
+      `action '${action.name}' is declared, but the actions plugin that serves actions is disabled: enable plugins.actions, or remove the app's actions/ files`)));
   },
 });
