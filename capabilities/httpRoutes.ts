@@ -41,20 +41,39 @@ export interface RouteDefinition {
    */
   errorStatuses?: readonly number[];
   handler: (request: FastifyRequest, reply: FastifyReply) => unknown;
+  /**
+   * What `/api/v2` serves at this path instead, when it differs from `/api/v1` (docs/versioning.md).
+   * Without it the route is mounted on both versions unchanged; with it, its v1 form answers the
+   * Deprecation, Sunset and successor-version Link headers.
+   */
+  v2?: RouteVariant;
 }
 
-export interface RegisteredRoute extends Omit<RouteDefinition, 'handler'> {
+/** The `/api/v2` form of a route: its own handler, and summary or schema when they change. */
+export interface RouteVariant {
+  summary?: string;
+  schema?: RouteSchema;
+  /** What changes for a client moving from v1, said in discovery and in the OpenAPI document. */
+  change: string;
+  handler: (request: FastifyRequest, reply: FastifyReply) => unknown;
+}
+
+export type ApiVersion = 'v1' | 'v2';
+
+export interface RegisteredRoute extends Omit<RouteDefinition, 'handler' | 'v2'> {
   /** Plugin that declared the route. */
   owner: string;
-  /** Full path as mounted. */
+  /** Full path as mounted (for the API version asked for in `list`; root routes keep their path). */
   fullPath: string;
+  /** The route has a v2 variant: what changes in it. */
+  v2?: { change: string };
 }
 
 export interface HttpRoutes {
   /** Declare a route; allowed during register and start. Mounted when the runtime is ready. */
   add(route: RouteDefinition): void;
-  /** Routes as mounted (after ready) or as declared (before). */
-  list(): RegisteredRoute[];
+  /** Routes as mounted (after ready) or as declared (before), with their paths in `version` (default v1). */
+  list(version?: ApiVersion): RegisteredRoute[];
 }
 
 declare module 'fastify' {
@@ -63,6 +82,8 @@ declare module 'fastify' {
     principal: Principal | null;
     /** The environment the request addresses (X-Environment-Id or /api/v1/environments/:environmentId). */
     environmentId: string;
+    /** The API version the request came through (`/api/v1` or `/api/v2`); root routes say v1. */
+    apiVersion: ApiVersion;
   }
 }
 

@@ -20,3 +20,4 @@ export * from './jobsQueue.ts';
 export * from './eventsBus.ts';
 export * from './actionsRegistry.ts';
 export * from './notificationsSend.ts';
+export * from './lifecycleRetention.ts';

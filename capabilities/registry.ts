@@ -16,6 +16,7 @@ import { metadataRegistry } from './metadataRegistry.ts';
 import { emailSend } from './emailSend.ts';
 import { authIdentity } from './authIdentity.ts';
 import { searchIndex } from './searchIndex.ts';
+import { lifecycleRetention } from './lifecycleRetention.ts';
 import { accessGrants } from './accessGrants.ts';
 import { dataScopes } from './dataScopes.ts';
 import { smsSend } from './smsSend.ts';
@@ -25,7 +26,7 @@ import { actionsRegistry } from './actionsRegistry.ts';
 import { notificationsSend } from './notificationsSend.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
-  smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend] as const;
+  smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend, lifecycleRetention] as const;
 
 type Definition = (typeof definitions)[number];
 

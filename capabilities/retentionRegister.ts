@@ -3,15 +3,17 @@ import { defineCapability } from './defineCapability.ts';
 export interface RetentionContract {
   /** Unique name, for example `notifications.history`. */
   name: string;
-  /** Records concerned: an object or table name. */
+  /** Records concerned: an object or table name (a plain name: letters, digits, _). */
   object: string;
   description: string;
   /** Keep records this many days; 0 keeps them forever. */
   keepDays: number;
   /** What happens to records past the window. */
   action: 'delete' | 'archive' | 'anonymize';
-  /** Timestamp column that ages a record. */
+  /** Timestamp column that ages a record: the engine's datetime (ISO text on SQLite, timestamptz on PostgreSQL). */
   ageField: string;
+  /** Only rows whose columns equal these values (null: IS NULL) are concerned. */
+  filter?: Readonly<Record<string, string | number | boolean | null>>;
 }
 
 export interface RetentionEntry extends RetentionContract {

@@ -4,6 +4,7 @@ import { runsCompiled } from '../kernel/importModule.ts';
 import { createRuntime } from '../runtime/createRuntime.ts';
 import { formatJobs, listJobs, retryJob } from './listJobs.ts';
 import { formatPlugins, listPlugins } from './listPlugins.ts';
+import { formatLifecycle, runLifecycleCommand } from './runLifecycle.ts';
 import { formatDoctor, runDoctor } from './runDoctor.ts';
 
 const USAGE = `Usage: osr <command> [options]
@@ -14,11 +15,14 @@ Commands:
   plugins    List plugins with their capability tokens and state
   jobs       Job backend in use (embedded or bullmq), counts per job name and state, dead letters
   jobs retry ID   Queue a dead job again
+  lifecycle  Apply the retention contracts now in every environment and print what each removed
+  lifecycle --dry-run   Print what each contract would remove; remove nothing
 
 Options:
   --config PATH   runtime config (.ts, .js, .mjs or .json); default ./runtime.config.ts if present
   --port N        port to listen on (start; overrides PORT and server.port)
-  --json          machine-readable output (doctor, plugins, jobs)
+  --json          machine-readable output (doctor, plugins, jobs, lifecycle)
+  --dry-run       count instead of removing (lifecycle)
   -h, --help      this text`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -29,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
       config: { type: 'string' },
       port: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -61,6 +66,11 @@ export async function main(argv: string[]): Promise<number> {
       }
       const report = await listJobs(base);
       console.log(values.json ? JSON.stringify(report, null, 2) : formatJobs(report));
+      return 0;
+    }
+    case 'lifecycle': {
+      const report = await runLifecycleCommand(base, values['dry-run']);
+      console.log(values.json ? JSON.stringify(report, null, 2) : formatLifecycle(report));
       return 0;
     }
     case 'start': {

@@ -2,13 +2,17 @@ import { z } from 'zod';
 import type { RetentionContract, RetentionEntry, RetentionRegister } from '../capabilities/retentionRegister.ts';
 import { codedError } from './errors.ts';
 
+/** A table or column name: never a schema-qualified name or an expression. */
+const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain table or column name (letters, digits, _)');
+
 const contractSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_.-]*$/, 'must be lower-case, dots and dashes allowed'),
-  object: z.string().min(1),
+  object: identifier,
   description: z.string().min(1),
   keepDays: z.number().int().min(0),
   action: z.enum(['delete', 'archive', 'anonymize']),
-  ageField: z.string().min(1),
+  ageField: identifier,
+  filter: z.record(identifier, z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
 });
 
 /** Collects retention contracts during register; read through `retention.register`. */
@@ -21,7 +25,7 @@ export class RetentionStore {
       const issue = parsed.error.issues[0]!;
       throw codedError('KERNEL_INVALID_RETENTION', {
         plugin, path: issue.path.join('.') || '(root)', reason: issue.message,
-        fix: 'declare { name, object, description, keepDays, action, ageField }',
+        fix: 'declare { name, object, description, keepDays, action, ageField, filter? }',
       });
     }
     const taken = this.entries.find((e) => e.name === parsed.data.name);
@@ -31,7 +35,7 @@ export class RetentionStore {
       });
     }
     // Frozen: a reader must not be able to shorten another plugin's retention window.
-    this.entries.push(Object.freeze({ ...parsed.data, plugin }));
+    this.entries.push(Object.freeze({ ...parsed.data, ...(parsed.data.filter ? { filter: Object.freeze({ ...parsed.data.filter }) } : {}), plugin }));
   }
 
   removePlugin(plugin: string): void {

@@ -11,6 +11,7 @@ import emailRoutes from './email/routes/index.ts';
 import http from './http/index.ts';
 import io from './io/index.ts';
 import jobs from './jobs/index.ts';
+import lifecycle from './lifecycle/index.ts';
 import meta from './meta/index.ts';
 import notifications from './notifications/index.ts';
 import metaApi from './meta/api/index.ts';
@@ -53,6 +54,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: io, enabledByDefault: true },
   { manifest: search, enabledByDefault: true },
   { manifest: jobs, enabledByDefault: true },
+  // Applies the declared retention contracts daily; OS_LIFECYCLE_DISABLED=1 turns it off.
+  { manifest: lifecycle, enabledByDefault: true, optionsFrom: (config) => ({ retentionOverrides: config.lifecycle.retention_overrides }) },
   { manifest: sharing, enabledByDefault: true },
   { manifest: actions, enabledByDefault: true },
   { manifest: notifications, enabledByDefault: true },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { phoneNumberSettingSchema } from '../plugins/auth/phoneNumberOptions.ts';
 import { httpOptionsSchema } from '../plugins/http/httpOptions.ts';
+import { retentionOverridesSchema } from '../plugins/lifecycle/lifecycleOptions.ts';
 import { smsOptionsSchema } from '../plugins/sms/smsOptions.ts';
 
 /** Keys of `plugins.<name>` that the host reads; every other key is that plugin's option. */
@@ -63,6 +64,11 @@ export const configSchema = z.strictObject({
   /** Text messages (the sms plugin): provider, sender, provider endpoints. Its presence turns the plugin on. */
   sms: smsOptionsSchema.optional(),
   plugins: z.record(z.string().regex(/^(@[a-z0-9-]+\/)?[a-z][a-z0-9-]*$/, 'plugin names are kebab-case'), pluginEntry).default({}),
+  /** Data lifecycle (docs/lifecycle.md); the plugin is off with OS_LIFECYCLE_DISABLED=1. */
+  lifecycle: z.strictObject({
+    /** Retention contract name -> days to keep (0 keeps forever); a name no plugin declared fails the boot. */
+    retention_overrides: retentionOverridesSchema.default({}),
+  }).default({ retention_overrides: {} }),
   /** Hosted environments; empty means one environment (env OS_ENVIRONMENT_ID, default `default`). */
   environments: z.array(environment).default([]),
   log: z.strictObject({

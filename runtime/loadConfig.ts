@@ -71,6 +71,7 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
     setPath(raw, ['auth', 'admin'], { email: env.OS_ADMIN_EMAIL, password: env.OS_ADMIN_PASSWORD });
   }
   if (env.LOG_LEVEL) setPath(raw, ['log', 'level'], env.LOG_LEVEL);
+  if (env.OS_LIFECYCLE_DISABLED === '1' || env.OS_LIFECYCLE_DISABLED === 'true') setPath(raw, ['plugins', 'lifecycle', 'enabled'], false);
 }
 
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {

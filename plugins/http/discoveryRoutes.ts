@@ -1,13 +1,8 @@
 import type { HttpRoutes, RegisteredRoute } from '../../capabilities/httpRoutes.ts';
 import type { RuntimeInfo } from '../../capabilities/runtimeInfo.ts';
+import { API_VERSIONS, DEPRECATION_POLICY, prefixOf } from './apiVersions.ts';
 
-/** How long /api/v1 is served beside a future /api/v2. */
-export const DEPRECATION_POLICY = {
-  current: 'v1',
-  supported: ['v1'],
-  horizon: 'Breaking changes ship as /api/v2; /api/v1 is then served beside it for one more minor release.',
-  sunset: null,
-} as const;
+export { DEPRECATION_POLICY } from './apiVersions.ts';
 
 function describe(route: RegisteredRoute) {
   return {
@@ -17,28 +12,32 @@ function describe(route: RegisteredRoute) {
     public: route.public === true,
     permission: route.permission ?? null,
     plugin: route.owner,
+    ...(route.v2 ? { v2Change: route.v2.change } : {}),
   };
 }
 
-/** GET /api/v1, /api/v1/discovery and /api/v1/health. */
+/** GET /api/v1, /api/v1/discovery and /api/v1/health (and their /api/v2 forms). */
 export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, started: number): void {
-  const discovery = (request: { principal: unknown }) => {
+  const discovery = (request: { principal: unknown; apiVersion: 'v1' | 'v2' }) => {
+    const prefix = prefixOf(request.apiVersion);
     const base = {
       name: 'osr-runtime',
       version: info.version,
+      apiVersion: request.apiVersion,
+      apiVersions: API_VERSIONS.map((v) => ({ version: v, path: prefixOf(v), ...(v in DEPRECATION_POLICY.deprecated ? { status: 'deprecated', ...DEPRECATION_POLICY.deprecated[v as 'v1'] } : { status: 'current' }) })),
       protocol: info.protocol,
       api: DEPRECATION_POLICY,
-      scoping: { mode: 'environment', header: 'X-Environment-Id', pathPrefix: '/api/v1/environments/:environmentId' },
-      auth: { requireAuth: info.requireAuth, schemes: ['cookie', 'bearer', 'apiKey'], signIn: '/api/v1/auth/sign-in' },
+      scoping: { mode: 'environment', header: 'X-Environment-Id', pathPrefix: `${prefix}/environments/:environmentId` },
+      auth: { requireAuth: info.requireAuth, schemes: ['cookie', 'bearer', 'apiKey'], signIn: `${prefix}/auth/sign-in` },
     };
     // The route list is for callers who may use it; anonymous callers get the rest.
     if (!request.principal && info.requireAuth) return { ...base, routes: null, routesHint: 'authenticate to list routes' };
-    return { ...base, routes: routes.list().map(describe) };
+    return { ...base, routes: routes.list(request.apiVersion).map(describe) };
   };
   for (const path of ['/', '/discovery']) {
     routes.add({
       method: 'GET', path, public: true, tags: ['discovery'],
-      summary: path === '/' ? 'Service discovery: routes, version, scoping mode, deprecation horizon' : 'Alias of GET /api/v1',
+      summary: path === '/' ? 'Service discovery: routes, version, API versions, scoping mode, deprecation horizon' : 'Alias of GET /api/v1 (GET /api/v2 in v2)',
       handler: (request) => discovery(request),
     });
   }

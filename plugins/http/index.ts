@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession } from '../../capabilities/authSession.ts';
 import type { RouteSchema } from '../../capabilities/httpRoutes.ts';
 import { definePlugin, perConsumer } from '../../kernel/definePlugin.ts';
 import { allowedMethods } from './allowedMethods.ts';
+import { API_VERSIONS, deprecationHeaders, pathIn } from './apiVersions.ts';
 import { authGuard } from './authGuard.ts';
 import { createServer } from './createServer.ts';
 import { addStreamedBody } from './streamedBody.ts';
@@ -11,6 +12,8 @@ import { addDiscoveryRoutes } from './discoveryRoutes.ts';
 import { httpOptionsSchema } from './httpOptions.ts';
 import { API_PREFIX, RouteRegistry } from './routeRegistry.ts';
 import { ENVIRONMENT_PREFIX, selectEnvironment } from './selectEnvironment.ts';
+
+type onRequestHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
 interface HttpState {
   registry: RouteRegistry;
@@ -55,36 +58,56 @@ export default definePlugin({
     const auth = ctx.resolve('auth.session') as AuthSession | undefined;
     const grants = ctx.resolve('access.grants') as AccessGrants | undefined;
     const routes = state.registry.markMounted();
-    // Every API route is also served below /api/v1/environments/:environmentId.
-    const urlsOf = (route: (typeof routes)[number]) => (route.root ? [route.fullPath] : [route.fullPath, ENVIRONMENT_PREFIX + route.fullPath.slice(API_PREFIX.length)]);
-    const app = createServer(ctx.options, ctx.log, allowedMethods(routes.flatMap((route) => urlsOf(route).map((url) => ({ method: route.method, url })))));
+    // Every API route is served below /api/v1 and /api/v2, and below .../environments/:environmentId
+    // of each (docs/versioning.md); a root route once, as v1.
+    const urlsOf = (route: (typeof routes)[number], version: 'v1' | 'v2') => {
+      if (route.root) return version === 'v1' ? [route.fullPath] : [];
+      const path = pathIn(version, route.fullPath);
+      return [path, pathIn(version, ENVIRONMENT_PREFIX) + route.fullPath.slice(API_PREFIX.length)];
+    };
+    const mounts = routes.flatMap((route) => API_VERSIONS.flatMap((version) => urlsOf(route, version).map((url) => ({ route, version, url }))));
+    const app = createServer(ctx.options, ctx.log, allowedMethods(mounts.map(({ route, url }) => ({ method: route.method, url }))));
+    app.decorateRequest('apiVersion', 'v1');
     const environments = selectEnvironment(info.environments.map((e) => e.id), info.defaultEnvironment);
     const schemaOf = sharedSchemas();
-    for (const route of routes) {
-      const guard = authGuard(route, auth, info.requireAuth, environments, grants);
-      const urls = urlsOf(route);
+    const guards = new Map(routes.map((route) => [route, authGuard(route, auth, info.requireAuth, environments, grants)]));
+    const mountOne = (target: FastifyInstance, { route, version, url }: (typeof mounts)[number]) => {
+      const variant = version === 'v2' ? route.v2 : undefined;
+      const given = variant?.schema ?? route.schema;
+      const schema = given ? schemaOf(given) : undefined;
       const streamed = route.streamedBody ?? [];
-      const schema = route.schema ? schemaOf(route.schema) : undefined;
       // Other media types skip the JSON body schema: the handler reads and checks them.
       if (schema?.body && streamed.length > 0) schema.body = { content: { 'application/json': { schema: schema.body } } };
-      const mount = (target: FastifyInstance) => {
-        for (const url of urls) {
-          target.route({
-            method: route.method,
-            url,
-            ...(schema ? { schema } : {}),
-            ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
-            // Before the body is read: an anonymous caller learns nothing from parsing or schema errors.
-            onRequest: guard,
-            handler: route.handler,
-          });
-        }
-      };
-      if (streamed.length === 0) mount(app);
+      const deprecated = version === 'v1' && route.v2 !== undefined;
+      const tag: onRequestHook = deprecated
+        ? (request, reply, done) => {
+            request.apiVersion = version;
+            const q = request.url.indexOf('?');
+            reply.headers(deprecationHeaders(q >= 0 ? request.url.slice(0, q) : request.url));
+            done();
+          }
+        : (request, _reply, done) => {
+            request.apiVersion = version;
+            done();
+          };
+      target.route({
+        method: route.method,
+        url,
+        ...(schema ? { schema } : {}),
+        ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
+        // Before the body is read: an anonymous caller learns nothing from parsing or schema errors.
+        onRequest: [tag, guards.get(route)!],
+        handler: variant?.handler ?? route.handler,
+      });
+    };
+    for (const route of routes) {
+      const own = mounts.filter((m) => m.route === route);
+      const streamed = route.streamedBody ?? [];
+      if (streamed.length === 0) for (const m of own) mountOne(app, m);
       else {
         void app.register(async (child) => {
           addStreamedBody(child, streamed, route.bodyLimit ?? ctx.options.bodyLimit);
-          mount(child);
+          for (const m of own) mountOne(child, m);
         });
       }
     }

@@ -1,10 +1,12 @@
-import type { HttpRoutes, RegisteredRoute, RouteDefinition } from '../../capabilities/httpRoutes.ts';
+import type { ApiVersion, HttpRoutes, RegisteredRoute, RouteDefinition, RouteVariant } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
+import { pathIn } from './apiVersions.ts';
 
 export const API_PREFIX = '/api/v1';
 
-export interface OwnedRoute extends RegisteredRoute {
+export interface OwnedRoute extends Omit<RegisteredRoute, 'v2'> {
   handler: RouteDefinition['handler'];
+  v2?: RouteVariant;
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -18,9 +20,10 @@ export class RouteRegistry {
     if (this.mounted) {
       throw codedError('KERNEL_FROZEN', { plugin: owner, action: `add route ${route.method} ${route.path}`, fix: 'declare routes in register or start' });
     }
-    if (!METHODS.has(route.method) || !route.path.startsWith('/') || typeof route.handler !== 'function') {
+    const badVariant = route.v2 !== undefined && (route.root || typeof route.v2.handler !== 'function' || typeof route.v2.change !== 'string' || route.v2.change === '');
+    if (!METHODS.has(route.method) || !route.path.startsWith('/') || typeof route.handler !== 'function' || badVariant) {
       throw codedError('KERNEL_INVALID_MANIFEST', {
-        plugin: owner, path: `route ${route.method} ${route.path}`, reason: 'a route needs a method, a path starting with / and a handler',
+        plugin: owner, path: `route ${route.method} ${route.path}`, reason: badVariant ? 'a v2 variant needs a handler and a change, and root routes have none' : 'a route needs a method, a path starting with / and a handler',
         fix: 'see RouteDefinition in capabilities/httpRoutes.ts',
       });
     }
@@ -45,12 +48,22 @@ export class RouteRegistry {
     return this.routes;
   }
 
-  list(): RegisteredRoute[] {
-    return this.routes.map(({ handler: _handler, ...rest }) => rest);
+  list(version: ApiVersion = 'v1'): RegisteredRoute[] {
+    return this.routes.map(({ handler: _handler, v2, ...rest }) => {
+      const listed: RegisteredRoute = { ...rest, fullPath: pathIn(version, rest.fullPath) };
+      if (v2) {
+        listed.v2 = { change: v2.change };
+        if (version === 'v2') {
+          if (v2.summary !== undefined) listed.summary = v2.summary;
+          if (v2.schema !== undefined) listed.schema = v2.schema;
+        }
+      }
+      return listed;
+    });
   }
 
   /** The per-plugin view handed out through the `http.routes` capability. */
   viewFor(owner: string): HttpRoutes {
-    return { add: (route) => this.add(owner, route), list: () => this.list() };
+    return { add: (route) => this.add(owner, route), list: (version) => this.list(version) };
   }
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { buildDocument } from './buildDocument.ts';
+import { versionDocument } from './versionDocument.ts';
 import { EXPLORER_CSP, explorerBase, explorerPage } from './explorer/explorerPage.ts';
 
 interface Asset {
@@ -17,8 +18,8 @@ const ASSETS: Asset[] = [
 
 interface OpenApiState {
   assets: Map<string, string>;
-  /** The last document built, as JSON, with the metadata version it was built for. */
-  cached: { version: string; json: string } | null;
+  /** The last document built per API version, as JSON, with the metadata version it was built for. */
+  cached: Map<string, { version: string; json: string }>;
 }
 
 const states = new WeakMap<object, OpenApiState>();
@@ -39,7 +40,7 @@ export default definePlugin({
   kernel: '^16.0.0',
   requires: ['http.routes', 'metadata.registry', 'runtime.info'],
   register(ctx) {
-    const state: OpenApiState = { assets: new Map(), cached: null };
+    const state: OpenApiState = { assets: new Map(), cached: new Map() };
     states.set(ctx, state);
     const routes = ctx.resolve('http.routes');
     const metadata = ctx.resolve('metadata.registry');
@@ -53,18 +54,20 @@ export default definePlugin({
       schema: { querystring: { type: 'object', additionalProperties: false } },
       handler: (request: FastifyRequest, reply: FastifyReply) => {
         const version = metadata.version();
-        if (state.cached?.version !== version) {
-          const document = buildDocument({
+        let cached = state.cached.get(request.apiVersion);
+        if (cached?.version !== version) {
+          const document = versionDocument(buildDocument({
             routes: routes.list(), objects: metadata.objects(), version: info.version, metadataVersion: version,
             environments: info.environments.map((e) => e.id), defaultEnvironment: info.defaultEnvironment, requireAuth: info.requireAuth, production: info.production,
             contentTypes,
-          });
-          state.cached = { version, json: JSON.stringify(document) };
+          }), request.apiVersion);
+          cached = { version, json: JSON.stringify(document) };
+          state.cached.set(request.apiVersion, cached);
         }
-        const etag = `"${version}"`;
+        const etag = request.apiVersion === 'v1' ? `"${version}"` : `"${request.apiVersion}-${version}"`;
         reply.header('etag', etag).header('cache-control', 'no-cache');
         if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-        return reply.type('application/json; charset=utf-8').send(state.cached.json);
+        return reply.type('application/json; charset=utf-8').send(cached.json);
       },
     });
     routes.add({

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
@@ -13,6 +13,15 @@ const ID = { type: 'string', minLength: 1, maxLength: 64 };
 const objectParams = { type: 'object', properties: { object: NAME }, required: ['object'] };
 const recordParams = { type: 'object', properties: { object: NAME, id: ID }, required: ['object', 'id'] };
 const body = { type: 'object' };
+const countQuery = { type: 'object', properties: { count: { type: 'string', enum: ['true', 'false'] } }, additionalProperties: false };
+
+/** `?count=true` on a v2 list or query; `false` or absent counts nothing, anything else is refused. */
+function wantsCount(request: FastifyRequest): boolean {
+  const count = (request.query as Record<string, unknown> | undefined)?.count;
+  if (count === undefined || count === 'false') return false;
+  if (count === 'true') return true;
+  throw codedError('VALIDATION_ERROR', { summary: 'count must be true or false', errors: [{ path: 'query.count', message: 'must be true or false' }] });
+}
 
 /** The list's query parameters; the structured query's other keys are POST /data/:object/query only. */
 const LIST_KEYS = new Set(['where', 'orderBy', 'limit', 'offset', 'cursor', 'select', 'expand']);
@@ -40,36 +49,52 @@ function asObject(value: unknown, what: string): Record<string, unknown> {
 /** The /data routes: list, query, get, create, update, delete. Each translates HTTP to one engine call. */
 export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: MetadataRegistry): void {
   /** A list or query page; a limit brought down to maxPageSize is said in the answer's `limit`. */
-  const page = ({ query, capped }: CappedQuery, object: string, request: FastifyRequest, signal?: AbortSignal) => {
-    const result = engine.query(object, query, signal === undefined ? dataContext(request) : { ...dataContext(request), signal });
+  const page = ({ query, capped }: CappedQuery, object: string, request: FastifyRequest, signal?: AbortSignal, total = true) => {
+    const result = engine.query(object, query, signal === undefined ? dataContext(request) : { ...dataContext(request), signal }, total ? undefined : { total: false });
     return capped === null ? result : result.then((answer) => ({ ...answer, limit: capped }));
   };
+  /** v1 lists always count; v2 lists count only when asked with `?count=true` (docs/versioning.md). */
+  const listPage = (request: FastifyRequest, total: boolean) => {
+    const { object } = request.params as { object: string };
+    const { maxPageSize } = apiObject(metadata, object, 'list');
+    const { count: _count, ...query } = request.query as Record<string, unknown>;
+    return page(capLimit({ ...listQuery(total ? (request.query as Record<string, unknown>) : query) }, maxPageSize), object, request, undefined, total || wantsCount(request));
+  };
+  const structured = (request: FastifyRequest, reply: FastifyReply, total: boolean) => {
+    const { object } = request.params as { object: string };
+    const query = asObject(request.body, 'the query');
+    const { maxPageSize } = apiObject(metadata, object, query.groupBy !== undefined || query.aggregations !== undefined ? 'aggregate' : 'list');
+    // A structured query may join its way to a long read: it stops when the client goes away.
+    const closed = new AbortController();
+    const res = reply.raw;
+    const onClose = () => {
+      if (!res.writableFinished) closed.abort();
+    };
+    res.once('close', onClose);
+    return page(capLimit(query, maxPageSize), object, request, closed.signal, total || wantsCount(request)).finally(() => res.removeListener('close', onClose));
+  };
+  const LIST_CHANGE = 'The answer has no `total` (and the rows are not counted) unless the query string says count=true.';
   routes.add({
     method: 'GET', path: '/data/:object', tags: ['data'],
     summary: 'List records: where (JSON), orderBy (-a,b), limit, offset, cursor, expand, select',
     schema: { params: objectParams },
-    handler: (request) => {
-      const { object } = request.params as { object: string };
-      const { maxPageSize } = apiObject(metadata, object, 'list');
-      return page(capLimit({ ...listQuery(request.query as Record<string, unknown>) }, maxPageSize), object, request);
+    handler: (request) => listPage(request, true),
+    v2: {
+      summary: 'List records: where (JSON), orderBy (-a,b), limit, offset, cursor, expand, select; count=true adds total',
+      change: LIST_CHANGE,
+      handler: (request) => listPage(request, false),
     },
   });
   routes.add({
     method: 'POST', path: '/data/:object/query', tags: ['data'],
     summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct',
     schema: { params: objectParams, body },
-    handler: (request, reply) => {
-      const { object } = request.params as { object: string };
-      const query = asObject(request.body, 'the query');
-      const { maxPageSize } = apiObject(metadata, object, query.groupBy !== undefined || query.aggregations !== undefined ? 'aggregate' : 'list');
-      // A structured query may join its way to a long read: it stops when the client goes away.
-      const closed = new AbortController();
-      const res = reply.raw;
-      const onClose = () => {
-        if (!res.writableFinished) closed.abort();
-      };
-      res.once('close', onClose);
-      return page(capLimit(query, maxPageSize), object, request, closed.signal).finally(() => res.removeListener('close', onClose));
+    handler: (request, reply) => structured(request, reply, true),
+    v2: {
+      summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct; ?count=true adds total',
+      schema: { params: objectParams, body, querystring: countQuery },
+      change: LIST_CHANGE,
+      handler: (request, reply) => structured(request, reply, false),
     },
   });
   routes.add({

@@ -22,14 +22,14 @@ t.teardown(() => rt.close());
 
 const head = {
   name: 'osr-runtime', version: RUNTIME_VERSION, protocol: PROTOCOL_VERSION,
-  api: { current: 'v1', horizon: DEPRECATION_POLICY.horizon },
+  api: { current: 'v2', supported: ['v1', 'v2'], horizon: DEPRECATION_POLICY.horizon },
   scoping: { mode: 'environment', header: 'X-Environment-Id', pathPrefix: '/api/v1/environments/:environmentId' },
 };
 type Listed = { method: string; path: string; public: boolean; permission: string | null; plugin: string };
 const routesOf = async (url: string) => ((await rt.inject({ method: 'GET', url, headers: as('alice') })).json() as { routes: Listed[] }).routes;
 
 t.equal(RUNTIME_VERSION, '16.0.0', 'the runtime version is the package version');
-t.match(DEPRECATION_POLICY.horizon, /\/api\/v2/, 'the horizon names the next version');
+t.match(DEPRECATION_POLICY.deprecated.v1, { deprecatedAt: /^2026-/, sunset: /^2027-/ }, 'v1 has a deprecation date and a sunset');
 
 await t.test('anonymous: version, protocol, scoping and horizon, but no route list', (t) => runScenarios(t, rt, ['/api/v1', '/api/v1/discovery'].map((url) => ({
   name: `GET ${url}`, request: { method: 'GET' as const, url }, status: 200,

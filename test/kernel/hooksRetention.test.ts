@@ -102,6 +102,10 @@ const invalid: Array<{ name: string; contract: unknown; includes: string[] }> = 
   { name: 'a negative window', contract: contract('mail.log', { keepDays: -1 }), includes: ['at keepDays: '] },
   { name: 'an unknown action', contract: contract('mail.log', { action: 'shred' as never }), includes: ['at action: '] },
   { name: 'an upper-case name', contract: contract('Mail.Log'), includes: ['at name: must be lower-case, dots and dashes allowed'] },
+  { name: 'a schema-qualified table', contract: contract('mail.log', { object: 'public.users' }), includes: ['at object: must be a plain table or column name'] },
+  { name: 'an expression as age column', contract: contract('mail.log', { ageField: 'created_at) or (1=1' }), includes: ['at ageField: must be a plain table or column name'] },
+  { name: 'an expression as filter column', contract: contract('mail.log', { filter: { 'kind = kind or 1': 'x' } }), includes: ['at filter.kind = kind or 1: Invalid key in record'] },
+  { name: 'a filter value that is an object', contract: contract('mail.log', { filter: { kind: { $ne: 'x' } } as never }), includes: ['at filter.kind: '] },
   { name: 'an unknown field', contract: { ...contract('mail.log'), purgeNow: true }, includes: ['at (root): ', 'purgeNow'] },
 ];
 for (const row of invalid) {
@@ -109,7 +113,7 @@ for (const row of invalid) {
     const kernel = kernelOf([entry({ name: 'mail', register: (ctx) => ctx.retention(row.contract as RetentionContract) })]);
     assertFailures(t, await bootError(kernel), [{
       code: 'KERNEL_INVALID_RETENTION',
-      includes: ["Plugin 'mail' declared an invalid retention contract ", ...row.includes, 'Fix: declare { name, object, description, keepDays, action, ageField }'],
+      includes: ["Plugin 'mail' declared an invalid retention contract ", ...row.includes, 'Fix: declare { name, object, description, keepDays, action, ageField, filter? }'],
     }]);
   });
 }

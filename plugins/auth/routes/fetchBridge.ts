@@ -6,7 +6,7 @@ import { CLIENT_IP_HEADER } from '../clientIpHeader.ts';
 const REQUEST_SKIP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'expect', 'upgrade', 'te', 'trailer', 'proxy-connection', CLIENT_IP_HEADER]);
 const RESPONSE_SKIP = new Set(['set-cookie', 'content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive']);
 
-const PREFIXED = /^\/api\/v1\/environments\/[^/]+(\/auth(?:\/.*)?)$/;
+const PREFIXED = /^\/api\/v[12](?:\/environments\/[^/]+)?(\/auth(?:\/.*)?)$/;
 
 /** The server's own origin as this client addressed it. */
 export function ownOrigin(request: FastifyRequest): string {
