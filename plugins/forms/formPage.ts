@@ -9,6 +9,7 @@ export const FORM_CSP = [
 
 export const FORM_SCRIPT_PATH = '/f/assets/form.js';
 export const FORM_STYLE_PATH = '/f/assets/form.css';
+export const FORM_ICON_PATH = '/f/assets/icon.svg';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
@@ -76,7 +77,7 @@ function fieldBlock(field: ResolvedFormField): string {
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">`
-    + `<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><link rel="stylesheet" href="${FORM_STYLE_PATH}"></head>`
+    + `<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><link rel="stylesheet" href="${FORM_STYLE_PATH}"><link rel="icon" href="${FORM_ICON_PATH}" type="image/svg+xml"></head>`
     + `<body><main>${body}</main></body></html>`;
 }
 

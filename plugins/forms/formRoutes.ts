@@ -3,7 +3,7 @@ import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { isCodedError } from '../../kernel/errors.ts';
 import { DEFAULT_FORM_BODY_BYTES } from '../../metadata/formTypes.ts';
 import type { FormsService } from './createFormsService.ts';
-import { FORM_CSP, FORM_SCRIPT_PATH, FORM_STYLE_PATH, formPage, messagePage } from './formPage.ts';
+import { FORM_CSP, FORM_ICON_PATH, FORM_SCRIPT_PATH, FORM_STYLE_PATH, formPage, messagePage } from './formPage.ts';
 
 const params = {
   type: 'object',
@@ -47,6 +47,7 @@ function submitUrl(request: FastifyRequest, slug: string, defaultEnvironment: st
 export interface FormAssets {
   script: string;
   style: string;
+  icon: string;
 }
 
 /** GET /forms/:slug, POST /forms/:slug/submit, the page at /f/:slug and its two files. */
@@ -108,5 +109,9 @@ export function addFormRoutes(routes: HttpRoutes, service: FormsService, assets:
   routes.add({
     method: 'GET', path: FORM_STYLE_PATH, root: true, public: true, tags: ['forms'], summary: 'The style sheet of the form pages',
     handler: (_request, reply) => secure(reply, 'text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(assets.style),
+  });
+  routes.add({
+    method: 'GET', path: FORM_ICON_PATH, root: true, public: true, tags: ['forms'], summary: 'The icon of the form pages',
+    handler: (_request, reply) => secure(reply, 'image/svg+xml').header('cache-control', 'public, max-age=300').send(assets.icon),
   });
 }

@@ -34,11 +34,8 @@ export default definePlugin({
       const onError = (error: unknown) => ctx.log.warn({ err: error }, 'forms: the shared rate-limit count in Redis failed; counting in this process meanwhile');
       service.limiter.share(redisRateCounter(info.redisUrl, ctx.options.redisKeyPrefix, onError), onError);
     }
-    const [script, style] = await Promise.all([
-      readFile(new URL('./page/form.js', import.meta.url), 'utf8'),
-      readFile(new URL('./page/form.css', import.meta.url), 'utf8'),
-    ]);
-    addFormRoutes(ctx.resolve('http.routes'), service, { script, style }, info.defaultEnvironment);
+    const [script, style, icon] = await Promise.all(['form.js', 'form.css', 'icon.svg'].map((file) => readFile(new URL(`./page/${file}`, import.meta.url), 'utf8')));
+    addFormRoutes(ctx.resolve('http.routes'), service, { script: script!, style: style!, icon: icon! }, info.defaultEnvironment);
     ctx.log.info({ forms: service.list().map((f) => f.slug) }, 'forms loaded');
   },
   async stop(ctx) {
