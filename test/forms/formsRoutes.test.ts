@@ -187,6 +187,22 @@ await eachBackend(t, ['forms'], async (t, site) => {
     t.match(script.headers['content-type'], /text\/javascript/);
   });
 
+  await t.test('GET /meta/form lists the forms; the runAs user is shown to admins only', async (t) => {
+    const admin = await w.as(w.admin.token, 'GET', '/api/v1/meta/form');
+    t.equal(admin.status, 200);
+    const items = admin.body.items ?? admin.body;
+    t.same(items.map((f: { name: string }) => f.name).sort(), ['as-ghost', 'as-member', 'contact', 'members', 'tight']);
+    const asMember = items.find((f: { name: string }) => f.name === 'as-member');
+    t.match(asMember, { slug: 'as-member', object: 'ticket', allowAnonymous: true, runsAs: 'user', runAs: 'member@example.com', package: 'forms_test', source: 'forms/as-member.json' });
+    const member = await w.as(w.member.token, 'GET', '/api/v1/meta/form/as-member');
+    t.equal(member.status, 200);
+    t.equal(member.body.runsAs, 'user');
+    t.notOk('runAs' in member.body, 'members do not see whom the form submits as');
+    t.equal((await w.anon('GET', '/api/v1/meta/form')).status, 401);
+    const refs = await w.as(w.admin.token, 'GET', '/api/v1/meta/object/project/references');
+    t.match(refs.body.items ?? refs.body, [{ type: 'object', name: 'ticket' }, { type: 'form', name: 'as-member', path: 'fields.project.reference' }]);
+  });
+
   await t.test('the routes are in the OpenAPI document', async (t) => {
     const doc = (await w.as(w.admin.token, 'GET', '/api/v1/openapi.json')).body;
     t.ok(doc.paths['/forms/{slug}']?.get, 'GET /forms/{slug}');
