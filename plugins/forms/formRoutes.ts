@@ -81,7 +81,7 @@ export function addFormRoutes(routes: HttpRoutes, service: FormsService, assets:
     },
   });
   routes.add({
-    method: 'GET', path: '/f/:slug', root: true, public: true, tags: ['forms'], errorStatuses: [404],
+    method: 'GET', path: '/f/:slug', root: true, public: true, tags: ['forms'], errorStatuses: [401, 403, 404], contentType: 'text/html',
     summary: 'The form as an HTML page with its strict Content-Security-Policy; a form without allowAnonymous answers 401 and a sign-in hint to anonymous callers',
     schema: { params },
     handler: (request, reply) => {
@@ -103,15 +103,15 @@ export function addFormRoutes(routes: HttpRoutes, service: FormsService, assets:
     },
   });
   routes.add({
-    method: 'GET', path: FORM_SCRIPT_PATH, root: true, public: true, tags: ['forms'], summary: 'The script of the form pages (client-side checks and submission)',
+    method: 'GET', path: FORM_SCRIPT_PATH, root: true, public: true, tags: ['forms'], contentType: 'text/javascript', summary: 'The script of the form pages (client-side checks and submission)',
     handler: (_request, reply) => secure(reply, 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(assets.script),
   });
   routes.add({
-    method: 'GET', path: FORM_STYLE_PATH, root: true, public: true, tags: ['forms'], summary: 'The style sheet of the form pages',
+    method: 'GET', path: FORM_STYLE_PATH, root: true, public: true, tags: ['forms'], contentType: 'text/css', summary: 'The style sheet of the form pages',
     handler: (_request, reply) => secure(reply, 'text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(assets.style),
   });
   routes.add({
-    method: 'GET', path: FORM_ICON_PATH, root: true, public: true, tags: ['forms'], summary: 'The icon of the form pages',
+    method: 'GET', path: FORM_ICON_PATH, root: true, public: true, tags: ['forms'], contentType: 'image/svg+xml', summary: 'The icon of the form pages',
     handler: (_request, reply) => secure(reply, 'image/svg+xml').header('cache-control', 'public, max-age=300').send(assets.icon),
   });
 }
