@@ -20,6 +20,9 @@ await eachBackend(t, ['forms'], async (t, site) => {
     t.match(res.body.fields[2], { type: 'integer', min: 1, max: 100, required: false });
     t.same(res.body.fields[3].options, [{ value: 'low', label: 'Low' }, { value: 'normal', label: 'Normal' }, { value: 'high', label: 'High' }]);
     t.match(res.body.fields[5], { type: 'textarea', help: 'Anything we should know.', maxLength: 500 });
+    const prefixed = await w.anon('GET', `/api/v1/environments/${site.ids[0]}/forms/contact`);
+    t.equal(prefixed.status, 200, 'also below the environment prefix');
+    t.equal(prefixed.body.slug, 'contact');
   });
 
   await t.test('a form without allowAnonymous is 401 for anonymous callers, and served to signed-in ones', async (t) => {
@@ -180,6 +183,7 @@ await eachBackend(t, ['forms'], async (t, site) => {
     t.match(page.body, /<input id="f-subject" name="subject" aria-describedby="f-subject-help f-subject-error" required type="text" maxlength="60"/);
     t.match(page.body, /<p class="help" id="f-subject-help">A few words: at most 60 characters\.<\/p>/);
     t.match(page.body, /type="email"/);
+    t.match(page.body, /data-submit-url="\/api\/v1\/forms\/contact\/submit"/, 'the page posts to the submit route of its environment');
     t.notMatch(page.body, /\son[a-z]+=/i, 'no inline event handlers');
     t.notMatch(page.body, /<script>|<style/, 'no inline script or style');
     const script = await w.rt.inject({ url: '/f/assets/form.js' });
