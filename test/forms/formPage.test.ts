@@ -99,6 +99,24 @@ async function run(browser: Browser): Promise<void> {
       t.same(errors.filter((e) => !/status of 400|^400 \/api\/v1\/forms\/contact\/submit$/.test(e)), [], 'no error but the 400 answer itself');
     });
 
+    await t.test('a signed-in form works with the session cookie, and records the submitter', async (t) => {
+      const context = await browser.newContext();
+      t.teardown(() => context.close());
+      const [name, value] = [w.admin.cookie.slice(0, w.admin.cookie.indexOf('=')), w.admin.cookie.slice(w.admin.cookie.indexOf('=') + 1)];
+      await context.addCookies([{ name, value, url: base }]);
+      const page = await context.newPage();
+      const response = await page.goto(`${base}/f/members`);
+      t.equal(response?.status(), 200);
+      await page.getByLabel('Subject').fill('Signed-in request');
+      await page.getByLabel('Email address').fill('admin@example.com');
+      await page.getByRole('button', { name: 'Submit' }).click();
+      await page.locator('#form-success').waitFor({ state: 'visible' });
+      t.equal(await page.locator('#form-success').textContent(), 'Request stored.');
+      const stored = (await w.tickets()).filter((r) => r.subject === 'Signed-in request');
+      t.equal(stored.length, 1);
+      t.equal(stored[0]!.created_by, w.admin.id, 'the signed-in submitter created it');
+    });
+
     await t.test('a signed-in form shows anonymous visitors a sign-in hint with 401', async (t) => {
       const { page, status } = await open(browser, `${base}/f/members`);
       t.teardown(() => page.context().close());
