@@ -40,6 +40,11 @@ export interface RouteDefinition {
    * 415 for bodies): for example 404 for a query parameter naming an unknown object, 409, 429.
    */
   errorStatuses?: readonly number[];
+  /**
+   * Media type of the answers when it is not JSON (an HTML page, a script): documented for the
+   * success and for the errorStatuses, which the handler then answers in that type itself.
+   */
+  contentType?: string;
   handler: (request: FastifyRequest, reply: FastifyReply) => unknown;
   /**
    * What `/api/v2` serves at this path instead, when it differs from `/api/v1` (docs/versioning.md).

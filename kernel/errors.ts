@@ -93,6 +93,9 @@ export const ERRORS = {
   // Actions.
   ACTION_HANDLER_MISSING: { status: 500, message: "Action '{action}' ({file}) runs a handler, but no plugin registered one. Fix: {fix}" },
   ACTION_HANDLER_UNDECLARED: { status: 500, message: "A handler was registered for action '{action}', but {reason}. Fix: {fix}" },
+
+  // Public forms.
+  FORM_UNAVAILABLE: { status: 503, message: "Form '{slug}' cannot take submissions right now: {reason}. An administrator must fix the form's runAs (docs/forms.md)." },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -4,6 +4,7 @@ import { suggest } from '../kernel/suggest.ts';
 import type { LoadedApp, ResolvedObject } from './types.ts';
 import { loadActions } from './loadActions.ts';
 import { loadBooks } from './loadBooks.ts';
+import { loadForms } from './loadForms.ts';
 import { loadOverrides } from './loadOverrides.ts';
 import { metadataError } from './metadataError.ts';
 import { readApp, type AppRead } from './readApp.ts';
@@ -82,6 +83,9 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
     app.books = books.books.get(app.manifest.name) ?? [];
     app.overrides = overrides.overrides.get(app.manifest.name) ?? [];
   }
+  const forms = await loadForms(sources, objects);
+  errors.push(...forms.errors);
+  for (const app of apps) app.forms = forms.forms.get(app.manifest.name) ?? [];
   return { apps, objects, errors };
 }
 

@@ -57,6 +57,12 @@ export function successResponses(route: RegisteredRoute, contentType = 'applicat
   return Object.fromEntries(declared.map(([status, schema]) => [status, { description: 'OK', content: { 'application/json': { schema: toOpenApiSchema(schema) } } }]));
 }
 
+/** The errors a route that does not answer JSON renders itself, in its own media type. */
+function ownErrorPages(route: RegisteredRoute): Record<string, unknown> {
+  if (!route.contentType) return {};
+  return Object.fromEntries((route.errorStatuses ?? []).map((status) => [String(status), { description: 'Error page', content: { [route.contentType!]: { schema: { type: 'string' } } } }]));
+}
+
 /** A mounted route as an OpenAPI operation, from what it declared. */
 export function routeOperation(route: RegisteredRoute, path: string, contentType?: string): Schema {
   const parameters = [...pathParameters(path, route.schema?.params), ...queryParameters(route.schema?.querystring)];
@@ -64,7 +70,7 @@ export function routeOperation(route: RegisteredRoute, path: string, contentType
     summary: route.summary,
     tags: route.tags && route.tags.length > 0 ? [...route.tags] : ['other'],
     ...(parameters.length > 0 ? { parameters } : {}),
-    responses: { ...successResponses(route, contentType), ...errorResponses(route, path) },
+    responses: { ...successResponses(route, contentType ?? route.contentType), ...errorResponses(route, path), ...ownErrorPages(route) },
     'x-plugin': route.owner,
     ...(route.permission ? { 'x-permission': route.permission } : {}),
   };

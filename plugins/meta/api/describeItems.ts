@@ -21,7 +21,7 @@ export interface ObjectDoc extends Doc {
 }
 
 /** A declaration file's path inside its app (never the server's directory layout). */
-function sourceIn(source: string, dir: string | undefined): string {
+export function sourceIn(source: string, dir: string | undefined): string {
   return dir && source.startsWith(dir) ? relative(dir, source) : source;
 }
 

@@ -42,6 +42,10 @@ export function findReferences(type: string, name: string, apps: readonly Loaded
       ];
       for (const path of paths) out.push({ type: 'action', name: action.name, path, package: app.manifest.name });
     }
+    for (const form of app.forms ?? []) {
+      const paths = [...(form.object === name ? ['object'] : []), ...form.fields.filter((f) => f.reference === name).map((f) => `fields.${f.field}.reference`)];
+      for (const path of paths) out.push({ type: 'form', name: form.slug, path, package: app.manifest.name });
+    }
     for (const override of app.overrides) {
       if (override.object === name) out.push({ type: 'app', name: app.manifest.name, path: `overrides/objects/${name}`, package: app.manifest.name });
     }

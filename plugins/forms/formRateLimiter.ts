@@ -1,0 +1,62 @@
+import { codedError } from '../../kernel/errors.ts';
+import type { FormRateLimit } from '../../metadata/formTypes.ts';
+import type { SharedRateCounter } from './redisRateCounter.ts';
+
+/** Bounds memory under a flood of distinct addresses; expired windows are swept first. */
+const MAX_KEYS = 100_000;
+
+/**
+ * Fixed-window counts of submissions per form and client IP: in Redis when one is configured (every
+ * process behind a load balancer shares the count), else, and while Redis does not answer, in memory.
+ */
+export class FormRateLimiter {
+  private windows = new Map<string, { count: number; resetAt: number }>();
+  private shared: SharedRateCounter | null = null;
+  private onSharedError: (error: unknown) => void = () => undefined;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  share(counter: SharedRateCounter | null, onError: (error: unknown) => void = () => undefined): void {
+    this.shared = counter;
+    this.onSharedError = onError;
+  }
+
+  async close(): Promise<void> {
+    await this.shared?.close();
+    this.shared = null;
+  }
+
+  /** Counts one submission; throws RATE_LIMITED (429, retryAfter in seconds) past the form's limit. */
+  async hit(key: string, rule: FormRateLimit): Promise<void> {
+    const wait = await this.countAnywhere(key, rule);
+    if (wait > 0) throw codedError('RATE_LIMITED', { retryAfter: wait, limit: 'form' });
+  }
+
+  private async countAnywhere(key: string, rule: FormRateLimit): Promise<number> {
+    if (this.shared) {
+      try {
+        const { count, ttlMs } = await this.shared.hit(key, rule.windowSeconds * 1000);
+        return count > rule.max ? Math.max(1, Math.ceil(ttlMs / 1000)) : 0;
+      } catch (error) {
+        this.onSharedError(error);
+      }
+    }
+    const now = this.now();
+    let window = this.windows.get(key);
+    if (!window || window.resetAt <= now) {
+      if (!window && this.windows.size >= MAX_KEYS) this.sweep(now);
+      window = { count: 0, resetAt: now + rule.windowSeconds * 1000 };
+      this.windows.set(key, window);
+    }
+    window.count += 1;
+    return window.count > rule.max ? Math.max(1, Math.ceil((window.resetAt - now) / 1000)) : 0;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+    for (const key of this.windows.keys()) {
+      if (this.windows.size < MAX_KEYS) break;
+      this.windows.delete(key);
+    }
+  }
+}
