@@ -24,6 +24,8 @@ export type DataRecord = Record<string, unknown>;
 export interface ListResult {
   items: DataRecord[];
   total?: number;
+  /** `total` is an estimate (`total: 'estimated'`): the planner's, or at least this many on SQLite. */
+  totalEstimated?: true;
   nextCursor?: string | null;
 }
 
@@ -33,8 +35,12 @@ export interface GetOptions {
 }
 
 export interface QueryOptions {
-  /** Count the matching rows (default true). */
-  total?: boolean;
+  /**
+   * Count the matching rows (default true). `'estimated'`: exact while the matches are few (at most
+   * 10,000), else PostgreSQL's planner estimate, or on SQLite 10,000 meaning "at least"; the answer
+   * then says `totalEstimated: true` (docs/data-api.md, Counting).
+   */
+  total?: boolean | 'estimated';
   /**
    * `false`: run no beforeFind/afterFind hooks (default true). Honoured in a system context only:
    * a plugin's own bookkeeping read (a side index read back inside a write) is not a caller's read.

@@ -16,7 +16,11 @@ export function stateOf(bullState: string, attemptsMade: number): JobState {
 const isoOf = (ms: number | undefined | null) => (ms ? new Date(ms).toISOString() : null);
 
 export async function infoOf(job: Job, environmentId: string): Promise<JobInfo> {
-  const state = stateOf(await job.getState(), job.attemptsMade);
+  return infoIn(job, environmentId, stateOf(await job.getState(), job.attemptsMade));
+}
+
+/** A job's info when its state is known without asking Redis. */
+export function infoIn(job: Job, environmentId: string, state: JobState): JobInfo {
   return {
     id: `${job.name}~${job.id}`,
     name: job.name,

@@ -1,9 +1,10 @@
 import { Queue, Worker, type Job } from 'bullmq';
-import type { JobHandler, JobsQueue, JobCount, JobState } from '../../capabilities/jobsQueue.ts';
+import type { JobHandler, JobInfo, JobsQueue, JobCount, JobState } from '../../capabilities/jobsQueue.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { bullmqPrefix, jobIdFor, parseJobId } from './bullmqNames.ts';
-import { infoOf, stateOf } from './bullmqJobInfo.ts';
+import { infoIn, infoOf, stateOf } from './bullmqJobInfo.ts';
+import type { BullmqMirror, MirroredJob } from './bullmqMirror.ts';
 import { checkRepeat, newJob } from './jobOptions.ts';
 
 export interface BullmqBackend {
@@ -30,6 +31,8 @@ export function createBullmqQueue(deps: {
   concurrency: number;
   keepCompletedMs: number;
   log: Logger;
+  /** Keeps sys_job in step with Redis; absent: sys_job stays empty (plugins.jobs.mirror false). */
+  mirror?: BullmqMirror;
 }): BullmqBackend {
   const { handlers } = deps;
   const queues = new Map<string, Queue>();
@@ -50,6 +53,14 @@ export function createBullmqQueue(deps: {
     if (!parsed || !handlers.has(parsed.name)) return null;
     return (await queueOf(environmentId, parsed.name).getJob(parsed.bullId)) ?? null;
   };
+  const mirrored = (job: Job, info: JobInfo): MirroredJob => {
+    const backoff = typeof job.opts.backoff === 'object' ? job.opts.backoff : { type: 'fixed', delay: job.opts.backoff ?? 0 };
+    return { ...info, backoffType: backoff.type === 'fixed' ? 'fixed' : 'exponential', backoffDelay: backoff.delay ?? 0 };
+  };
+  const mirrorChange = (job: Job | undefined, environmentId: string, name: string) => {
+    if (!deps.mirror || !job) return;
+    infoOf(job, environmentId).then((info) => deps.mirror!.changed(mirrored(job, info)), (error: unknown) => deps.log.warn({ err: error, name }, 'jobs: a BullMQ job state could not be read for sys_job'));
+  };
   const jobOptions = (job: ReturnType<typeof newJob>) => ({
     attempts: job.maxAttempts,
     backoff: { type: job.backoffType, delay: job.backoffDelay },
@@ -69,12 +80,14 @@ export function createBullmqQueue(deps: {
       // BullMQ ignores an add whose job id exists: the key queues once.
       const existed = job.idempotencyKey !== null && (await q.getJob(bullId)) !== undefined;
       if (existed) return { id, added: false };
-      await q.add(name, job.data, {
+      const added = await q.add(name, job.data, {
         ...jobOptions(job),
         jobId: bullId,
         delay: Math.max(0, job.runAt.getTime() - now.getTime()),
         ...(job.priority > 0 ? { priority: job.priority } : {}),
       });
+      const environmentId = env(options.environmentId);
+      deps.mirror?.added(mirrored(added, infoIn(added, environmentId, job.runAt.getTime() > now.getTime() ? 'delayed' : 'waiting')));
       return { id, added: true };
     },
     async schedule(name, key, repeat, data, options = {}) {
@@ -97,6 +110,7 @@ export function createBullmqQueue(deps: {
       const state = stateOf(await job.getState(), job.attemptsMade);
       if (state !== 'waiting' && state !== 'delayed' && state !== 'failed') return false;
       await job.remove();
+      deps.mirror?.removed(id, env(environmentId));
       return true;
     },
     async get(id, environmentId) {
@@ -130,6 +144,7 @@ export function createBullmqQueue(deps: {
       const state = stateOf(await job.getState(), job.attemptsMade);
       if (state !== 'dead') throw codedError('JOB_NOT_DEAD', { id, state });
       await job.retry('failed', { resetAttemptsMade: true });
+      mirrorChange(job, env(environmentId), job.name);
       return (await this.get(id, environmentId))!;
     },
   };
@@ -140,9 +155,14 @@ export function createBullmqQueue(deps: {
       for (const environmentId of deps.environments()) {
         for (const [name, handler] of handlers) {
           const worker = new Worker(name, async (job: Job) => {
+            deps.mirror?.changed(mirrored(job, { ...infoIn(job, environmentId, 'active'), startedAt: new Date().toISOString() }));
             await handler({ id: `${name}~${job.id}`, name, data: job.data, attempt: job.attemptsMade + 1, environmentId });
           }, { connection, prefix: bullmqPrefix(environmentId), concurrency: deps.concurrency });
-          worker.on('failed', (job, error) => deps.log.warn({ job: job?.id, name, err: error }, `jobs: ${name} failed`));
+          worker.on('failed', (job, error) => {
+            deps.log.warn({ job: job?.id, name, err: error }, `jobs: ${name} failed`);
+            mirrorChange(job, environmentId, name);
+          });
+          worker.on('completed', (job) => mirrorChange(job, environmentId, name));
           worker.on('error', (error) => deps.log.error({ err: error }, 'jobs: BullMQ worker error'));
           workers.push(worker);
         }
@@ -156,6 +176,7 @@ export function createBullmqQueue(deps: {
       if (timedOut) await Promise.all(workers.map((w) => w.close(true)));
     },
     async close() {
+      await deps.mirror?.settled();
       await Promise.all([...queues.values()].map((q) => q.close()));
       queues.clear();
     },

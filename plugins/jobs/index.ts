@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { JobHandler, JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError } from '../../kernel/errors.ts';
+import { createBullmqMirror } from './bullmqMirror.ts';
 import { createBullmqQueue } from './createBullmqQueue.ts';
 import { createEmbeddedQueue } from './createEmbeddedQueue.ts';
 import { createEmbeddedRunner } from './embeddedRunner.ts';
@@ -47,11 +48,17 @@ export default definePlugin({
       handlers.set(name, handler as JobHandler);
     };
     const environments = () => info.environments.map((e) => e.id);
+    // System activity: finished jobs are history, kept 14 days (the embedded queue removes them sooner, see keepCompletedMs).
+    ctx.retention({
+      name: 'jobs.completed', object: 'sys_job', keepDays: 14, action: 'delete', ageField: 'finished_at', filter: { state: 'completed' },
+      description: 'System activity: completed jobs (dead ones stay until retried or cancelled).',
+    });
     let backend: Backend;
     if (info.redisUrl) {
       const bull = createBullmqQueue({
         redisUrl: info.redisUrl, environments, defaultEnvironment: info.defaultEnvironment, handlers, handle,
         concurrency: ctx.options.concurrency, keepCompletedMs: ctx.options.keepCompletedMs, log: ctx.log,
+        ...(ctx.options.mirror ? { mirror: createBullmqMirror(database, ctx.log) } : {}),
       });
       backend = { kind: 'bullmq', run: bull.start, drain: bull.drain, close: bull.close };
       ctx.provide('jobs.queue', bull.queue);

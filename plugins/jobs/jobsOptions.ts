@@ -11,6 +11,8 @@ export const jobsOptionsSchema = z.strictObject({
   drainMs: z.number().int().min(0).max(600_000).default(10_000),
   /** Completed jobs are deleted after this many milliseconds (default a day); dead jobs stay. */
   keepCompletedMs: z.number().int().min(0).default(86_400_000),
+  /** BullMQ backend: keep each job's sys_job row in step with Redis, so /data/sys_job lists them (default true). */
+  mirror: z.boolean().default(true),
 });
 
 export type JobsOptions = z.output<typeof jobsOptionsSchema>;

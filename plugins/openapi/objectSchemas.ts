@@ -115,6 +115,7 @@ export function objectSchemas(object: ResolvedObject, served: ReadonlySet<string
     properties: {
       items: { type: 'array', items: { $ref: `#/components/schemas/${object.name}` } },
       total: { type: 'integer', minimum: 0 },
+      totalEstimated: { type: 'boolean', enum: [true], description: 'Present with count=estimated when total is an estimate.' },
       nextCursor: { type: 'string', nullable: true, description: 'Pass back as cursor for the next page; null on the last page.' },
     },
   };

@@ -7,11 +7,12 @@ type Node = Record<string, any>;
 
 const LIST_REF = /^#\/components\/schemas\/(.+)\.list$/;
 
-const COUNT_PARAMETER = {
+const COUNT_VALUES = ['exact', 'estimated', 'none', 'true', 'false'];
+const countParameter = (version: ApiVersion) => ({
   name: 'count', in: 'query', required: false,
-  description: 'true: count the matching rows and answer `total`. Absent or false: no `total`, and no counting work (docs/versioning.md).',
-  schema: { type: 'string', enum: ['true', 'false'] },
-};
+  description: `exact (or true): count the matching rows and answer \`total\`. estimated: exact up to 10,000 matches, beyond an estimate flagged \`totalEstimated: true\`. none (or false): no \`total\`, and no counting work. Absent: ${version === 'v1' ? 'exact' : 'none'} (docs/data-api.md, Counting).`,
+  schema: { type: 'string', enum: COUNT_VALUES },
+});
 
 function listOperations(document: Node): Node[] {
   const found: Node[] = [];
@@ -33,6 +34,7 @@ export function versionDocument(document: Schema, version: ApiVersion): Schema {
   const out = structuredClone(document) as Node;
   out.info = { ...out.info, 'x-api-version': version };
   const lists = listOperations(out);
+  for (const operation of lists) operation.parameters = [...((operation.parameters as Node[] | undefined) ?? []).filter((p) => p.name !== 'count'), countParameter(version)];
   if (version === 'v1') {
     for (const operation of lists) operation.deprecated = true;
     return out;
@@ -42,7 +44,6 @@ export function versionDocument(document: Schema, version: ApiVersion): Schema {
     url: String(server.url).replace(/^\/api\/v1(?=\/|$)/, '/api/v2'),
   }));
   out.info.description = String(out.info.description).replaceAll('/api/v1', '/api/v2');
-  for (const operation of lists) operation.parameters = [...((operation.parameters as Node[] | undefined) ?? []), COUNT_PARAMETER];
   for (const [name, schema] of Object.entries((out.components?.schemas ?? {}) as Record<string, Node>)) {
     if (!name.endsWith('.list') || !schema.properties?.total) continue;
     schema.properties.total = { ...schema.properties.total, description: 'Only with count=true.' };

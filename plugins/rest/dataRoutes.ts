@@ -13,14 +13,23 @@ const ID = { type: 'string', minLength: 1, maxLength: 64 };
 const objectParams = { type: 'object', properties: { object: NAME }, required: ['object'] };
 const recordParams = { type: 'object', properties: { object: NAME, id: ID }, required: ['object', 'id'] };
 const body = { type: 'object' };
-const countQuery = { type: 'object', properties: { count: { type: 'string', enum: ['true', 'false'] } }, additionalProperties: false };
+const COUNT_VALUES = ['exact', 'estimated', 'none', 'true', 'false'];
+const countQuery = { type: 'object', properties: { count: { type: 'string', enum: COUNT_VALUES } }, additionalProperties: false };
 
-/** `?count=true` on a v2 list or query; `false` or absent counts nothing, anything else is refused. */
-function wantsCount(request: FastifyRequest): boolean {
+/** How a list or query page counts its matches (docs/data-api.md, Counting). */
+type CountMode = boolean | 'estimated';
+
+/**
+ * `?count=exact|estimated|none` (`true` and `false` are exact and none); absent: `fallback`, exact
+ * on v1 and none on v2. Anything else is refused naming the values.
+ */
+function countMode(request: FastifyRequest, fallback: CountMode): CountMode {
   const count = (request.query as Record<string, unknown> | undefined)?.count;
-  if (count === undefined || count === 'false') return false;
-  if (count === 'true') return true;
-  throw codedError('VALIDATION_ERROR', { summary: 'count must be true or false', errors: [{ path: 'query.count', message: 'must be true or false' }] });
+  if (count === undefined) return fallback;
+  if (count === 'exact' || count === 'true') return true;
+  if (count === 'none' || count === 'false') return false;
+  if (count === 'estimated') return 'estimated';
+  throw codedError('VALIDATION_ERROR', { summary: `count must be one of ${COUNT_VALUES.join(', ')}`, errors: [{ path: 'query.count', message: `must be one of ${COUNT_VALUES.join(', ')}` }] });
 }
 
 /** The list's query parameters; the structured query's other keys are POST /data/:object/query only. */
@@ -49,18 +58,18 @@ function asObject(value: unknown, what: string): Record<string, unknown> {
 /** The /data routes: list, query, get, create, update, delete. Each translates HTTP to one engine call. */
 export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: MetadataRegistry): void {
   /** A list or query page; a limit brought down to maxPageSize is said in the answer's `limit`. */
-  const page = ({ query, capped }: CappedQuery, object: string, request: FastifyRequest, signal?: AbortSignal, total = true) => {
-    const result = engine.query(object, query, signal === undefined ? dataContext(request) : { ...dataContext(request), signal }, total ? undefined : { total: false });
+  const page = ({ query, capped }: CappedQuery, object: string, request: FastifyRequest, signal?: AbortSignal, total: CountMode = true) => {
+    const result = engine.query(object, query, signal === undefined ? dataContext(request) : { ...dataContext(request), signal }, total === true ? undefined : { total });
     return capped === null ? result : result.then((answer) => ({ ...answer, limit: capped }));
   };
-  /** v1 lists always count; v2 lists count only when asked with `?count=true` (docs/versioning.md). */
-  const listPage = (request: FastifyRequest, total: boolean) => {
+  /** v1 lists count exactly unless told otherwise; v2 lists count only when asked (docs/versioning.md). */
+  const listPage = (request: FastifyRequest, fallback: CountMode) => {
     const { object } = request.params as { object: string };
     const { maxPageSize } = apiObject(metadata, object, 'list');
     const { count: _count, ...query } = request.query as Record<string, unknown>;
-    return page(capLimit({ ...listQuery(total ? (request.query as Record<string, unknown>) : query) }, maxPageSize), object, request, undefined, total || wantsCount(request));
+    return page(capLimit({ ...listQuery(query) }, maxPageSize), object, request, undefined, countMode(request, fallback));
   };
-  const structured = (request: FastifyRequest, reply: FastifyReply, total: boolean) => {
+  const structured = (request: FastifyRequest, reply: FastifyReply, fallback: CountMode) => {
     const { object } = request.params as { object: string };
     const query = asObject(request.body, 'the query');
     const { maxPageSize } = apiObject(metadata, object, query.groupBy !== undefined || query.aggregations !== undefined ? 'aggregate' : 'list');
@@ -71,12 +80,12 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
       if (!res.writableFinished) closed.abort();
     };
     res.once('close', onClose);
-    return page(capLimit(query, maxPageSize), object, request, closed.signal, total || wantsCount(request)).finally(() => res.removeListener('close', onClose));
+    return page(capLimit(query, maxPageSize), object, request, closed.signal, countMode(request, fallback)).finally(() => res.removeListener('close', onClose));
   };
-  const LIST_CHANGE = 'The answer has no `total` (and the rows are not counted) unless the query string says count=true.';
+  const LIST_CHANGE = 'The answer has no `total` (and the rows are not counted) unless the query string says count=true (or exact, or estimated).';
   routes.add({
     method: 'GET', path: '/data/:object', tags: ['data'],
-    summary: 'List records: where (JSON), orderBy (-a,b), limit, offset, cursor, expand, select',
+    summary: 'List records: where (JSON), orderBy (-a,b), limit, offset, cursor, expand, select; count=exact|estimated|none',
     schema: { params: objectParams },
     handler: (request) => listPage(request, true),
     v2: {
@@ -87,8 +96,8 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
   });
   routes.add({
     method: 'POST', path: '/data/:object/query', tags: ['data'],
-    summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct',
-    schema: { params: objectParams, body },
+    summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct; ?count=exact|estimated|none',
+    schema: { params: objectParams, body, querystring: countQuery },
     handler: (request, reply) => structured(request, reply, true),
     v2: {
       summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct; ?count=true adds total',

@@ -15,7 +15,7 @@ const ago = (days: number) => new Date(Date.now() - days * DAY).toISOString();
 
 async function seed(rest: Rest, environmentId: string): Promise<void> {
   await rest.database().withDatabase(environmentId, async ({ knex }) => {
-    for (const table of ['fixture_event', 'fixture_forever']) {
+    for (const table of ['fixture_event', 'fixture_forever', 'fixture_audit']) {
       await knex.schema.dropTableIfExists(table);
       await knex.schema.createTable(table, (tb) => {
         tb.string('id').primary();
@@ -62,7 +62,13 @@ t.test('removes exactly the rows past their window, per environment; keepDays 0 
   t.match(outcome(report, main, 'fixture.forever'), { status: 'kept', rows: 0, cutoff: null });
   t.same(await ids(rest, main, 'fixture_forever'), AGES.map((d) => `d${d}`).sort(), 'keepDays 0 keeps every row, 400 days old included');
   t.same(await ids(rest, main, 'fixture_log'), [...kept('debug', 10), ...AGES.map((d) => `error${d}`)].sort(), 'the filter limits removal to debug lines');
-  t.match(outcome(report, main, 'fixture.archive'), { status: 'skipped', rows: 0, reason: /archive/ });
+  t.match(outcome(report, main, 'fixture.archive'), { status: 'applied', rows: older(30).length, more: false });
+  t.same(await ids(rest, main, 'fixture_audit'), kept('d', 30), 'archived rows leave their table');
+  const archived = await rest.database().withDatabase(main, async ({ knex }) => knex('osr_archive').select('contract', 'object', 'row_id', 'row').orderBy('row_id'));
+  t.same(archived.map((r: { row_id: string }) => r.row_id), older(30).map((d) => `d${d}`).sort(), 'and are in the archive, whole');
+  t.match(archived[0], { contract: 'fixture.archive', object: 'fixture_audit' });
+  t.same(Object.keys(JSON.parse(archived[0].row)).sort(), ['created_at', 'id'], 'each row kept with its columns');
+  t.match(outcome(report, main, 'fixture.anonymize'), { status: 'skipped', rows: 0, reason: /anonymize/ });
   t.match(outcome(report, main, 'fixture.absent'), { status: 'missing', rows: 0 });
   t.same(await ids(rest, other, 'fixture_event'), AGES.map((d) => `d${d}`).sort(), 'the other environment is untouched');
 

@@ -125,7 +125,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     // made it), with the page after such a cursor planned in it (cursorPages.ts).
     const cursor = typeof before.query.cursor === 'string' && before.query.cursor !== '' ? before.query.cursor : null;
     const listQuery = cursor === null ? before.query : { ...before.query, cursor: undefined };
-    const listKey = plannable && !contributed && planId === undefined && deps.listPlans ? listPlanKey(listQuery) : null;
+    // An estimated total is counted by statements of its own, compiled with the page (executeQuery.ts).
+    const listKey = plannable && !contributed && planId === undefined && deps.listPlans && options.total !== 'estimated' ? listPlanKey(listQuery) : null;
     let listPlan = listKey !== null ? listPlanFor(deps.listPlans!, object, owner(), listKey, knex, () => parse(listQuery), scopeFilter) : undefined;
     const cursorKey = deps.cursorKey(ctx.environmentId);
     const page = listPlan && cursor !== null ? plannedCursorPage(listPlan, cursor, knex, scopeFilter, cursorKey) : undefined;
@@ -146,7 +147,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
         ...(page ? { after: page.after, statement: page.statement } : {}),
         ...(counts && !costly ? { counts } : {}),
         scopeFilter,
-        ...(options.total === false ? { total: false } : {}),
+        ...(options.total === false || options.total === 'estimated' ? { total: options.total } : {}),
       });
     } catch (error) {
       if (costly && ctx.signal?.aborted) throw requestClosed();

@@ -39,6 +39,8 @@ export interface CompiledQuery {
   count(): Knex.QueryBuilder;
   /** What `count` counts, as one plain statement (never in parts): its identity for a carried total (cursor.ts). */
   countKey(): Knex.QueryBuilder;
+  /** At most `cap + 1` of the same rows counted: a bounded count (an estimated total on SQLite). */
+  countUpTo(cap: number): Knex.QueryBuilder;
   /** Type of each `__k<i>` value, for the next cursor. */
   sortKeyTypes: ValueType[];
 }
@@ -193,7 +195,8 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
 
   const sortKeyTypes = ast.orderBy.map((k) => (k.target.kind === 'output' ? k.target.type : k.target.ref.seqColumn ? 'integer' : k.target.ref.type));
   const countKey = (): Knex.QueryBuilder => from().select(knex.raw('count(*) as n'));
-  return { page, count, countKey, sortKeyTypes };
+  const countUpTo = (cap: number): Knex.QueryBuilder => knex.queryBuilder().from(from().select(knex.raw('1 as one')).limit(cap + 1).as('q')).select(knex.raw('count(*) as n'));
+  return { page, count, countKey, countUpTo, sortKeyTypes };
 }
 
 /** Compiled scope conditions: a caller's scope is one condition object for as long as its grants hold. */

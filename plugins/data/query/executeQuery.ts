@@ -19,8 +19,8 @@ export interface ExecuteOptions {
   /** HMAC key that signs cursors (per environment). */
   cursorKey: string | Buffer;
   scopeFilter?: ScopeFilter;
-  /** Count the matching rows (default true). */
-  total?: boolean;
+  /** Count the matching rows (default true); `'estimated'` bounds the count (estimateTotal below). Never with `plan` or `statement`. */
+  total?: boolean | 'estimated';
   /** Clock and user for formulas. */
   cel?: ExpressionContext;
   /** Totals remembered until the next write (see countCache.ts). */
@@ -71,7 +71,8 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   // of another scope counts afresh).
   let countHash: string | null = null;
   const hashOfCount = () => (countHash ??= plan ? plan.countKey : countIdentity(compiled!.countKey().toSQL().toNative()));
-  const carries = dialect === 'postgres' && ast.keyset;
+  const estimated = options.total === 'estimated';
+  const carries = dialect === 'postgres' && ast.keyset && !estimated;
   const count = async () => {
     if (carries && after?.total && after.total.count === hashOfCount()) return after.total.n;
     const statement = plan ? null : compiled!.count();
@@ -87,6 +88,17 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   };
   let rows: Rows;
   let total: number | undefined;
+  let totalEstimated = false;
+  /** A bounded count: exact up to ESTIMATE_EXACT matches; beyond, the planner's estimate (PostgreSQL) or the bound (SQLite). */
+  const estimate = async (): Promise<number> => {
+    const bounded = Number((await run(compiled!.countUpTo(ESTIMATE_EXACT)))[0]?.n ?? 0);
+    if (bounded <= ESTIMATE_EXACT) return bounded;
+    totalEstimated = true;
+    if (dialect !== 'postgres') return ESTIMATE_EXACT;
+    const { sql, bindings } = compiled!.countKey().toSQL().toNative();
+    const planned = await runNative(knex, { sql: `explain (format json) ${sql}`, bindings: [...bindings] });
+    return Math.max(ESTIMATE_EXACT, plannedRows(planned[0]));
+  };
   // Counting groups or distinct rows repeats the whole query: read the page first, and count only
   // when it may not hold every matching row.
   if (options.total !== false && (ast.aggregate || ast.distinct)) {
@@ -96,6 +108,8 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   } else if (options.total === false) {
     const read = page();
     rows = Array.isArray(read) ? read : await read;
+  } else if (estimated) {
+    [rows, total] = await Promise.all([page(), estimate()]);
   } else {
     [rows, total] = await Promise.all([page(), count()]);
   }
@@ -114,7 +128,19 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   if (ast.expand.length > 0) {
     await expandRecords(items, ast.expand, knex, { dialect, ...(options.scopeFilter ? { scopeFilter: options.scopeFilter } : {}), ...(options.cel ? { cel: options.cel } : {}) });
   }
-  return total === undefined ? { items, nextCursor } : { items, total, nextCursor };
+  if (total === undefined) return { items, nextCursor };
+  return totalEstimated ? { items, total, totalEstimated: true, nextCursor } : { items, total, nextCursor };
+}
+
+/** Matches counted exactly by `total: 'estimated'` before it answers an estimate. */
+export const ESTIMATE_EXACT = 10_000;
+
+/** The rows PostgreSQL's planner expects a count to read: the input of its aggregate. */
+function plannedRows(row: Record<string, unknown> | undefined): number {
+  const raw = row?.['QUERY PLAN'];
+  const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan?: { 'Plan Rows'?: number; Plans?: Array<{ 'Plan Rows'?: number }> } }> | undefined;
+  const plan = doc?.[0]?.Plan;
+  return Math.round(Number(plan?.Plans?.[0]?.['Plan Rows'] ?? plan?.['Plan Rows'] ?? 0));
 }
 
 /** The row-to-record function of a query; plain columns (no formulas, joins or projection) take a direct path. */

@@ -130,5 +130,7 @@ export type ScopeFilter = (object: ResolvedObject) => Condition | null;
 export interface ListResult {
   items: Array<Record<string, unknown>>;
   total?: number;
+  /** `total` is an estimate (count=estimated): the planner's, or at least this many on SQLite. */
+  totalEstimated?: true;
   nextCursor: string | null;
 }
