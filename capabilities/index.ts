@@ -22,3 +22,4 @@ export * from './actionsRegistry.ts';
 export * from './notificationsSend.ts';
 export * from './lifecycleRetention.ts';
 export * from './flowsRunner.ts';
+export * from './automationSweep.ts';

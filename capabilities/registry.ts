@@ -25,10 +25,11 @@ import { eventsBus } from './eventsBus.ts';
 import { actionsRegistry } from './actionsRegistry.ts';
 import { notificationsSend } from './notificationsSend.ts';
 import { flowsRunner } from './flowsRunner.ts';
+import { automationSweep } from './automationSweep.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
   smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend, lifecycleRetention,
-  flowsRunner] as const;
+  flowsRunner, automationSweep] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -93,6 +93,8 @@ export const ERRORS = {
   // Actions.
   ACTION_HANDLER_MISSING: { status: 500, message: "Action '{action}' ({file}) runs a handler, but no plugin registered one. Fix: {fix}" },
   ACTION_HANDLER_UNDECLARED: { status: 500, message: "A handler was registered for action '{action}', but {reason}. Fix: {fix}" },
+  // Inbound hooks.
+  HOOK_SIGNATURE_INVALID: { status: 401, message: 'The hook call is not signed as expected ({reason}). Fix: send X-OSR-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the hook\'s secret>, made within 300 seconds.' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;
