@@ -33,7 +33,7 @@ export interface RouteDefinition {
    */
   streamedBody?: readonly string[];
   /** The status of a success when it is not 200 (the handler sets it); documented by the API description. */
-  successStatus?: 201 | 204;
+  successStatus?: 201 | 202 | 204;
   /**
    * Error statuses the handler itself can answer beyond those every route of its kind can (400
    * for a request failing its schemas, 401/403 for the guard, 404 for a path naming nothing, 413 and

@@ -14,6 +14,7 @@ import jobs from './jobs/index.ts';
 import lifecycle from './lifecycle/index.ts';
 import meta from './meta/index.ts';
 import notifications from './notifications/index.ts';
+import flows from './flows/index.ts';
 import metaApi from './meta/api/index.ts';
 import openapi from './openapi/index.ts';
 import rest from './rest/index.ts';
@@ -59,6 +60,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: sharing, enabledByDefault: true },
   { manifest: actions, enabledByDefault: true },
   { manifest: notifications, enabledByDefault: true },
+  { manifest: flows, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).
