@@ -16,6 +16,9 @@ export interface ActionHandlerContext {
 /** A plugin's implementation of a `run.type: 'handler'` action; answers the JSON-able `result`. */
 export type ActionHandler = (ctx: ActionHandlerContext) => unknown;
 
+/** What the flows plugin registers for actions of `run.type: 'flow'`: starts the flow as `principal` and answers `{ runId, status }`. */
+export type ActionFlowStarter = (flow: string, input: Record<string, unknown>, principal: Principal, options: RunOptions) => Promise<unknown>;
+
 export interface RunOptions {
   environmentId: string;
   requestId?: string;
@@ -27,6 +30,8 @@ export interface ActionsRegistry {
    * needs one at start, and a handler for an action not declared as `run.type: 'handler'` fails the boot.
    */
   handle(name: string, fn: ActionHandler): void;
+  /** During register only: how actions of `run.type: 'flow'` start their flow (the flows plugin registers it). */
+  startFlowsWith(starter: ActionFlowStarter): void;
   /** The loaded actions, in app then name order. */
   list(): ResolvedAction[];
   /** One action by name, or undefined. */

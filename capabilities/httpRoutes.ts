@@ -29,11 +29,12 @@ export interface RouteDefinition {
   /**
    * Media types besides JSON the route reads as a stream (e.g. `text/csv`): for those the body
    * schema is not applied and request.body is an AsyncIterable<Buffer> of the body as it
-   * arrives, failing with PAYLOAD_TOO_LARGE past bodyLimit. JSON bodies are parsed as usual.
+   * arrives, failing with PAYLOAD_TOO_LARGE past bodyLimit. JSON bodies are parsed as usual, unless
+   * `application/json` is listed: then they arrive as bytes too (a signature over the raw body).
    */
   streamedBody?: readonly string[];
   /** The status of a success when it is not 200 (the handler sets it); documented by the API description. */
-  successStatus?: 201 | 204;
+  successStatus?: 201 | 202 | 204;
   /**
    * Error statuses the handler itself can answer beyond those every route of its kind can (400
    * for a request failing its schemas, 401/403 for the guard, 404 for a path naming nothing, 413 and

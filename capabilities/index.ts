@@ -21,3 +21,5 @@ export * from './eventsBus.ts';
 export * from './actionsRegistry.ts';
 export * from './notificationsSend.ts';
 export * from './lifecycleRetention.ts';
+export * from './flowsRunner.ts';
+export * from './automationSweep.ts';

@@ -6,6 +6,7 @@ import { formatJobs, listJobs, retryJob } from './listJobs.ts';
 import { formatPlugins, listPlugins } from './listPlugins.ts';
 import { formatLifecycle, runLifecycleCommand } from './runLifecycle.ts';
 import { formatDoctor, runDoctor } from './runDoctor.ts';
+import { formatSweep, runSweepCommand } from './runSweep.ts';
 
 const USAGE = `Usage: osr <command> [options]
 
@@ -17,12 +18,14 @@ Commands:
   jobs retry ID   Queue a dead job again
   lifecycle  Apply the retention contracts now in every environment and print what each removed
   lifecycle --dry-run   Print what each contract would remove; remove nothing
+  automation sweep [--date YYYY-MM-DD]   Start the time-relative flows for a day (default today, UTC), once per record and offset
 
 Options:
   --config PATH   runtime config (.ts, .js, .mjs or .json); default ./runtime.config.ts if present
   --port N        port to listen on (start; overrides PORT and server.port)
-  --json          machine-readable output (doctor, plugins, jobs, lifecycle)
+  --json          machine-readable output (doctor, plugins, jobs, lifecycle, automation sweep)
   --dry-run       count instead of removing (lifecycle)
+  --date DAY      the day to sweep, YYYY-MM-DD (automation sweep)
   -h, --help      this text`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -34,6 +37,7 @@ export async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       json: { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
+      date: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -71,6 +75,15 @@ export async function main(argv: string[]): Promise<number> {
     case 'lifecycle': {
       const report = await runLifecycleCommand(base, values['dry-run']);
       console.log(values.json ? JSON.stringify(report, null, 2) : formatLifecycle(report));
+      return 0;
+    }
+    case 'automation': {
+      if (positionals[1] !== 'sweep') {
+        console.error('Usage: osr automation sweep [--date YYYY-MM-DD] [--config PATH] [--json]');
+        return 2;
+      }
+      const report = await runSweepCommand(base, values.date);
+      console.log(values.json ? JSON.stringify(report, null, 2) : formatSweep(report));
       return 0;
     }
     case 'start': {

@@ -96,6 +96,15 @@ export const ERRORS = {
 
   // Public forms.
   FORM_UNAVAILABLE: { status: 503, message: "Form '{slug}' cannot take submissions right now: {reason}. An administrator must fix the form's runAs (docs/forms.md)." },
+  // Inbound hooks.
+  HOOK_SIGNATURE_INVALID: { status: 401, message: 'The hook call is not signed as expected ({reason}). Fix: send X-OSR-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the hook\'s secret>, made within 300 seconds.' },
+
+  // Flows.
+  FLOW_NOT_STARTABLE: { status: 409, message: "Flow '{flow}' is a {kind} flow: {reason}. Fix: {fix}" },
+  FLOW_RUN_FINISHED: { status: 409, message: "Run {runId} of flow '{flow}' is {status}: only a running or waiting run can be cancelled." },
+  FLOW_HTTP_REFUSED: { status: 400, message: "The http step may not call {url}: {reason}. Fix: {fix}" },
+  FLOW_STEP_FAILED: { status: 500, message: "Step '{step}' of flow '{flow}' failed: {reason}" },
+  FLOW_RUNNER_MISSING: { status: 500, message: "Action '{action}' ({file}) starts flow '{flow}', but no flows plugin runs flows. Fix: {fix}" },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -24,13 +24,12 @@ export const actionInputFieldSchema = z.strictObject({
  */
 export const actionRunSchema = z.strictObject({
   type: z.enum(ACTION_RUN_TYPES, {
-    error: (i) => (i.input === 'flow'
-      ? "'flow' is not available: no flows plugin runs flows in this runtime; use 'update', 'create' or 'handler'"
-      : `must be one of ${ACTION_RUN_TYPES.join(', ')}`),
+    error: `must be one of ${ACTION_RUN_TYPES.join(', ')}`,
   }),
   set: expressions('update: the record fields to assign').optional(),
   object: z.string().optional(),
   values: expressions('create: the fields of the new record').optional(),
+  flow: z.string().optional(),
 });
 
 /** actions/<name>.json. Strict at every level: an unknown key is an error, with its path. */

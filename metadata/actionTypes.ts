@@ -12,8 +12,8 @@ export const ACTION_INPUT_TYPES = [
 ] as const;
 export type ActionInputType = (typeof ACTION_INPUT_TYPES)[number];
 
-/** What an action does. A flow runner is not among them: flows are not available yet, and a declaration that names one is refused. */
-export const ACTION_RUN_TYPES = ['update', 'create', 'handler'] as const;
+/** What an action does. */
+export const ACTION_RUN_TYPES = ['update', 'create', 'handler', 'flow'] as const;
 export type ActionRunType = (typeof ACTION_RUN_TYPES)[number];
 
 export interface ActionInputField {
@@ -35,7 +35,9 @@ export interface ActionInputField {
 export type ActionRun =
   | { type: 'update'; set: Record<string, string> }
   | { type: 'create'; object: string; values: Record<string, string> }
-  | { type: 'handler' };
+  | { type: 'handler' }
+  /** Starts the flow with the action's input and answers its run ({ runId, status }). */
+  | { type: 'flow'; flow: string };
 
 export interface ActionDefinition {
   /** snake_case; the route is POST /actions/<name>. */

@@ -23,3 +23,6 @@ export type { RecordScope } from './cel/celEnvironment.ts';
 export * from './actionTypes.ts';
 export { actionDefinitionSchema } from './actionSchema.ts';
 export { loadActions } from './loadActions.ts';
+export * from './flowTypes.ts';
+export { flowDefinitionSchema } from './flowSchema.ts';
+export { loadFlows } from './loadFlows.ts';

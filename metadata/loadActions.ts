@@ -27,7 +27,7 @@ function unknownObject(name: string, objects: ReadonlyMap<string, ResolvedObject
   return `unknown object '${name}'${near ? ` (did you mean '${near}'?)` : `; loaded objects: ${[...objects.keys()].sort().join(', ') || 'none'}`}`;
 }
 
-function checkInput(input: Record<string, ActionInputField>, objects: ReadonlyMap<string, ResolvedObject>): MetadataProblem[] {
+export function checkInput(input: Record<string, ActionInputField>, objects: ReadonlyMap<string, ResolvedObject>): MetadataProblem[] {
   const problems: MetadataProblem[] = [];
   for (const [name, field] of Object.entries(input)) {
     const at = `input.${name}`;
@@ -84,20 +84,27 @@ function resolveAction(file: string, app: string, parsed: ParsedAction, objects:
   if (type === 'update') {
     if (object !== undefined) misplaced('object', "an update changes the action's record: set the action's object instead");
     if (values !== undefined) misplaced('values', 'an update assigns fields with run.set');
+    if (parsed.run.flow !== undefined) misplaced('flow', 'flow applies to run.type flow');
     if (parsed.object === undefined) problems.push({ path: 'object', reason: "is required for run.type 'update': the object whose record the action changes" });
     if (!set || Object.keys(set).length === 0) problems.push({ path: 'run.set', reason: "is required for run.type 'update': the fields to assign, as CEL expressions" });
     else if (recordObject) assignments = compileAssignments(file, 'run.set', set, recordObject, scope, problems, errors);
     run = { type, set: set ?? {} };
   } else if (type === 'create') {
     if (set !== undefined) misplaced('set', 'a create gives the new record with run.values');
+    if (parsed.run.flow !== undefined) misplaced('flow', 'flow applies to run.type flow');
     const target = object === undefined ? undefined : objects.get(object);
     if (object === undefined) problems.push({ path: 'run.object', reason: "is required for run.type 'create': the object of the new record" });
     else if (!target) problems.push({ path: 'run.object', reason: unknownObject(object, objects) });
     if (!values || Object.keys(values).length === 0) problems.push({ path: 'run.values', reason: "is required for run.type 'create': the fields of the new record, as CEL expressions" });
     else if (target) assignments = compileAssignments(file, 'run.values', values, target, scope, problems, errors);
     run = { type, object: object ?? '', values: values ?? {} };
+  } else if (type === 'flow') {
+    for (const key of ['set', 'object', 'values'] as const) if (parsed.run[key] !== undefined) misplaced(key, 'a flow action starts the flow named by run.flow with its input');
+    if (parsed.object !== undefined) problems.push({ path: 'object', reason: "does not apply to run.type 'flow': the flow receives the input only; declare the record id as an input" });
+    if (parsed.run.flow === undefined) problems.push({ path: 'run.flow', reason: "is required for run.type 'flow': the name of the flow it starts" });
+    run = { type, flow: parsed.run.flow ?? '' };
   } else {
-    for (const key of ['set', 'object', 'values'] as const) if (parsed.run[key] !== undefined) misplaced(key, 'a plugin registers the function through actions.registry');
+    for (const key of ['set', 'object', 'values', 'flow'] as const) if (parsed.run[key] !== undefined) misplaced(key, 'a plugin registers the function through actions.registry');
   }
   errors.push(...problems.map((p) => metadataError(file, p.path, p.reason)));
   if (problems.length > 0 || errors.length > before) return null;

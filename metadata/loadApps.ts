@@ -5,6 +5,7 @@ import type { LoadedApp, ResolvedObject } from './types.ts';
 import { loadActions } from './loadActions.ts';
 import { loadBooks } from './loadBooks.ts';
 import { loadForms } from './loadForms.ts';
+import { loadFlows, checkFlowActions } from './loadFlows.ts';
 import { loadOverrides } from './loadOverrides.ts';
 import { metadataError } from './metadataError.ts';
 import { readApp, type AppRead } from './readApp.ts';
@@ -68,7 +69,7 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
         objects.set(resolved.object.name, resolved.object);
       }
     }
-    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [] });
+    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [], flows: [] });
   }
 
   // Books and overrides point to objects, so they load once every object is known.
@@ -77,9 +78,14 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
   const overrides = await loadOverrides(sources, objects, new Set(declaredIn.keys()));
   // Actions read the resolved objects: their expressions are type-checked against the fields.
   const actions = await loadActions(sources, objects);
-  errors.push(...books.errors, ...overrides.errors, ...actions.errors);
+  // Flows read the actions their action steps run; actions of run.type flow name a flow.
+  const flows = await loadFlows(sources, objects, [...actions.actions.values()].flat());
+  errors.push(...books.errors, ...overrides.errors, ...actions.errors, ...flows.errors);
+  const refused = checkFlowActions([...actions.actions.values()].flat(), [...flows.flows.values()].flat());
+  errors.push(...refused.errors);
   for (const app of apps) {
-    app.actions = actions.actions.get(app.manifest.name) ?? [];
+    app.actions = (actions.actions.get(app.manifest.name) ?? []).filter((a) => !refused.actions.has(a.name));
+    app.flows = flows.flows.get(app.manifest.name) ?? [];
     app.books = books.books.get(app.manifest.name) ?? [];
     app.overrides = overrides.overrides.get(app.manifest.name) ?? [];
   }

@@ -6,6 +6,7 @@
 
 import type { ResolvedAction } from './actionTypes.ts';
 import type { ResolvedForm } from './formTypes.ts';
+import type { ResolvedFlow } from './flowTypes.ts';
 
 export const FIELD_TYPES = [
   'text', 'textarea', 'email', 'url', 'phone',
@@ -220,6 +221,8 @@ export interface LoadedApp {
   actions: ResolvedAction[];
   /** forms/<slug>.json: public forms served at /f/<slug> by the forms plugin. */
   forms?: ResolvedForm[];
+  /** flows/<name>.json: step sequences run by the flows plugin. */
+  flows: ResolvedFlow[];
 }
 
 /** Who sees a book node: callers holding the permission set (admins see every node). */

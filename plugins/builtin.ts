@@ -14,6 +14,8 @@ import jobs from './jobs/index.ts';
 import lifecycle from './lifecycle/index.ts';
 import meta from './meta/index.ts';
 import notifications from './notifications/index.ts';
+import flows from './flows/index.ts';
+import automation from './automation/index.ts';
 import metaApi from './meta/api/index.ts';
 import openapi from './openapi/index.ts';
 import rest from './rest/index.ts';
@@ -62,6 +64,9 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: notifications, enabledByDefault: true },
   // Public forms declared by apps (forms/<slug>.json) at /api/v1/forms and /f/<slug>.
   { manifest: forms, enabledByDefault: true },
+  { manifest: flows, enabledByDefault: true },
+  // Signed inbound hooks of api flows and the daily sweep of time-relative flows.
+  { manifest: automation, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).

@@ -1,5 +1,5 @@
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
-import type { ActionHandler, ActionsRegistry, RunOptions } from '../../capabilities/actionsRegistry.ts';
+import type { ActionFlowStarter, ActionHandler, ActionsRegistry, RunOptions } from '../../capabilities/actionsRegistry.ts';
 import type { Principal } from '../../capabilities/authSession.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
@@ -34,6 +34,7 @@ function evaluate(assignments: readonly ActionAssignment[], input: Record<string
  */
 export function createActionsService(metadata: MetadataRegistry, engine: DataEngine, grants: AccessGrants): ActionsService {
   const handlers = new Map<string, ActionHandler>();
+  let flowStarter: ActionFlowStarter | null = null;
   let frozen = false;
   /** By name, built once at start (the metadata is loaded then and does not change). */
   let byName: ReadonlyMap<string, ResolvedAction> | null = null;
@@ -50,6 +51,10 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
   async function execute(action: ResolvedAction, input: Record<string, unknown>, recordId: string | null, principal: Principal, ctx: DataContext): Promise<unknown> {
     const now = new Date();
     const run = action.run;
+    if (run.type === 'flow') {
+      if (!flowStarter) throw codedError('INTERNAL', { requestId: ctx.requestId ?? 'none', reason: `no flows plugin starts flow '${run.flow}'` });
+      return flowStarter(run.flow, input, principal, { environmentId: ctx.environmentId, ...(ctx.requestId ? { requestId: ctx.requestId } : {}) });
+    }
     if (run.type === 'update') {
       return engine.transaction(ctx, async (tx) => {
         const record = await tx.get(action.object!, recordId!, {}, ctx);
@@ -74,6 +79,11 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
       if (typeof fn !== 'function') throw new TypeError(`actions.registry: the handler of '${name}' must be a function`);
       if (handlers.has(name)) throw new Error(`actions.registry: action '${name}' already has a handler`);
       handlers.set(name, fn);
+    },
+    startFlowsWith(starter) {
+      if (frozen) throw new Error('actions.registry: the flow starter must be registered during register, before the runtime starts');
+      if (flowStarter) throw new Error('actions.registry: a flow starter is already registered');
+      flowStarter = starter;
     },
     list,
     get,
@@ -101,6 +111,11 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
           action: action.name, file: action.source,
           fix: `enable the plugin that implements it, or register one: ctx.resolve('actions.registry').handle('${action.name}', fn) during register (requires 'actions.registry')`,
         }));
+      }
+      if (!flowStarter) {
+        for (const action of list().filter((a) => a.run.type === 'flow')) {
+          errors.push(codedError('FLOW_RUNNER_MISSING', { action: action.name, file: action.source, flow: action.run.type === 'flow' ? action.run.flow : '', fix: 'enable the flows plugin (plugins.flows), or change the action\'s run.type' }));
+        }
       }
       for (const name of handlers.keys()) {
         if (declared.some((a) => a.name === name)) continue;

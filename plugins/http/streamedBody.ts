@@ -19,6 +19,8 @@ async function* bounded(payload: Readable, limit: number): AsyncGenerator<Buffer
  * by the route's body limit, so the handler reads the body as it arrives instead of after it.
  */
 export function addStreamedBody(app: FastifyInstance, types: readonly string[], limit: number): void {
+  // A route may read JSON as bytes too (a signed hook checks its signature over the raw body).
+  if (types.includes('application/json')) app.removeContentTypeParser('application/json');
   app.addContentTypeParser([...types], (request, payload, done) => {
     if (Number(request.headers['content-length']) > limit) {
       done(codedError('PAYLOAD_TOO_LARGE', { limit }), undefined);

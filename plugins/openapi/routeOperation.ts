@@ -52,7 +52,7 @@ export function successResponses(route: RegisteredRoute, contentType = 'applicat
   if (route.successStatus === 204) return { 204: { description: 'Done; no content' } };
   if (declared.length === 0) {
     const status = route.successStatus ?? 200;
-    return { [status]: { description: status === 201 ? 'Created' : 'OK', content: { [contentType]: { schema: contentType === 'application/json' ? {} : { type: 'string' } } } } };
+    return { [status]: { description: status === 201 ? 'Created' : status === 202 ? 'Accepted' : 'OK', content: { [contentType]: { schema: contentType === 'application/json' ? {} : { type: 'string' } } } } };
   }
   return Object.fromEntries(declared.map(([status, schema]) => [status, { description: 'OK', content: { 'application/json': { schema: toOpenApiSchema(schema) } } }]));
 }

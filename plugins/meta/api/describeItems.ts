@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { humanize } from '../../../metadata/names.ts';
 import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
+import type { ResolvedFlow } from '../../../metadata/flowTypes.ts';
 import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
 
 export type Doc = Record<string, unknown>;
@@ -64,6 +65,18 @@ export function describeAction(action: ResolvedAction, dirs: ReadonlyMap<string,
   return { ...rest, route: `POST /api/v1/actions/${action.name}`, package: app, source: sourceIn(source, dirs.get(app)) };
 }
 
+/** A flow as declared (expressions as their source), with its start route when the API starts it, package and source file. */
+export function describeFlow(flow: ResolvedFlow, dirs: ReadonlyMap<string, string>): Doc {
+  const { definition, app, source } = flow;
+  const startable = flow.type === 'autolaunched' && !flow.start?.timeRelative;
+  return {
+    ...definition, label: flow.label, runAs: flow.runAs, input: flow.input,
+    route: startable ? `POST /api/v1/flows/${flow.name}/start` : null,
+    ...(flow.hook ? { hookRoute: `POST /api/v1/automation/hooks/${flow.name}/${flow.hook.id}` } : {}),
+    package: app, source: sourceIn(source, dirs.get(app)),
+  };
+}
+
 export function describeApp(app: LoadedApp): Doc {
   return {
     ...app.manifest,
@@ -72,5 +85,6 @@ export function describeApp(app: LoadedApp): Doc {
     books: app.books.map((b) => b.name),
     overrides: app.overrides.map((o) => o.object),
     actions: app.actions.map((a) => a.name),
+    flows: app.flows.map((f) => f.name),
   };
 }

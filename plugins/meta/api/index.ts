@@ -16,7 +16,7 @@ export default definePlugin({
   kernel: '^16.0.0',
   requires: ['http.routes', 'metadata.registry', 'data.engine'],
   // Only to know whether declared actions are served: listed but not runnable would be declared-but-unenforced.
-  optional: ['actions.registry'],
+  optional: ['actions.registry', 'flows.runner'],
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     // Overlays and their history are engine-owned objects: the data engine keeps their tables in every environment.
@@ -25,6 +25,13 @@ export default definePlugin({
     addMetaRoutes(ctx.resolve('http.routes'), view);
   },
   start(ctx) {
+    if (!ctx.has('flows.runner')) {
+      const flows = ctx.resolve('metadata.registry').apps().flatMap((app) => app.flows);
+      if (flows.length > 0) {
+        throw new KernelBootError(flows.map((flow) => metadataError(flow.source, 'name',
+          `flow '${flow.name}' is declared, but the flows plugin that runs flows is disabled: enable plugins.flows, or remove the app's flows/ files`)));
+      }
+    }
     if (ctx.has('actions.registry')) return;
     const declared = ctx.resolve('metadata.registry').apps().flatMap((app) => app.actions);
     if (declared.length === 0) return;

@@ -1,0 +1,51 @@
+import type { SideTableAccess } from '../../capabilities/dataDatabase.ts';
+
+/** Deliveries of inbound hooks seen in the last day: a delivery id answers once (docs/automation.md). */
+export const DELIVERY_TABLE = 'osr_hook_delivery';
+/** How long a delivery id is remembered. */
+export const DELIVERY_WINDOW_MS = 24 * 3600 * 1000;
+
+/** Creates the table when missing (another process may do so at the same time). */
+export async function ensureDeliveryTable(db: SideTableAccess): Promise<void> {
+  if (await db.knex.schema.hasTable(DELIVERY_TABLE)) return;
+  await db.knex.schema.createTable(DELIVERY_TABLE, (table) => {
+    table.string('flow', 63).notNullable();
+    table.string('delivery_id', 200).notNullable();
+    table.string('received_at', 40).notNullable();
+    table.string('run_id', 64);
+    table.primary(['flow', 'delivery_id']);
+    table.index(['received_at']);
+  }).catch(async (error: unknown) => {
+    if (!(await db.knex.schema.hasTable(DELIVERY_TABLE))) throw error;
+  });
+}
+
+/**
+ * Claims a delivery id for a flow: true when this call is the first within the window (a row
+ * older than the window is taken over), false for a duplicate. One statement each way, so two
+ * concurrent deliveries of one id claim it once.
+ */
+export async function claimDelivery(db: SideTableAccess, flow: string, deliveryId: string, now: Date): Promise<boolean> {
+  const receivedAt = now.toISOString();
+  const inserted = await db.knex(DELIVERY_TABLE).insert({ flow, delivery_id: deliveryId, received_at: receivedAt, run_id: null }).onConflict(['flow', 'delivery_id']).ignore().returning('flow');
+  if (inserted.length > 0) return true;
+  const cutoff = new Date(now.getTime() - DELIVERY_WINDOW_MS).toISOString();
+  const taken = await db.knex(DELIVERY_TABLE).update({ received_at: receivedAt, run_id: null }).where({ flow, delivery_id: deliveryId }).andWhere('received_at', '<', cutoff);
+  return taken > 0;
+}
+
+/** The run a claimed delivery started (answered to a duplicate). */
+export async function recordDeliveryRun(db: SideTableAccess, flow: string, deliveryId: string, runId: string): Promise<void> {
+  await db.knex(DELIVERY_TABLE).update({ run_id: runId }).where({ flow, delivery_id: deliveryId });
+}
+
+/** The run of a delivery seen before, when it started one. */
+export async function deliveryRun(db: SideTableAccess, flow: string, deliveryId: string): Promise<string | null> {
+  const row = (await db.knex(DELIVERY_TABLE).select('run_id').where({ flow, delivery_id: deliveryId }).first()) as { run_id: string | null } | undefined;
+  return row?.run_id ?? null;
+}
+
+/** A delivery whose run could not start (its input was refused): forgotten, so a corrected one may come again. */
+export async function releaseDelivery(db: SideTableAccess, flow: string, deliveryId: string): Promise<void> {
+  await db.knex(DELIVERY_TABLE).where({ flow, delivery_id: deliveryId }).delete();
+}
