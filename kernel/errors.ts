@@ -93,6 +93,11 @@ export const ERRORS = {
   // Actions.
   ACTION_HANDLER_MISSING: { status: 500, message: "Action '{action}' ({file}) runs a handler, but no plugin registered one. Fix: {fix}" },
   ACTION_HANDLER_UNDECLARED: { status: 500, message: "A handler was registered for action '{action}', but {reason}. Fix: {fix}" },
+
+  // Approvals.
+  INVALID_STATE: { status: 409, message: 'Not possible in the current state: {reason}' },
+  RECORD_LOCKED: { status: 409, message: 'Record {object} {id} is locked while approval request {requestId} is pending: only the approvers of its current step may change it. Fix: wait for the decision, or recall the request (its submitter).' },
+  APPROVAL_NO_APPROVERS: { status: 409, message: "Step '{step}' of approval process '{process}' has no eligible approver (the submitter never approves its own request). Fix: assign its positions to users, or change the process." },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;
