@@ -8,7 +8,7 @@ import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, REQUEST_ACTIONS } from './names.
 import type { ProcessCatalog } from './processCatalog.ts';
 
 const tags = ['approvals'];
-const ID = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' };
+const ID = { type: 'string', pattern: '^[A-Za-z0-9_:-][A-Za-z0-9._:-]{0,63}$' };
 const idParams = { type: 'object', properties: { id: ID }, required: ['id'] };
 const users = { type: 'array', items: { type: 'string' }, maxItems: 100 };
 const positions = { type: 'array', items: { type: 'string' }, maxItems: 20 };
