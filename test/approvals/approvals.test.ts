@@ -129,6 +129,10 @@ t.test('approvals', async (t) => {
       const hidden = await w.as('outsider', 'POST', REQ, { process: 'memo_review', recordId: memo.body.id });
       t.equal(hidden.status, 404, 'a record the caller cannot read is 404');
       t.equal(hidden.body.error.code, 'NOT_FOUND');
+      const notice = await w.as('owner', 'POST', '/api/v1/data/notice', { title: 'readable by all' });
+      const readOnly = await w.as('outsider', 'POST', REQ, { process: 'notice_review', recordId: notice.body.id });
+      t.equal(readOnly.status, 403, 'a record the caller may read but not edit is 403');
+      t.equal(readOnly.body.error.code, 'PERMISSION_DENIED');
       const unknown = await w.as('owner', 'POST', REQ, { process: 'no_such_process', recordId: memo.body.id });
       t.equal(unknown.status, 404);
       const open = await submit(w, 'memo_review', String(memo.body.id));
@@ -151,6 +155,21 @@ t.test('approvals', async (t) => {
       t.equal(progress, '0 of 2 approvals on step Pair');
       t.equal((await w.as('a1', 'POST', `${REQ}/${id}/approve`, {})).body.status, 'pending');
       t.equal((await w.as('a2', 'POST', `${REQ}/${id}/approve`, {})).body.status, 'approved');
+    });
+
+    await t.test('per-group sign-off waits for every group', async (t) => {
+      const created = await w.as('admin', 'POST', '/api/v1/approvals/processes', {
+        name: 'boards', object: 'project',
+        steps: [{ name: 'board', signOff: 'perGroup', approvers: { groups: [{ name: 'legal', users: [users.boss.id] }, { name: 'money', positions: ['finance'], minApprovals: 2 }] } }],
+      });
+      t.equal(created.status, 201);
+      const { id, progress } = await submit(w, 'boards', await w.project('Board', 1));
+      t.equal(progress, '0 of 2 groups signed off on step Board (Legal 0 of 1, Money 0 of 2)');
+      await w.as('a1', 'POST', `${REQ}/${id}/approve`, {});
+      const two = await w.as('a2', 'POST', `${REQ}/${id}/approve`, {});
+      t.equal(two.body.status, 'pending', 'money signed off, legal not yet');
+      t.equal(two.body.progress, '1 of 2 groups signed off on step Board (Legal 0 of 1, Money 2 of 2)');
+      t.equal((await w.as('boss', 'POST', `${REQ}/${id}/approve`, {})).body.status, 'approved');
     });
 
     await t.test('a process body is checked like a declaration: unknown keys and bad CEL are named', async (t) => {
