@@ -23,6 +23,8 @@ export interface ApprovalDeps {
   jobs: JobsQueue;
   notify: NotificationsSend;
   actions: ActionsRegistry | undefined;
+  /** Known users: a reassign to an id that names no user is refused (unchecked without auth.identity). */
+  knownUsers?: (environmentId: string, userIds: readonly string[]) => Promise<string[]>;
   log: Logger;
 }
 
@@ -260,6 +262,9 @@ export function createApprovalService(deps: ApprovalDeps) {
           if (currentVotes(request, decisions).some((v) => v.userId === from)) throw invalid(`user '${from}' already decided step '${slate.name}'`);
           if (to === submitter) throw invalid('the submitter cannot approve its own request');
           if (slate.users.includes(to)) throw invalid(`user '${to}' is already an approver of step '${slate.name}'`);
+          if (deps.knownUsers && !(await deps.knownUsers(env, [to])).includes(to)) {
+            throw codedError('VALIDATION_ERROR', { summary: `to: no user '${to}' in this environment`, errors: [{ path: 'to', message: 'names no user' }] });
+          }
           const moved = replaceApprover(slate, from, to);
           await record(tx, env, request, 'reassign', principal.userId, body, { from, to });
           followups.notify.push({ userIds: [to], title: `Approval requested: ${label}`, body: `A decision on step ${slate.label} was reassigned to you.` });

@@ -21,7 +21,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['data.engine', 'access.grants', 'metadata.registry', 'http.routes', 'jobs.queue', 'notifications.send'],
-  optional: ['actions.registry'],
+  optional: ['actions.registry', 'auth.identity'],
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
@@ -35,7 +35,9 @@ export default definePlugin({
     });
     const catalog = createProcessCatalog(() => processes, resolveCtx, engine);
     const jobs = ctx.resolve('jobs.queue');
+    const identity = ctx.resolve('auth.identity');
     const service = createApprovalService({
+      ...(identity ? { knownUsers: async (env: string, ids: readonly string[]) => (await identity.contactsOf(env, ids)).map((c) => c.id) } : {}),
       engine, access: ctx.resolve('access.grants'), catalog, jobs, notify: ctx.resolve('notifications.send'), actions, log: ctx.log,
     });
     jobs.handle<{ requestId: string; cycle: number; step: number }>(ESCALATE_JOB, (job) => service.escalate(job.environmentId, job.data));

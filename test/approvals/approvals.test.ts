@@ -228,6 +228,11 @@ t.test('approvals', async (t) => {
 
     await t.test('reassign hands an approver\'s place to another user', async (t) => {
       const { id } = await submit(w, 'big_project', await w.project('Handed over', 9000));
+      const nobody = await w.as('a1', 'POST', `${REQ}/${id}/reassign`, { to: 'no-such-user' });
+      t.equal(nobody.status, 400, 'a place never goes to an id that names no user');
+      t.equal(nobody.body.error.details.errors[0].path, 'to');
+      const others = await w.as('a1', 'POST', `${REQ}/${id}/reassign`, { to: users.boss.id, from: users.a2.id });
+      t.equal(others.status, 403, "only admins move another approver's place");
       const moved = await w.as('a1', 'POST', `${REQ}/${id}/reassign`, { to: users.boss.id, comment: 'on leave' });
       t.equal(moved.status, 200);
       t.ok(moved.body.steps[0].approvers.includes(users.boss.id));
