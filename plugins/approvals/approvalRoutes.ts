@@ -161,7 +161,7 @@ export function addApprovalRoutes(routes: HttpRoutes, service: ApprovalService, 
   const who: Record<string, string> = {
     approve: 'an approver of the current step', reject: 'an approver of the current step (one rejection vetoes)',
     reassign: 'an approver (its own place) or an admin (body.from)', 'send-back': 'an approver (at most maxRevisions times)',
-    'request-info': 'an approver (asks the submitter; comment required)', remind: 'the submitter or an admin (once per 15 minutes)',
+    'request-info': 'an approver asks the submitter, or the submitter answers (comment required)', remind: 'the submitter or an admin (once per 15 minutes)',
     recall: 'the submitter or an admin', resubmit: 'the submitter, after a send-back',
   };
   for (const action of REQUEST_ACTIONS) {

@@ -245,6 +245,14 @@ export function createApprovalService(deps: ApprovalDeps) {
           return set({ status: 'sent_back', revisions: revisions + 1, assignees: '', due_at: null });
         }
         case 'request-info': {
+          if (isSubmitter(request, principal)) {
+            // The submitter's answer goes to the approvers still deciding.
+            mustBePending(request);
+            const slate = request.approvers as StepSlate;
+            await record(tx, env, request, 'request_info', principal.userId, body, { answer: true });
+            followups.notify.push({ userIds: tally(slate, currentVotes(request, decisions)).waitingFor, title: `Information provided: ${label}`, body: `The submitter answers: ${body.comment ?? ''}`.slice(0, 4000) });
+            return request;
+          }
           const slate = mustBeApprover(request, principal);
           mustBePending(request);
           await record(tx, env, request, 'request_info', principal.userId, body, null);
@@ -312,7 +320,11 @@ export function createApprovalService(deps: ApprovalDeps) {
         throw error;
       }
       if (request.status !== 'pending' || Number(request.cycle) !== data.cycle || Number(request.step) !== data.step || request.escalated === true) return 'moved on';
-      if (request.due_at && Date.parse(String(request.due_at)) > Date.now()) return 'not due';
+      if (request.due_at && Date.parse(String(request.due_at)) > Date.now()) {
+        // Run early (another process's clock): come back at the due time.
+        followups.sla = { step: data.step, cycle: data.cycle, dueAt: String(request.due_at) };
+        return 'not due';
+      }
       const definition = request.definition as ProcessSnapshot;
       const step = definition.steps[data.step]!;
       const slate = request.approvers as StepSlate;
@@ -340,7 +352,9 @@ export function createApprovalService(deps: ApprovalDeps) {
       await tx.update(REQUEST_OBJECT, data.requestId, { approvers: moved, assignees: assigneeList(moved.users), escalated: true }, {}, system(env));
       return 'reassigned';
     });
-    if (followups.notify.length) await runFollowups(env, { id: data.requestId }, followups, null);
+    if (followups.sla) {
+      await deps.jobs.add(ESCALATE_JOB, data, { environmentId: env, runAt: followups.sla.dueAt, idempotencyKey: `${data.requestId}:${data.cycle}:${data.step}:${followups.sla.dueAt}` });
+    } else if (followups.notify.length) await runFollowups(env, { id: data.requestId }, followups, null);
     return outcome;
   }
 

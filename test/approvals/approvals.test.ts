@@ -211,6 +211,11 @@ t.test('approvals', async (t) => {
       t.equal(decision.comment, 'Which supplier?');
       t.equal(decision.attachments[0].name, 'quote.txt');
       t.equal(decision.attachments[0].size, 15);
+      const answered = await w.as('owner', 'POST', `${REQ}/${id}/request-info`, { comment: 'ACME Ltd' });
+      t.equal(answered.status, 200, 'the submitter answers');
+      t.same(answered.body.decisions.filter((d: { kind: string }) => d.kind === 'request-info').map((d: { userId: string; comment: string }) => [d.userId, d.comment]), [[users.a1.id, 'Which supplier?'], [users.owner.id, 'ACME Ltd']]);
+      const stranger = await w.as('outsider', 'POST', `${REQ}/${id}/request-info`, { comment: 'hi' });
+      t.equal(stranger.status, 404);
       const file = await w.rt.inject({ method: 'GET', url: `${REQ}/${id}/attachments/${decision.attachments[0].id}`, headers: { authorization: `Bearer ${w.users.owner.token}` } });
       t.equal(file.statusCode, 200);
       t.equal(file.body, 'quote: 9000 EUR');
