@@ -55,10 +55,10 @@ interface Followups {
 export function createApprovalService(deps: ApprovalDeps) {
   const { engine, catalog, log } = deps;
 
-  async function slateFor(env: string, definition: ProcessSnapshot, index: number, submitter: string): Promise<StepSlate> {
+  async function slateFor(reader: DataEngine, env: string, definition: ProcessSnapshot, index: number, submitter: string): Promise<StepSlate> {
     const step = definition.steps[index]!;
     const positions = [...step.positions, ...step.groups.flatMap((g) => g.positions)];
-    return buildSlate(step, index, await positionMembers(engine, system(env), positions), submitter);
+    return buildSlate(step, index, await positionMembers(reader, system(env), positions), submitter);
   }
 
   async function decisionsOf(tx: DataEngine, env: string, requestId: string): Promise<DataRecord[]> {
@@ -85,8 +85,8 @@ export function createApprovalService(deps: ApprovalDeps) {
   }
 
   /** Enter step `index`: its slate, its SLA, and who to tell. */
-  async function enterStep(env: string, definition: ProcessSnapshot, index: number, submitter: string, cycle: number, followups: Followups, requestLabel: string): Promise<DataRecord> {
-    const slate = await slateFor(env, definition, index, submitter);
+  async function enterStep(tx: DataEngine, env: string, definition: ProcessSnapshot, index: number, submitter: string, cycle: number, followups: Followups, requestLabel: string): Promise<DataRecord> {
+    const slate = await slateFor(tx, env, definition, index, submitter);
     const step = definition.steps[index]!;
     const dueAt = step.slaHours ? new Date(Date.now() + step.slaHours * HOUR).toISOString() : null;
     if (dueAt) followups.sla = { step: index, cycle, dueAt };
@@ -167,17 +167,15 @@ export function createApprovalService(deps: ApprovalDeps) {
       }
     }
     const definition = snapshotOf(process);
-    for (let i = 0; i < definition.steps.length; i++) {
-      if (i > 0) break; // later steps resolve their approvers when reached
-      const slate = await slateFor(env, definition, i, principal.userId);
-      if (slate.users.length === 0) throw codedError('APPROVAL_NO_APPROVERS', { step: definition.steps[i]!.name, process: process.name });
-    }
+    // Later steps resolve their approvers when reached.
+    const first = await slateFor(engine, env, definition, 0, principal.userId);
+    if (first.users.length === 0) throw codedError('APPROVAL_NO_APPROVERS', { step: definition.steps[0]!.name, process: process.name });
     const followups: Followups = { notify: [] };
     const key = openKey(process.object, body.recordId);
     const created = await engine.transaction(system(env), async (tx) => {
       const open = await tx.query(REQUEST_OBJECT, { where: { open_key: key }, limit: 1, select: ['id'] }, system(env), { total: false, findHooks: false });
       if (open.items.length > 0) throw invalid(`record ${process.object} '${body.recordId}' already has an open approval request (${String(open.items[0]!.id)})`, { requestId: String(open.items[0]!.id) });
-      const step = await enterStep(env, definition, 0, principal.userId, 1, followups, process.label);
+      const step = await enterStep(tx, env, definition, 0, principal.userId, 1, followups, process.label);
       const request = await tx.create(REQUEST_OBJECT, {
         process: process.name, record_object: process.object, record_id: body.recordId, status: 'pending', cycle: 1, revisions: 0,
         open_key: key, definition, owner_id: principal.userId, ...step,
@@ -233,7 +231,7 @@ export function createApprovalService(deps: ApprovalDeps) {
             followups.notify.push({ userIds: [submitter], title: `Approved: ${label}`, body: 'Your request was approved.' });
             return set({ status: 'approved', ...done });
           }
-          return set(await enterStep(env, definition, next, submitter, Number(request.cycle), followups, label));
+          return set(await enterStep(tx, env, definition, next, submitter, Number(request.cycle), followups, label));
         }
         case 'send-back': {
           const slate = mustBeApprover(request, principal);
@@ -300,7 +298,7 @@ export function createApprovalService(deps: ApprovalDeps) {
           if (request.status !== 'sent_back') throw invalid(`approval request ${id} is ${String(request.status)}; only a sent-back request can be resubmitted`, { status: request.status });
           const cycle = Number(request.cycle) + 1;
           await record(tx, env, request, 'resubmit', principal.userId, body, null);
-          return set({ status: 'pending', cycle, ...(await enterStep(env, definition, 0, submitter, cycle, followups, label)) });
+          return set({ status: 'pending', cycle, ...(await enterStep(tx, env, definition, 0, submitter, cycle, followups, label)) });
         }
       }
     });
@@ -366,9 +364,17 @@ export function createApprovalService(deps: ApprovalDeps) {
     if (query.box === 'assigned') { where.assignees = { $contains: `|${principal.userId}|` }; where.status = 'pending'; }
     if (query.status) where.status = query.status;
     const rows = await engine.query(REQUEST_OBJECT, { where, orderBy: [{ field: 'created_at', order: 'desc' }], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) }, system(env), { total: false });
-    const items = [];
-    for (const row of rows.items) items.push(requestView(row, await decisionsOf(engine, env, String(row.id)), [], false));
-    return { items, nextCursor: rows.nextCursor ?? null };
+    // The votes of every listed request in a few reads (pages of 200, bounded), for their progress.
+    const byRequest = new Map<string, DataRecord[]>();
+    const ids = rows.items.map((r) => String(r.id));
+    let cursor: string | undefined;
+    for (let page = 0; page < 10 && ids.length > 0; page++) {
+      const votes = await engine.query(DECISION_OBJECT, { where: { request_id: { $in: ids }, kind: { $in: ['approve', 'reject'] } }, select: ['request_id', 'cycle', 'step', 'user_id', 'kind'], limit: 200, ...(cursor ? { cursor } : {}) }, system(env), { total: false });
+      for (const vote of votes.items) byRequest.set(String(vote.request_id), [...(byRequest.get(String(vote.request_id)) ?? []), vote]);
+      if (!votes.nextCursor) break;
+      cursor = votes.nextCursor;
+    }
+    return { items: rows.items.map((row) => requestView(row, byRequest.get(String(row.id)) ?? [], [], false)), nextCursor: rows.nextCursor ?? null };
   }
 
   async function get(env: string, principalIn: Principal | null, id: string) {

@@ -271,6 +271,8 @@ t.test('approvals', async (t) => {
       t.equal(mine.status, 200);
       t.ok(mine.body.items.length >= 8);
       t.ok(mine.body.items.every((r: { submittedBy: string }) => r.submittedBy === users.owner.id));
+      const pendingMine = mine.body.items.filter((r: { status: string }) => r.status === 'pending');
+      t.ok(pendingMine.some((r: { progress: string }) => r.progress === '1 of 2 approvals on step Finance'), 'list items carry their progress');
       const notAdmin = await w.as('owner', 'GET', `${REQ}?box=all`);
       t.equal(notAdmin.status, 403);
       const all = await w.as('admin', 'GET', `${REQ}?box=all&limit=100`);
