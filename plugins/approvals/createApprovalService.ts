@@ -9,7 +9,7 @@ import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { ApprovalOutcome } from '../../metadata/approvalTypes.ts';
 import { readDecisionBody, type DecisionBody } from './decisionBody.ts';
 import {
-  assigneeList, ATTACHMENT_OBJECT, DECISION_OBJECT, ESCALATE_JOB, MAX_ATTACHMENTS, openKey, REMIND_INTERVAL_MS, REQUEST_OBJECT, type RequestAction,
+  assigneeList, ATTACHMENT_OBJECT, DECISION_OBJECT, ESCALATE_JOB, openKey, REMIND_INTERVAL_MS, REQUEST_OBJECT, type RequestAction,
 } from './names.ts';
 import { positionMembers } from './positionMembers.ts';
 import { snapshotOf, type ProcessCatalog, type ProcessSnapshot } from './processCatalog.ts';
@@ -391,19 +391,7 @@ export function createApprovalService(deps: ApprovalDeps) {
     return rows.items[0];
   }
 
-  /** The data-engine guard: while pending, only the current step's approvers (and engine work) change the record. */
-  async function checkLock(event: { object: string; id?: string; previous?: DataRecord; ctx: DataContext; engine: DataEngine }): Promise<void> {
-    if (event.ctx.system) return;
-    const recordId = String(event.id ?? event.previous?.id ?? '');
-    const rows = await event.engine.query(REQUEST_OBJECT, { where: { open_key: openKey(event.object, recordId) }, select: ['id', 'status', 'approvers'], limit: 1 }, system(event.ctx.environmentId), { total: false, findHooks: false });
-    const request = rows.items[0];
-    if (!request || request.status !== 'pending') return;
-    const userId = event.ctx.principal?.userId;
-    if (userId && (request.approvers as StepSlate).users.includes(userId)) return;
-    throw codedError('RECORD_LOCKED', { object: event.object, id: recordId, requestId: String(request.id) });
-  }
-
-  return { submit, act, escalate, list, get, attachment, checkLock, MAX_ATTACHMENTS };
+  return { submit, act, escalate, list, get, attachment };
 }
 
 export type ApprovalService = ReturnType<typeof createApprovalService>;

@@ -4,6 +4,7 @@ import { KernelBootError } from '../../kernel/errors.ts';
 import type { ResolvedApprovalProcess } from '../../metadata/approvalTypes.ts';
 import { loadApprovals } from '../../metadata/loadApprovals.ts';
 import { addApprovalRoutes } from './approvalRoutes.ts';
+import { checkRecordLock, type WriteEvent } from './checkRecordLock.ts';
 import { createApprovalService } from './createApprovalService.ts';
 import { ESCALATE_JOB } from './names.ts';
 import { createProcessCatalog } from './processCatalog.ts';
@@ -43,7 +44,7 @@ export default definePlugin({
     jobs.handle<{ requestId: string; cycle: number; step: number }>(ESCALATE_JOB, (job) => service.escalate(job.environmentId, job.data));
     addApprovalRoutes(ctx.resolve('http.routes'), service, catalog);
     // Before the other plugins' before-hooks: a locked record is refused before any work on it.
-    const lock = (event: Parameters<typeof service.checkLock>[0]) => (event.object.startsWith('sys_') ? undefined : service.checkLock(event));
+    const lock = (event: WriteEvent) => (event.object.startsWith('sys_') ? undefined : checkRecordLock(event));
     ctx.hook('data.beforeUpdate', lock, { priority: 10 });
     ctx.hook('data.beforeDelete', lock, { priority: 10 });
   },
