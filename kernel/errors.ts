@@ -105,6 +105,10 @@ export const ERRORS = {
   FLOW_HTTP_REFUSED: { status: 400, message: "The http step may not call {url}: {reason}. Fix: {fix}" },
   FLOW_STEP_FAILED: { status: 500, message: "Step '{step}' of flow '{flow}' failed: {reason}" },
   FLOW_RUNNER_MISSING: { status: 500, message: "Action '{action}' ({file}) starts flow '{flow}', but no flows plugin runs flows. Fix: {fix}" },
+  // Approvals.
+  INVALID_STATE: { status: 409, message: 'Not possible in the current state: {reason}' },
+  RECORD_LOCKED: { status: 409, message: 'Record {object} {id} is locked while approval request {requestId} is pending: only the approvers of its current step may change it. Fix: wait for the decision, or recall the request (its submitter).' },
+  APPROVAL_NO_APPROVERS: { status: 409, message: "Step '{step}' of approval process '{process}' has no eligible approver (the submitter never approves its own request). Fix: assign its positions to users, or change the process." },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

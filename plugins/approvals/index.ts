@@ -1,0 +1,66 @@
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../kernel/definePlugin.ts';
+import { KernelBootError } from '../../kernel/errors.ts';
+import type { ResolvedApprovalProcess } from '../../metadata/approvalTypes.ts';
+import { loadApprovals } from '../../metadata/loadApprovals.ts';
+import { addApprovalRoutes } from './approvalRoutes.ts';
+import { checkRecordLock, type WriteEvent } from './checkRecordLock.ts';
+import { createApprovalService } from './createApprovalService.ts';
+import { ESCALATE_JOB } from './names.ts';
+import { createProcessCatalog } from './processCatalog.ts';
+
+const declared = new WeakMap<object, Map<string, ResolvedApprovalProcess>>();
+
+/**
+ * Approvals: processes declared in approvals/<name>.json or created through /approvals/processes,
+ * requests with quorum (clamped), per-group sign-off, revisions and SLA escalation on jobs.queue.
+ * Requests live in engine-owned objects of this plugin's system app, read-only through /data; a
+ * record with a pending request is locked for all but the current step's approvers (RECORD_LOCKED).
+ */
+export default definePlugin({
+  name: 'approvals',
+  version: '16.0.0',
+  kernel: '^16.0.0',
+  requires: ['data.engine', 'access.grants', 'metadata.registry', 'http.routes', 'jobs.queue', 'notifications.send'],
+  optional: ['actions.registry', 'auth.identity'],
+  register(ctx) {
+    const metadata = ctx.resolve('metadata.registry');
+    metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
+    const processes = new Map<string, ResolvedApprovalProcess>();
+    declared.set(ctx, processes);
+    const actions = ctx.resolve('actions.registry');
+    const engine = ctx.resolve('data.engine');
+    const resolveCtx = () => ({
+      objects: new Map(metadata.objects().map((o) => [o.name, o])),
+      ...(actions ? { actions: (name: string) => actions.get(name) } : {}),
+    });
+    const catalog = createProcessCatalog(() => processes, resolveCtx, engine);
+    const jobs = ctx.resolve('jobs.queue');
+    const identity = ctx.resolve('auth.identity');
+    const service = createApprovalService({
+      ...(identity ? { knownUsers: async (env: string, ids: readonly string[]) => (await identity.contactsOf(env, ids)).map((c) => c.id) } : {}),
+      engine, access: ctx.resolve('access.grants'), catalog, jobs, notify: ctx.resolve('notifications.send'), actions, log: ctx.log,
+    });
+    jobs.handle<{ requestId: string; cycle: number; step: number }>(ESCALATE_JOB, (job) => service.escalate(job.environmentId, job.data));
+    addApprovalRoutes(ctx.resolve('http.routes'), service, catalog);
+    // Before the other plugins' before-hooks: a locked record is refused before any work on it.
+    const lock = (event: WriteEvent) => (event.object.startsWith('sys_') ? undefined : checkRecordLock(event));
+    ctx.hook('data.beforeUpdate', lock, { priority: 10 });
+    ctx.hook('data.beforeDelete', lock, { priority: 10 });
+  },
+  async start(ctx) {
+    const metadata = ctx.resolve('metadata.registry');
+    const actions = ctx.resolve('actions.registry');
+    const sources = metadata.apps().map((app) => ({ dir: app.dir, app: app.manifest.name }));
+    const { processes, errors } = await loadApprovals(sources, {
+      objects: new Map(metadata.objects().map((o) => [o.name, o])),
+      ...(actions ? { actions: (name: string) => actions.get(name) } : {}),
+    });
+    if (errors.length > 0) throw new KernelBootError(errors);
+    const map = declared.get(ctx)!;
+    for (const process of processes) {
+      map.set(process.name, process);
+      for (const clamp of process.clamps) ctx.log.warn({ process: process.name, ...clamp }, `approvals: ${process.name} ${clamp.path}: ${clamp.reason}`);
+    }
+  },
+});

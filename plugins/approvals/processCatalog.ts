@@ -1,0 +1,83 @@
+import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
+import { approvalProcessSchema } from '../../metadata/approvalSchema.ts';
+import type { ResolvedApprovalProcess } from '../../metadata/approvalTypes.ts';
+import { describeIssues } from '../../metadata/describeIssues.ts';
+import { resolveApprovalProcess, type ApprovalResolveContext } from '../../metadata/resolveApprovalProcess.ts';
+import { codedError } from '../../kernel/errors.ts';
+import { PROCESS_OBJECT } from './names.ts';
+
+/** What a request keeps of its process: everything but the compiled condition. */
+export type ProcessSnapshot = Omit<ResolvedApprovalProcess, 'compiledWhen'>;
+
+export function snapshotOf(process: ResolvedApprovalProcess): ProcessSnapshot {
+  const { compiledWhen: _compiled, ...rest } = process;
+  return rest;
+}
+
+const system = (environmentId: string): DataContext => ({ environmentId, principal: null, system: true });
+
+/**
+ * Declared processes (approvals/<name>.json, fixed at boot) and processes created through the API
+ * (sys_approval_process rows of each environment, checked by the same rules when created and again
+ * when read, so a process whose object changed since fails loudly rather than running half-checked).
+ */
+export function createProcessCatalog(declared: () => ReadonlyMap<string, ResolvedApprovalProcess>, resolveCtx: () => ApprovalResolveContext, engine: DataEngine) {
+  const cache = new Map<string, { version: number; process: ResolvedApprovalProcess }>();
+
+  /** Parse and check a body of POST /approvals/processes: VALIDATION_ERROR listing every problem with its path. */
+  function check(body: unknown): ResolvedApprovalProcess {
+    const parsed = approvalProcessSchema.safeParse(body);
+    if (!parsed.success) {
+      const errors = describeIssues(approvalProcessSchema, body, parsed.error.issues).map((p) => ({ path: p.path, message: p.reason }));
+      throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
+    }
+    const resolved = resolveApprovalProcess('api', null, parsed.data, resolveCtx());
+    const errors = [
+      ...resolved.problems.map((p) => ({ path: p.path, message: p.reason })),
+      ...resolved.errors.map((e) => ({ path: String(e.details.path ?? '(root)'), message: String(e.details.reason ?? e.message) })),
+    ];
+    if (!resolved.process) throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
+    return resolved.process;
+  }
+
+  async function stored(environmentId: string, name: string): Promise<ResolvedApprovalProcess | undefined> {
+    const rows = await engine.query(PROCESS_OBJECT, { where: { name }, limit: 1 }, system(environmentId), { total: false });
+    const row = rows.items[0];
+    if (!row) return undefined;
+    const key = `${environmentId}\u0000${name}`;
+    const hit = cache.get(key);
+    if (hit && hit.version === Number(row.version)) return hit.process;
+    const process = check(row.definition);
+    cache.set(key, { version: Number(row.version), process });
+    return process;
+  }
+
+  return {
+    check,
+    async get(environmentId: string, name: string): Promise<ResolvedApprovalProcess | undefined> {
+      return declared().get(name) ?? stored(environmentId, name);
+    },
+    async list(environmentId: string): Promise<Array<{ process: ResolvedApprovalProcess; id: string | null }>> {
+      const out: Array<{ process: ResolvedApprovalProcess; id: string | null }> = [...declared().values()].map((process) => ({ process, id: null }));
+      const rows = await engine.query(PROCESS_OBJECT, { orderBy: [{ field: 'name', order: 'asc' }], limit: 200 }, system(environmentId), { total: false });
+      for (const row of rows.items) {
+        try {
+          out.push({ process: check(row.definition), id: String(row.id) });
+        } catch {
+          // A stored process that no longer passes its checks is left out of the list; get() names its problems.
+        }
+      }
+      return out;
+    },
+    async create(environmentId: string, body: unknown, userId: string): Promise<ResolvedApprovalProcess> {
+      const process = check(body);
+      if (declared().has(process.name) || (await stored(environmentId, process.name))) {
+        throw codedError('VALIDATION_ERROR', { summary: `name: process '${process.name}' already exists`, errors: [{ path: 'name', message: `process '${process.name}' already exists` }] });
+      }
+      await engine.create(PROCESS_OBJECT, { name: process.name, object: process.object, definition: body as object }, { ...system(environmentId), user: { id: userId, organizationId: null, positions: [] } });
+      return process;
+    },
+  };
+}
+
+export type ProcessCatalog = ReturnType<typeof createProcessCatalog>;
