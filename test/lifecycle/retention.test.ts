@@ -116,7 +116,7 @@ t.test('OS_LIFECYCLE_DISABLED=1: no lifecycle service, no daily job', async (t) 
 });
 
 t.test('boots without jobs.queue', async (t) => {
-  const rt = await startTestRuntime({ config: { plugins: { ...FIXTURE, jobs: { enabled: false } }, environments: [{ id: 'main' }] } });
+  const rt = await startTestRuntime({ config: { plugins: { ...FIXTURE, jobs: { enabled: false }, flows: { enabled: false }, automation: { enabled: false }, approvals: { enabled: false } }, environments: [{ id: 'main' }] } });
   t.teardown(() => rt.close());
   const report = await rt.runtime.kernel.service<LifecycleRetention>('lifecycle.retention')!.run({ dryRun: true });
   t.match(outcome(report, 'main', 'fixture.events'), { status: 'missing' }, 'runs by hand');
