@@ -21,6 +21,7 @@ import search from './search/index.ts';
 import sharing from './sharing/index.ts';
 import sms from './sms/index.ts';
 import orgScoping from './org-scoping/index.ts';
+import reports from './reports/index.ts';
 
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
@@ -59,6 +60,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: sharing, enabledByDefault: true },
   { manifest: actions, enabledByDefault: true },
   { manifest: notifications, enabledByDefault: true },
+  { manifest: reports, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).
