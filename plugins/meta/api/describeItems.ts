@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { humanize } from '../../../metadata/names.ts';
 import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
+import type { ResolvedDashboard } from '../../../metadata/dashboardTypes.ts';
 import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
 
 export type Doc = Record<string, unknown>;
@@ -62,6 +63,12 @@ export function describeBook(book: ResolvedBook, dirs: ReadonlyMap<string, strin
 export function describeAction(action: ResolvedAction, dirs: ReadonlyMap<string, string>): Doc {
   const { source, app, assignments: _assignments, ...rest } = action;
   return { ...rest, route: `POST /api/v1/actions/${action.name}`, package: app, source: sourceIn(source, dirs.get(app)) };
+}
+
+/** A dashboard as declared, with its run route, package and source file. */
+export function describeDashboard(dashboard: ResolvedDashboard, dirs: ReadonlyMap<string, string>): Doc {
+  const { source, app, ...rest } = dashboard;
+  return { ...rest, route: `POST /api/v1/dashboards/${dashboard.name}/run`, package: app, source: sourceIn(source, dirs.get(app)) };
 }
 
 export function describeApp(app: LoadedApp): Doc {

@@ -3,19 +3,20 @@ import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts
 import { codedError } from '../../../kernel/errors.ts';
 import { isObjectSection, OBJECT_SECTIONS, type ObjectSection } from '../../../metadata/patchSchema.ts';
 import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
+import type { ResolvedDashboard } from '../../../metadata/dashboardTypes.ts';
 import type { ObjectPatch, ResolvedBook, ResolvedObject } from '../../../metadata/types.ts';
 import { applyObjectPatch, mergePatches } from './applyPatch.ts';
-import { describeAction, describeApp, describeBook, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
+import { describeAction, describeApp, describeBook, describeDashboard, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
 import { findReferences, type Reference } from './findReferences.ts';
 import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
 import { seesPolicies } from './policyAudience.ts';
 import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } from './objectSections.ts';
 import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
 
-export const METADATA_TYPES = ['app', 'object', 'book', 'action'] as const;
+export const METADATA_TYPES = ['app', 'object', 'book', 'action', 'dashboard'] as const;
 export type MetadataType = (typeof METADATA_TYPES)[number];
 
-const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [], action: [] };
+const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [], action: [], dashboard: [] };
 
 export interface Layers {
   base: Doc;
@@ -42,6 +43,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
   const dirs = () => new Map(registry.apps().map((a) => [a.manifest.name, a.dir]));
   const books = (): ResolvedBook[] => registry.apps().flatMap((a) => a.books);
   const actions = (): ResolvedAction[] => registry.apps().flatMap((a) => a.actions);
+  const dashboards = (): ResolvedDashboard[] => registry.apps().flatMap((a) => a.dashboards);
 
   function packageLayer(object: string): { patch: ObjectPatch | null; apps: string[] } {
     const overrides = registry.apps().flatMap((a) => a.overrides.filter((o) => o.object === object));
@@ -95,7 +97,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
     types: METADATA_TYPES,
 
     summary() {
-      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length, action: actions().length };
+      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length, action: actions().length, dashboard: dashboards().length };
       return { version: registry.version(), types: METADATA_TYPES.map((type) => ({ type, count: counts[type], sections: SECTIONS[type] })) };
     },
 
@@ -105,6 +107,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       if (type === 'app') items = registry.apps().map(describeApp);
       else if (type === 'book') items = books().map((b) => bookDoc(b, caller.principal));
       else if (type === 'action') items = actions().map((a) => describeAction(a, dirs()));
+      else if (type === 'dashboard') items = dashboards().map((d) => describeDashboard(d, dirs()));
       else {
         const patches = await overlays(caller, null);
         items = registry.objects().map((o) => objectLayers(o, patches.get(o.name) ?? null, caller).effective);
@@ -125,6 +128,9 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       } else if (type === 'action') {
         const action = actions().find((a) => a.name === name);
         doc = action && describeAction(action, dirs());
+      } else if (type === 'dashboard') {
+        const dashboard = dashboards().find((d) => d.name === name);
+        doc = dashboard && describeDashboard(dashboard, dirs());
       } else {
         const book = books().find((b) => b.name === name);
         doc = book && bookDoc(book, caller.principal);
