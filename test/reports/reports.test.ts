@@ -172,6 +172,37 @@ t.test('reports', async (t) => {
       t.equal(w.sink.mails.length, count, 'nothing is sent once unscheduled');
     });
 
+    await t.test('dashboards: declared in metadata, each widget run as the caller', async (t) => {
+      const list = await w.as('owner', 'GET', '/api/v1/dashboards');
+      t.equal(list.status, 200);
+      t.same(list.body.items.map((d: { name: string }) => d.name), ['doc_overview']);
+      const one = await w.as('owner', 'GET', '/api/v1/dashboards/doc_overview');
+      t.match(one.body, { name: 'doc_overview', label: 'Documents', package: 'reports_test', widgets: [{ id: 'doc_count', type: 'metric', title: 'Documents' }, { id: 'by_region', type: 'chart', chart: 'bar', title: 'By Region' }] });
+      t.equal((await w.as('owner', 'GET', '/api/v1/dashboards/nope')).status, 404);
+      const meta = await w.as('owner', 'GET', '/api/v1/meta/dashboard');
+      t.equal(meta.status, 200);
+      t.match(JSON.stringify(meta.body), /doc_overview/, '/meta/dashboard lists it');
+
+      const runAs = async (user: UserKey) => {
+        const res = await w.as(user, 'POST', '/api/v1/dashboards/doc_overview/run');
+        t.equal(res.status, 200, JSON.stringify(res.body));
+        return Object.fromEntries((res.body.widgets as Array<{ id: string }>).map((x) => [x.id, x])) as Record<string, { items?: unknown[]; error?: { code: string } }>;
+      };
+      const owner = await runAs('owner');
+      const admin = await runAs('admin');
+      const auditor = await runAs('viewAll');
+      t.same(owner.doc_count!.items, [{ n: 1 }], 'the owner counts its own docs');
+      t.same(admin.doc_count!.items, [{ n: 4 }], 'the admin counts every doc');
+      t.same(admin.by_region!.items, [{ region: 'EU', n: 1 }, { region: 'US', n: 3 }]);
+      for (const [user, widgets] of [['owner', owner], ['admin', admin]] as const) {
+        const data = await dataQuery(user, { object: 'doc', fields: ['title', 'region'], orderBy: 'title' });
+        t.same(widgets.titles!.items, data.body.items, `${user}: the table widget equals the data route`);
+      }
+      t.equal(owner.secrets!.error!.code, 'PERMISSION_DENIED', 'a widget naming a field hidden from the caller fails alone');
+      t.notOk(JSON.stringify(owner).includes('SECRET-'), 'no hidden value');
+      t.same((auditor.secrets!.items as Array<{ secret: string }>).map((r) => r.secret), ['SECRET-A', 'SECRET-B', 'SECRET-C', 'SECRET-E'], 'a caller who may read it gets it');
+    });
+
     await t.test('an owner who lost access gets nothing sent: the run fails and is kept', async (t) => {
       const saved = await w.as('viewAll', 'POST', '/api/v1/reports', { name: 'Audit', query: { object: 'doc', fields: ['title', 'secret'], orderBy: 'title' } });
       t.equal(saved.status, 201);
