@@ -19,7 +19,7 @@ const count = { object: 'doc', aggregations: [{ function: 'count', alias: 'n' }]
 
 const problems = async (t: Test, dashboards: Record<string, unknown>) => {
   const { errors } = await loadApps([ACCESS_APP, appWith(t, dashboards)]);
-  return errors.map((e) => ({ code: e.code, path: e.details.path, reason: String(e.details.reason) }));
+  return errors.map((e) => ({ code: e.code, path: String(e.details.path), reason: String(e.details.reason) }));
 };
 
 t.test('an unknown key in a widget is a load error naming its path', async (t) => {
