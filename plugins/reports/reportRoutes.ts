@@ -14,7 +14,7 @@ import { runQuery, type QueryRun } from './runQuery.ts';
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
 
-const idParams = { type: 'object', properties: { id: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' } }, required: ['id'] };
+const idParams = { type: 'object', properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_:-][A-Za-z0-9._:-]{0,63}$' } }, required: ['id'] };
 const querySchema = {
   type: 'object',
   description: 'The body of POST /data/:object/query plus `object`: where, fields (or select), orderBy, limit, groupBy, aggregations, having, distinct, joins, expand',
@@ -115,6 +115,8 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
     summary: 'Save a report: name, description, query ({ object, ...the body of POST /data/:object/query }), shared; the query is validated as the caller',
     schema: { body: createBody },
     successStatus: 201,
+    // 404 for an object the caller cannot address, 405 for one whose apiMethods leave the read out, 403 for a hidden field.
+    errorStatuses: [403, 404, 405],
     handler: async (request, reply) => {
       const caller = callerOf(request);
       const body = parseBody(createReportSchema, request.body);
@@ -139,7 +141,7 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
     method: 'PATCH', path: '/reports/:id', tags: ['reports'],
     summary: 'Change a report (owner or admin): name, description, query (validated as the caller), shared',
     schema: { params: idParams, body: patchBody },
-    errorStatuses: [403],
+    errorStatuses: [403, 404, 405],
     handler: async (request) => {
       const { id } = request.params as { id: string };
       const { caller } = await editable(request, id);
@@ -175,6 +177,7 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
     method: 'POST', path: '/reports/:id/run', tags: ['reports'],
     summary: 'Run a report as the caller (its row and field security): { items, columns, truncated }, or a file with ?format=csv|xlsx|pdf|json',
     schema: { params: idParams, querystring: runQueryString },
+    errorStatuses: [403, 404, 405],
     handler: async (request, reply) => {
       const caller = callerOf(request);
       const report = await store.readable(request.environmentId, (request.params as { id: string }).id, caller);
