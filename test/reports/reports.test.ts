@@ -163,6 +163,15 @@ t.test('reports', async (t) => {
       t.equal(await finished(w.queue, job.id, w.environmentId), 'completed');
       t.match((await w.as('owner', 'GET', `/api/v1/reports/${mine.body.id}`)).body.lastDelivery, { at: String, error: null });
 
+      const ticks = async () => (await w.as('admin', 'POST', '/api/v1/data/sys_job/query', { where: { name: 'reports.tick', state: { $in: ['waiting', 'delayed'] } }, fields: ['repeat_pattern'] })).body.items;
+      if (w.queue.backend === 'embedded') t.same((await ticks()).map((j: { repeat_pattern: string }) => j.repeat_pattern), ['30 * * * *'], 'the hourly check is kept at the UTC minute 07:30 Berlin falls on');
+
+      // Through the check: a pattern matching every minute queues this minute's delivery.
+      t.equal((await w.as('owner', 'POST', `/api/v1/reports/${mine.body.id}/schedule`, { cron: '* * * * *', timezone: 'Asia/Kolkata', recipients: ['tick@example.com'], format: 'json' })).status, 200);
+      await w.queue.add('reports.tick', { reportId: mine.body.id }, { environmentId: w.environmentId });
+      const ticked = await w.sink.next('tick@example.com', 10_000);
+      t.same(JSON.parse(attachmentsOf(ticked.raw)[0]!.content.toString()), [{ title: 'DOC-A', region: 'US' }], 'the check queued a delivery run as the owner');
+
       const removed = await w.as('owner', 'DELETE', `/api/v1/reports/${mine.body.id}/schedule`);
       t.equal(removed.status, 204);
       t.equal((await w.as('owner', 'GET', `/api/v1/reports/${mine.body.id}`)).body.schedule, null, 'unscheduled');
@@ -170,6 +179,7 @@ t.test('reports', async (t) => {
       const after = await w.queue.add('reports.deliver', { reportId: mine.body.id }, { environmentId: w.environmentId });
       t.equal(await finished(w.queue, after.id, w.environmentId), 'completed');
       t.equal(w.sink.mails.length, count, 'nothing is sent once unscheduled');
+      if (w.queue.backend === 'embedded') t.same(await ticks(), [], 'no check is left');
     });
 
     await t.test('dashboards: declared in metadata, each widget run as the caller', async (t) => {
