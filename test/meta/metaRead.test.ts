@@ -36,7 +36,7 @@ t.test('CRM and an extras app (overrides, a book) on SQLite', async (t) => {
     const res = await meta.send('GET', '/api/v1/meta', { user: 'alice' });
     t.equal(res.status, 200);
     t.match(version, /^[0-9a-f]{16}$/, 'a content version');
-    t.same(res.body.types.map((x: { type: string; sections: string[] }) => [x.type, x.sections]), [['app', []], ['object', ['labels', 'fields', 'views']], ['book', []], ['action', []]], 'app, object, book and action; objects have sections');
+    t.same(res.body.types.map((x: { type: string; sections: string[] }) => [x.type, x.sections]), [['app', []], ['object', ['labels', 'fields', 'views']], ['book', []], ['action', []], ['dashboard', []]], 'app, object, book, action and dashboard; objects have sections');
     t.equal(res.body.types[3].count, 1, "the CRM app's close_task");
     for (const { type, count } of res.body.types as Array<{ type: string; count: number }>) {
       t.equal((await meta.send('GET', `/api/v1/meta/${type}`, { user: 'admin' })).body.items.length, count, `the ${type} count is the number of items`);
