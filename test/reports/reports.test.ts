@@ -1,6 +1,9 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { eachBackend } from '../auth/authHarness.ts';
-import type { UserKey } from '../access/accessWorld.ts';
+import { sendAs, type UserKey } from '../access/accessWorld.ts';
 import { attachmentsOf, buildReportsWorld, finished } from './reportsWorld.ts';
 
 /**
@@ -211,6 +214,35 @@ t.test('reports', async (t) => {
       t.equal(owner.secrets!.error!.code, 'PERMISSION_DENIED', 'a widget naming a field hidden from the caller fails alone');
       t.notOk(JSON.stringify(owner).includes('SECRET-'), 'no hidden value');
       t.same((auditor.secrets!.items as Array<{ secret: string }>).map((r) => r.secret), ['SECRET-A', 'SECRET-B', 'SECRET-C', 'SECRET-E'], 'a caller who may read it gets it');
+    });
+
+    await t.test('a dashboard widget naming a report runs it as the caller', async (t) => {
+      const own = await w.as('owner', 'POST', '/api/v1/reports', { name: 'Own count', query: { object: 'doc', aggregations: [{ function: 'count', alias: 'n' }] } });
+      const listing = await w.as('admin', 'POST', '/api/v1/reports', { name: 'Listing', query: PLAIN, shared: true });
+      const dir = mkdtempSync(join(tmpdir(), 'osr-report-widgets-'));
+      t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+      mkdirSync(join(dir, 'dashboards'));
+      writeFileSync(join(dir, 'app.json'), JSON.stringify({ name: 'report_widgets', version: '1.0.0', protocol: '^16.0.0' }));
+      writeFileSync(join(dir, 'dashboards', 'saved.json'), JSON.stringify({ name: 'saved', widgets: [
+        { id: 'own_count', type: 'metric', report: own.body.id },
+        { id: 'listing', type: 'table', report: listing.body.id },
+        { id: 'listing_as_metric', type: 'metric', report: listing.body.id },
+      ] }));
+      // Another process of the same site, with the extra app: the users and reports are in the database.
+      const rt = await site.boot({ config: { apps: ['test/access/fixtures/app', 'test/reports/fixtures/app', dir] } });
+      const run = async (user: UserKey) => {
+        const res = await sendAs(rt, w.users[user].token, 'POST', '/api/v1/dashboards/saved/run');
+        t.equal(res.status, 200, JSON.stringify(res.body));
+        return Object.fromEntries((res.body.widgets as Array<{ id: string }>).map((x) => [x.id, x])) as Record<string, { items?: unknown[]; error?: { code: string } }>;
+      };
+      const owner = await run('owner');
+      const other = await run('other');
+      t.same(owner.own_count!.items, [{ n: 1 }], "the owner's report, run as the owner");
+      t.equal(other.own_count!.error!.code, 'NOT_FOUND', "another user's private report is not found in a widget either");
+      t.same((owner.listing!.items as Array<{ title: string }>).map((r) => r.title), ['DOC-A'], 'a shared report runs as the caller');
+      t.same((other.listing!.items as Array<{ title: string }>).map((r) => r.title), ['DOC-B', 'DOC-C', 'DOC-E']);
+      t.equal(owner.listing_as_metric!.error!.code, 'VALIDATION_ERROR', 'a report that does not fit the widget type is refused in that widget');
+      await rt.close();
     });
 
     await t.test('an owner who lost access gets nothing sent: the run fails and is kept', async (t) => {
