@@ -32,6 +32,7 @@ function checkQuery(query: Record<string, unknown>, at: string, objects: Readonl
     const near = suggest(name, [...objects.keys()]);
     return [{ path: `${at}.object`, reason: `unknown object '${name}'${near ? ` (did you mean '${near}'?)` : ''}` }];
   }
+  if (!object.apiEnabled) return [{ path: `${at}.object`, reason: `object '${name}' has apiEnabled false: no widget can read it` }];
   const problems: MetadataProblem[] = PAGING_KEYS.filter((key) => query[key] !== undefined).map((key) => ({ path: `${at}.${key}`, reason: `a widget shows the first rows of its query; drop ${key}` }));
   try {
     parseQuery(query, object, { get: (n) => objects.get(n) });

@@ -33,7 +33,7 @@ export default definePlugin({
     queue.handle<TickData>(TICK_JOB, (job: JobRun<TickData>) => delivery.tick(job.environmentId, job.data));
     queue.handle<DeliverData>(DELIVER_JOB, (job: JobRun<DeliverData>) => delivery.deliver(job.environmentId, job.data));
     const routes = ctx.resolve('http.routes');
-    addReportRoutes(routes, { engine, metadata, store, delivery, files, canSchedule: () => ctx.resolve('email.send') !== undefined });
+    addReportRoutes(routes, { engine, metadata, store, delivery, files, canSchedule: () => ctx.resolve('email.send') !== undefined && ctx.resolve('auth.identity') !== undefined });
     addDashboardRoutes(routes, { engine, metadata, store });
   },
 });

@@ -77,7 +77,8 @@ export function createReportDelivery(deps: DeliveryDeps) {
     const email = deps.email();
     if (!email) return refuse('email.send is not available: enable the email plugin');
     const identity = deps.identity();
-    const owner = identity ? await identity.principalOf(environmentId, report.ownerId) : null;
+    if (!identity) return refuse('auth.identity is not available: the owner cannot be resolved');
+    const owner = await identity.principalOf(environmentId, report.ownerId);
     if (!owner) return refuse('the report owner no longer exists or is banned');
 
     let run;

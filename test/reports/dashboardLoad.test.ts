@@ -5,11 +5,13 @@ import t, { type Test } from 'tap';
 import { loadApps } from '../../metadata/loadApps.ts';
 
 /** Dashboards are strict: every unknown key is a load error naming its path; queries are type-checked against the objects. */
-function appWith(t: Test, dashboards: Record<string, unknown>): string {
+function appWith(t: Test, dashboards: Record<string, unknown>, objects: Record<string, unknown> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'osr-dash-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'app.json'), JSON.stringify({ name: 'dash_test', version: '1.0.0', protocol: '^16.0.0' }));
   mkdirSync(join(dir, 'dashboards'));
+  mkdirSync(join(dir, 'objects'));
+  for (const [name, value] of Object.entries(objects)) writeFileSync(join(dir, 'objects', `${name}.json`), JSON.stringify(value));
   for (const [name, value] of Object.entries(dashboards)) writeFileSync(join(dir, 'dashboards', `${name}.json`), JSON.stringify(value));
   return dir;
 }
@@ -17,8 +19,8 @@ function appWith(t: Test, dashboards: Record<string, unknown>): string {
 const ACCESS_APP = 'test/access/fixtures/app';
 const count = { object: 'doc', aggregations: [{ function: 'count', alias: 'n' }] };
 
-const problems = async (t: Test, dashboards: Record<string, unknown>) => {
-  const { errors } = await loadApps([ACCESS_APP, appWith(t, dashboards)]);
+const problems = async (t: Test, dashboards: Record<string, unknown>, objects: Record<string, unknown> = {}) => {
+  const { errors } = await loadApps([ACCESS_APP, appWith(t, dashboards, objects)]);
   return errors.map((e) => ({ code: e.code, path: String(e.details.path), reason: String(e.details.reason) }));
 };
 
@@ -58,4 +60,6 @@ t.test('queries are type-checked against the object at load; widget rules are en
   t.match(misnamed, [{ path: 'name', reason: /file named other_name\.json/ }]);
   const topLevel = await problems(t, { board: { name: 'board', widgets: [{ id: 'a', type: 'metric', query: count }], theme: 'dark' } });
   t.match(topLevel, [{ path: 'theme', reason: /unknown key 'theme'/ }]);
+  const hidden = await problems(t, { board: { name: 'board', widgets: [{ id: 'a', type: 'table', query: { object: 'internal_note' } }] } }, { internal_note: { name: 'internal_note', apiEnabled: false, fields: { body: { type: 'text' } } } });
+  t.match(hidden, [{ path: 'widgets[0].query.object', reason: /apiEnabled false/ }], 'an object off the API cannot feed a widget');
 });
