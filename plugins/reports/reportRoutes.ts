@@ -54,6 +54,15 @@ const runQueryString = {
   additionalProperties: false,
 };
 
+/** The version an If-Match header expects (`3`, `"3"`, `W/"3"`); a stale one is 409 CONCURRENT_UPDATE. */
+function ifMatch(request: FastifyRequest): number | undefined {
+  const header = request.headers['if-match'];
+  if (typeof header !== 'string' || header.trim() === '' || header.trim() === '*') return undefined;
+  const m = /^(?:W\/)?"?(\d{1,15})"?$/.exec(header.trim());
+  if (!m) throw codedError('VALIDATION_ERROR', { summary: 'If-Match must be a report version such as "3"', errors: [{ path: 'headers/if-match', message: 'must be a report version' }] });
+  return Number(m[1]);
+}
+
 /** The caller; reports belong to users, never to anonymous requests (even with requireAuth off). */
 export function callerOf(request: FastifyRequest): Principal {
   if (!request.principal || request.principal.kind === 'system') throw codedError('UNAUTHENTICATED');
@@ -139,9 +148,9 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
 
   routes.add({
     method: 'PATCH', path: '/reports/:id', tags: ['reports'],
-    summary: 'Change a report (owner or admin): name, description, query (validated as the caller), shared',
+    summary: 'Change a report (owner or admin): name, description, query (validated as the caller), shared; If-Match: 409 CONCURRENT_UPDATE on a stale version',
     schema: { params: idParams, body: patchBody },
-    errorStatuses: [403, 404, 405],
+    errorStatuses: [403, 404, 405, 409],
     handler: async (request) => {
       const { id } = request.params as { id: string };
       const { caller } = await editable(request, id);
@@ -152,8 +161,9 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
       if (patch.description !== undefined) values.description = patch.description;
       if (patch.shared !== undefined) values.shared = patch.shared;
       if (patch.query !== undefined) Object.assign(values, { query: patch.query, object: patch.query.object });
+      const version = ifMatch(request);
       if (Object.keys(values).length === 0) return view((await store.readable(request.environmentId, id, caller)), caller);
-      return view(await store.update(request.environmentId, id, values), caller);
+      return view(await store.update(request.environmentId, id, values, version), caller);
     },
   });
 

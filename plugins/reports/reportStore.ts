@@ -99,8 +99,8 @@ export function createReportStore(engine: DataEngine) {
       }, system(environmentId)));
     },
 
-    async update(environmentId: string, id: string, patch: DataRecord): Promise<StoredReport> {
-      return toStored(await engine.update(REPORT_OBJECT, id, patch, {}, system(environmentId)));
+    async update(environmentId: string, id: string, patch: DataRecord, expectedVersion?: number): Promise<StoredReport> {
+      return toStored(await engine.update(REPORT_OBJECT, id, patch, expectedVersion === undefined ? {} : { expectedVersion }, system(environmentId)));
     },
 
     async remove(environmentId: string, id: string): Promise<void> {

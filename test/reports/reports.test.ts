@@ -70,8 +70,12 @@ t.test('reports', async (t) => {
       t.equal(where.status, 403, 'a hidden field in where is refused too');
       const allowed = await w.as('viewAll', 'POST', '/api/v1/reports', { name: 'Secrets', query: hidden });
       t.equal(allowed.status, 201, 'a user who may read the field saves it');
-      const shared = await w.as('viewAll', 'PATCH', `/api/v1/reports/${allowed.body.id}`, { shared: true });
-      t.equal(shared.status, 200);
+      const stale = await w.rt.inject({ method: 'PATCH', url: `/api/v1/reports/${allowed.body.id}`, headers: { authorization: `Bearer ${w.users.viewAll.token}`, 'if-match': '"7"' }, payload: { shared: true } });
+      t.equal(stale.statusCode, 409, 'a stale If-Match is refused');
+      t.equal(stale.json().error.code, 'CONCURRENT_UPDATE');
+      const shared = await w.rt.inject({ method: 'PATCH', url: `/api/v1/reports/${allowed.body.id}`, headers: { authorization: `Bearer ${w.users.viewAll.token}`, 'if-match': `"${allowed.body.version}"` }, payload: { shared: true } });
+      t.equal(shared.statusCode, 200);
+      t.equal(shared.json().version, allowed.body.version + 1);
       const byOwner = await w.as('owner', 'POST', `/api/v1/reports/${allowed.body.id}/run`);
       t.equal(byOwner.status, data.status, 'a shared report naming a field hidden from the runner fails as the data route does');
       t.same(byOwner.body.error, data.body.error);
