@@ -25,9 +25,11 @@ const isAggregate = (query: Record<string, unknown>) => query.groupBy !== undefi
 export async function runQuery(engine: DataEngine, metadata: MetadataRegistry, stored: Record<string, unknown>, ctx: DataContext): Promise<QueryRun> {
   const object = apiObject(metadata, String(stored.object), isAggregate(stored) ? 'aggregate' : 'list');
   const query: Record<string, unknown> = { ...stored };
+  // A whole number over the cap (a JSON number or a string of digits) is brought down to it, as on the data route.
   const limit = query.limit;
-  if (limit === undefined || (typeof limit === 'number' && Number.isInteger(limit) && limit > object.maxPageSize)) query.limit = object.maxPageSize;
+  const over = typeof limit === 'number' ? Number.isInteger(limit) && limit > object.maxPageSize : typeof limit === 'string' && /^\d{1,400}$/.test(limit) && Number(limit) > object.maxPageSize;
+  if (limit === undefined || over) query.limit = object.maxPageSize;
   const result = await engine.query(object.name, query, ctx, { total: false });
-  const truncated = Boolean(result.nextCursor) || (isAggregate(stored) && typeof query.limit === 'number' && result.items.length >= query.limit);
+  const truncated = Boolean(result.nextCursor) || (isAggregate(stored) && result.items.length >= Number(query.limit));
   return { object, items: result.items, columns: reportColumns(object, stored, result.items), truncated };
 }

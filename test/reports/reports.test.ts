@@ -52,6 +52,14 @@ t.test('reports', async (t) => {
       t.equal(plain.body.truncated, false);
       const all = await w.as('admin', 'POST', `/api/v1/reports/${mine.body.id}/run`);
       t.same(all.body.items.map((i: { title: string }) => i.title), ['DOC-A', 'DOC-B', 'DOC-C', 'DOC-E'], 'the admin reads every doc');
+      const two = await w.as('admin', 'POST', '/api/v1/reports', { name: 'Two', query: { object: 'doc', fields: ['title'], orderBy: 'title', limit: 2 } });
+      const firstTwo = await w.as('admin', 'POST', `/api/v1/reports/${two.body.id}/run`);
+      t.same(firstTwo.body.items.map((i: { title: string }) => i.title), ['DOC-A', 'DOC-B'], 'the limit bounds the rows');
+      t.equal(firstTwo.body.truncated, true, 'and says more rows match');
+      const huge = await w.as('admin', 'POST', '/api/v1/reports', { name: 'Huge', query: { object: 'doc', fields: ['title'], limit: '100000' } });
+      t.equal(huge.status, 201, 'a limit over maxPageSize is brought down to it, as on the data route');
+      t.equal((await w.as('admin', 'POST', `/api/v1/reports/${huge.body.id}/run`)).body.items.length, 4);
+      for (const id of [two.body.id, huge.body.id]) t.equal((await w.as('admin', 'DELETE', `/api/v1/reports/${id}`)).status, 204);
       const groups = await w.as('other', 'POST', `/api/v1/reports/${grouped.body.id}/run`);
       t.same(groups.body.columns, [{ key: 'region', label: 'Region' }, { key: 'n', label: 'N' }]);
       t.same(groups.body.items, [{ region: 'EU', n: 1 }, { region: 'US', n: 2 }], 'other counts only its own docs');
