@@ -113,6 +113,12 @@ export interface AuthIdentity {
   revokeKey(id: string, context: AuthRequestContext): Promise<void>;
   /** Contacts of these users (at most 500 ids); unknown ids are left out. For server-side senders, not a route. */
   contactsOf(environmentId: string, userIds: readonly string[]): Promise<UserContact[]>;
+  /**
+   * A user as a principal, for server-side work done on its behalf (a scheduled report runs as its
+   * owner); null when the user is unknown or banned. Positions and permission sets are left to the
+   * access layer, as for a signed-in caller. Not a route.
+   */
+  principalOf(environmentId: string, userId: string): Promise<Principal | null>;
 }
 
 export const authIdentity = defineCapability<AuthIdentity>()({

@@ -6,6 +6,14 @@ export interface EmailMessage {
   /** Plain-text body; always sent. */
   text: string;
   html?: string;
+  /** Files sent with the message (a scheduled report's export). */
+  attachments?: EmailAttachment[];
+}
+
+export interface EmailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
 }
 
 export interface EmailSend {

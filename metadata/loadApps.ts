@@ -6,6 +6,7 @@ import { loadActions } from './loadActions.ts';
 import { loadBooks } from './loadBooks.ts';
 import { loadForms } from './loadForms.ts';
 import { loadFlows, checkFlowActions } from './loadFlows.ts';
+import { loadDashboards } from './loadDashboards.ts';
 import { loadOverrides } from './loadOverrides.ts';
 import { metadataError } from './metadataError.ts';
 import { readApp, type AppRead } from './readApp.ts';
@@ -69,7 +70,7 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
         objects.set(resolved.object.name, resolved.object);
       }
     }
-    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [], flows: [] });
+    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [], flows: [], dashboards: [] });
   }
 
   // Books and overrides point to objects, so they load once every object is known.
@@ -83,11 +84,15 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
   errors.push(...books.errors, ...overrides.errors, ...actions.errors, ...flows.errors);
   const refused = checkFlowActions([...actions.actions.values()].flat(), [...flows.flows.values()].flat());
   errors.push(...refused.errors);
+  // Dashboards' queries are type-checked against the resolved objects.
+  const dashboards = await loadDashboards(sources, objects);
+  errors.push(...dashboards.errors);
   for (const app of apps) {
     app.actions = (actions.actions.get(app.manifest.name) ?? []).filter((a) => !refused.actions.has(a.name));
     app.flows = flows.flows.get(app.manifest.name) ?? [];
     app.books = books.books.get(app.manifest.name) ?? [];
     app.overrides = overrides.overrides.get(app.manifest.name) ?? [];
+    app.dashboards = dashboards.dashboards.get(app.manifest.name) ?? [];
   }
   const forms = await loadForms(sources, objects);
   errors.push(...forms.errors);

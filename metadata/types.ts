@@ -7,6 +7,7 @@
 import type { ResolvedAction } from './actionTypes.ts';
 import type { ResolvedForm } from './formTypes.ts';
 import type { ResolvedFlow } from './flowTypes.ts';
+import type { ResolvedDashboard } from './dashboardTypes.ts';
 
 export const FIELD_TYPES = [
   'text', 'textarea', 'email', 'url', 'phone',
@@ -223,6 +224,8 @@ export interface LoadedApp {
   forms?: ResolvedForm[];
   /** flows/<name>.json: step sequences run by the flows plugin. */
   flows: ResolvedFlow[];
+  /** dashboards/<name>.json: widgets over reports and structured queries. */
+  dashboards: ResolvedDashboard[];
 }
 
 /** Who sees a book node: callers holding the permission set (admins see every node). */

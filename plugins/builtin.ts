@@ -25,6 +25,7 @@ import sms from './sms/index.ts';
 import orgScoping from './org-scoping/index.ts';
 import forms from './forms/index.ts';
 import approvals from './approvals/index.ts';
+import reports from './reports/index.ts';
 
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
@@ -69,6 +70,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   // Signed inbound hooks of api flows and the daily sweep of time-relative flows.
   { manifest: automation, enabledByDefault: true },
   { manifest: approvals, enabledByDefault: true },
+  { manifest: reports, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).

@@ -12,6 +12,7 @@ import { DEVICE_GRANT_PATHS, DEVICE_TOKEN_PATH, signDeviceToken } from './device
 import { CLIENT_IP_HEADER } from './clientIpHeader.ts';
 import { importUsers } from './import/importUsers.ts';
 import { contactsOf } from './contactsOf.ts';
+import { principalOfUser } from './principalOfUser.ts';
 import { errorFromResponse } from './mapAuthError.ts';
 import { PASSKEY_SIGN_IN_PATH, passkeySignInAnswer } from './passkeySignIn.ts';
 import type { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
@@ -185,6 +186,12 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       const env = deps.environments.get(environmentId);
       if (!env) throw codedError('NOT_FOUND', { what: `Environment '${environmentId.slice(0, 64)}'` });
       return contactsOf(env, userIds);
+    },
+
+    async principalOf(environmentId, userId) {
+      const env = deps.environments.get(environmentId);
+      if (!env) throw codedError('NOT_FOUND', { what: `Environment '${environmentId.slice(0, 64)}'` });
+      return principalOfUser(env, environmentId, userId);
     },
   };
 }

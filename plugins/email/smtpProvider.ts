@@ -31,6 +31,7 @@ export function smtpProvider(settings: SmtpSettings, log: Logger): EmailSend & {
           subject: message.subject,
           text: message.text,
           ...(message.html !== undefined ? { html: message.html } : {}),
+          ...(message.attachments ? { attachments: message.attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })) } : {}),
         });
       } catch (error) {
         const e = error as { code?: unknown; responseCode?: unknown; message?: unknown };

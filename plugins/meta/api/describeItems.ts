@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { humanize } from '../../../metadata/names.ts';
 import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
 import type { ResolvedFlow } from '../../../metadata/flowTypes.ts';
+import type { ResolvedDashboard } from '../../../metadata/dashboardTypes.ts';
 import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
 
 export type Doc = Record<string, unknown>;
@@ -75,6 +76,12 @@ export function describeFlow(flow: ResolvedFlow, dirs: ReadonlyMap<string, strin
     ...(flow.hook ? { hookRoute: `POST /api/v1/automation/hooks/${flow.name}/${flow.hook.id}` } : {}),
     package: app, source: sourceIn(source, dirs.get(app)),
   };
+}
+
+/** A dashboard as declared, with its run route, package and source file. */
+export function describeDashboard(dashboard: ResolvedDashboard, dirs: ReadonlyMap<string, string>): Doc {
+  const { source, app, ...rest } = dashboard;
+  return { ...rest, route: `POST /api/v1/dashboards/${dashboard.name}/run`, package: app, source: sourceIn(source, dirs.get(app)) };
 }
 
 export function describeApp(app: LoadedApp): Doc {

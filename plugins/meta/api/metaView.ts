@@ -3,11 +3,12 @@ import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts
 import { codedError } from '../../../kernel/errors.ts';
 import { isObjectSection, OBJECT_SECTIONS, type ObjectSection } from '../../../metadata/patchSchema.ts';
 import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
+import type { ResolvedDashboard } from '../../../metadata/dashboardTypes.ts';
 import type { ResolvedFlow } from '../../../metadata/flowTypes.ts';
 import type { ResolvedForm } from '../../../metadata/formTypes.ts';
 import type { ObjectPatch, ResolvedBook, ResolvedObject } from '../../../metadata/types.ts';
 import { applyObjectPatch, mergePatches } from './applyPatch.ts';
-import { describeAction, describeFlow, describeApp, describeBook, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
+import { describeAction, describeFlow, describeApp, describeBook, describeDashboard, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
 import { describeForm } from './describeForm.ts';
 import { findReferences, type Reference } from './findReferences.ts';
 import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
@@ -15,10 +16,10 @@ import { seesPolicies } from './policyAudience.ts';
 import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } from './objectSections.ts';
 import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
 
-export const METADATA_TYPES = ['app', 'object', 'book', 'action', 'form', 'flow'] as const;
+export const METADATA_TYPES = ['app', 'object', 'book', 'action', 'form', 'flow', 'dashboard'] as const;
 export type MetadataType = (typeof METADATA_TYPES)[number];
 
-const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [], action: [], form: [], flow: [] };
+const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [], action: [], form: [], flow: [], dashboard: [] };
 
 export interface Layers {
   base: Doc;
@@ -47,6 +48,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
   const actions = (): ResolvedAction[] => registry.apps().flatMap((a) => a.actions);
   const forms = (): ResolvedForm[] => registry.apps().flatMap((a) => a.forms ?? []);
   const flows = (): ResolvedFlow[] => registry.apps().flatMap((a) => a.flows);
+  const dashboards = (): ResolvedDashboard[] => registry.apps().flatMap((a) => a.dashboards);
 
   function packageLayer(object: string): { patch: ObjectPatch | null; apps: string[] } {
     const overrides = registry.apps().flatMap((a) => a.overrides.filter((o) => o.object === object));
@@ -100,7 +102,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
     types: METADATA_TYPES,
 
     summary() {
-      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length, action: actions().length, form: forms().length, flow: flows().length };
+      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length, action: actions().length, form: forms().length, flow: flows().length, dashboard: dashboards().length };
       return { version: registry.version(), types: METADATA_TYPES.map((type) => ({ type, count: counts[type], sections: SECTIONS[type] })) };
     },
 
@@ -112,6 +114,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       else if (type === 'action') items = actions().map((a) => describeAction(a, dirs()));
       else if (type === 'form') items = forms().map((f) => describeForm(f, dirs(), caller.principal));
       else if (type === 'flow') items = flows().map((f) => describeFlow(f, dirs()));
+      else if (type === 'dashboard') items = dashboards().map((d) => describeDashboard(d, dirs()));
       else {
         const patches = await overlays(caller, null);
         items = registry.objects().map((o) => objectLayers(o, patches.get(o.name) ?? null, caller).effective);
@@ -138,6 +141,9 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       } else if (type === 'flow') {
         const flow = flows().find((f) => f.name === name);
         doc = flow && describeFlow(flow, dirs());
+      } else if (type === 'dashboard') {
+        const dashboard = dashboards().find((d) => d.name === name);
+        doc = dashboard && describeDashboard(dashboard, dirs());
       } else {
         const book = books().find((b) => b.name === name);
         doc = book && bookDoc(book, caller.principal);

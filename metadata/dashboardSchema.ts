@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+export const WIDGET_TYPES = ['metric', 'table', 'chart'] as const;
+export const CHART_KINDS = ['bar', 'line', 'pie'] as const;
+
+const text = z.string().min(1, 'must be a non-empty string');
+
+/**
+ * One widget. Strict: an unknown key is a load error naming its path (`widgets[2].colour`).
+ * Its data is a stored report (`report`, its id) or a structured query (`query`, the body of
+ * POST /data/:object/query plus `object`), exactly one of them; the query is type-checked at load.
+ */
+export const widgetSchema = z.strictObject({
+  id: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'must be snake_case (a lowercase letter, then letters, digits or underscores; at most 63)'),
+  type: z.enum(WIDGET_TYPES, { error: `must be one of ${WIDGET_TYPES.join(', ')}` }),
+  title: text.max(200, 'must be at most 200 characters').optional(),
+  chart: z.enum(CHART_KINDS, { error: `must be one of ${CHART_KINDS.join(', ')}` }).optional(),
+  report: z.string().min(1).max(64, 'must be a report id (at most 64 characters)').optional(),
+  query: z.record(z.string(), z.unknown(), { error: 'must be a structured query object: { "object": "<name>", "where"?, "groupBy"?, ... }' }).optional(),
+});
+
+/** dashboards/<name>.json. */
+export const dashboardDefinitionSchema = z.strictObject({
+  name: z.string({ error: (i) => (i.input === undefined ? 'is required: the snake_case dashboard name' : 'must be a string') }),
+  label: text.max(200).optional(),
+  description: z.string().max(2000).optional(),
+  widgets: z.array(widgetSchema).min(1, 'must list at least one widget').max(50, 'a dashboard holds at most 50 widgets'),
+});
+
+export type ParsedDashboard = z.infer<typeof dashboardDefinitionSchema>;
+export type WidgetType = (typeof WIDGET_TYPES)[number];
