@@ -93,6 +93,13 @@ export const ERRORS = {
   // Actions.
   ACTION_HANDLER_MISSING: { status: 500, message: "Action '{action}' ({file}) runs a handler, but no plugin registered one. Fix: {fix}" },
   ACTION_HANDLER_UNDECLARED: { status: 500, message: "A handler was registered for action '{action}', but {reason}. Fix: {fix}" },
+
+  // AI.
+  AI_PROVIDER_ERROR: { status: 502, message: 'The AI provider {provider} failed: {reason}. Retry later, or check the provider and plugins.ai.providers.' },
+  AI_TIMEOUT: { status: 504, message: 'The AI provider {provider} did not answer within {timeoutMs} ms. Retry, or raise plugins.ai.requestTimeoutMs.' },
+  AI_MODEL_UNKNOWN: { status: 400, message: "Unknown model '{model}': name one as <provider>/<model>; known models: {known}." },
+  AI_NOT_CONFIGURED: { status: 500, message: 'The AI plugin is not configured: {reason}. Fix: {fix}' },
+  AI_ACTION_DECIDED: { status: 409, message: 'Pending action {id} is {status}: only a pending action can be approved or rejected.' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;
