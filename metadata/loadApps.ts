@@ -3,6 +3,7 @@ import type { CodedError } from '../kernel/errors.ts';
 import { suggest } from '../kernel/suggest.ts';
 import type { LoadedApp, ResolvedObject } from './types.ts';
 import { loadActions } from './loadActions.ts';
+import { loadAgents } from './loadAgents.ts';
 import { loadBooks } from './loadBooks.ts';
 import { loadOverrides } from './loadOverrides.ts';
 import { metadataError } from './metadataError.ts';
@@ -67,7 +68,7 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
         objects.set(resolved.object.name, resolved.object);
       }
     }
-    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [] });
+    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [], agents: [] });
   }
 
   // Books and overrides point to objects, so they load once every object is known.
@@ -77,10 +78,14 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
   // Actions read the resolved objects: their expressions are type-checked against the fields.
   const actions = await loadActions(sources, objects);
   errors.push(...books.errors, ...overrides.errors, ...actions.errors);
+  // Agents name actions as tools: they load once every action is known.
+  const agents = await loadAgents(sources, new Set([...actions.actions.values()].flat().map((a) => a.name)));
+  errors.push(...agents.errors);
   for (const app of apps) {
     app.actions = actions.actions.get(app.manifest.name) ?? [];
     app.books = books.books.get(app.manifest.name) ?? [];
     app.overrides = overrides.overrides.get(app.manifest.name) ?? [];
+    app.agents = agents.agents.get(app.manifest.name) ?? [];
   }
   return { apps, objects, errors };
 }

@@ -5,6 +5,7 @@
  */
 
 import type { ResolvedAction } from './actionTypes.ts';
+import type { ResolvedAgent } from './agentTypes.ts';
 
 export const FIELD_TYPES = [
   'text', 'textarea', 'email', 'url', 'phone',
@@ -217,6 +218,8 @@ export interface LoadedApp {
   overrides: PackageOverride[];
   /** actions/<name>.json: named operations served as POST /actions/<name>. */
   actions: ResolvedAction[];
+  /** agents/<name>.json: AI assistants run by the ai plugin (docs/ai.md). */
+  agents: ResolvedAgent[];
 }
 
 /** Who sees a book node: callers holding the permission set (admins see every node). */

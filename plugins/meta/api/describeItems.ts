@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { humanize } from '../../../metadata/names.ts';
 import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
+import type { ResolvedAgent } from '../../../metadata/agentTypes.ts';
 import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
 
 export type Doc = Record<string, unknown>;
@@ -64,6 +65,12 @@ export function describeAction(action: ResolvedAction, dirs: ReadonlyMap<string,
   return { ...rest, route: `POST /api/v1/actions/${action.name}`, package: app, source: sourceIn(source, dirs.get(app)) };
 }
 
+/** An agent as declared, with its package and source file. */
+export function describeAgent(agent: ResolvedAgent, dirs: ReadonlyMap<string, string>): Doc {
+  const { source, app, ...rest } = agent;
+  return { ...rest, package: app, source: sourceIn(source, dirs.get(app)) };
+}
+
 export function describeApp(app: LoadedApp): Doc {
   return {
     ...app.manifest,
@@ -72,5 +79,6 @@ export function describeApp(app: LoadedApp): Doc {
     books: app.books.map((b) => b.name),
     overrides: app.overrides.map((o) => o.object),
     actions: app.actions.map((a) => a.name),
+    agents: app.agents.map((a) => a.name),
   };
 }

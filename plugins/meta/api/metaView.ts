@@ -5,17 +5,17 @@ import { isObjectSection, OBJECT_SECTIONS, type ObjectSection } from '../../../m
 import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
 import type { ObjectPatch, ResolvedBook, ResolvedObject } from '../../../metadata/types.ts';
 import { applyObjectPatch, mergePatches } from './applyPatch.ts';
-import { describeAction, describeApp, describeBook, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
+import { describeAction, describeAgent, describeApp, describeBook, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
 import { findReferences, type Reference } from './findReferences.ts';
 import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
 import { seesPolicies } from './policyAudience.ts';
 import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } from './objectSections.ts';
 import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
 
-export const METADATA_TYPES = ['app', 'object', 'book', 'action'] as const;
+export const METADATA_TYPES = ['app', 'object', 'book', 'action', 'agent'] as const;
 export type MetadataType = (typeof METADATA_TYPES)[number];
 
-const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [], action: [] };
+const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [], action: [], agent: [] };
 
 export interface Layers {
   base: Doc;
@@ -42,6 +42,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
   const dirs = () => new Map(registry.apps().map((a) => [a.manifest.name, a.dir]));
   const books = (): ResolvedBook[] => registry.apps().flatMap((a) => a.books);
   const actions = (): ResolvedAction[] => registry.apps().flatMap((a) => a.actions);
+  const agents = () => registry.apps().flatMap((a) => a.agents);
 
   function packageLayer(object: string): { patch: ObjectPatch | null; apps: string[] } {
     const overrides = registry.apps().flatMap((a) => a.overrides.filter((o) => o.object === object));
@@ -95,7 +96,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
     types: METADATA_TYPES,
 
     summary() {
-      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length, action: actions().length };
+      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length, action: actions().length, agent: agents().length };
       return { version: registry.version(), types: METADATA_TYPES.map((type) => ({ type, count: counts[type], sections: SECTIONS[type] })) };
     },
 
@@ -105,6 +106,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       if (type === 'app') items = registry.apps().map(describeApp);
       else if (type === 'book') items = books().map((b) => bookDoc(b, caller.principal));
       else if (type === 'action') items = actions().map((a) => describeAction(a, dirs()));
+      else if (type === 'agent') items = agents().map((a) => describeAgent(a, dirs()));
       else {
         const patches = await overlays(caller, null);
         items = registry.objects().map((o) => objectLayers(o, patches.get(o.name) ?? null, caller).effective);
@@ -125,6 +127,9 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       } else if (type === 'action') {
         const action = actions().find((a) => a.name === name);
         doc = action && describeAction(action, dirs());
+      } else if (type === 'agent') {
+        const agent = agents().find((a) => a.name === name);
+        doc = agent && describeAgent(agent, dirs());
       } else {
         const book = books().find((b) => b.name === name);
         doc = book && bookDoc(book, caller.principal);
