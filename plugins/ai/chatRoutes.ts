@@ -77,7 +77,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
         try {
           for await (const event of client.chatStream({ model, messages: body.messages, temperature: body.temperature, maxTokens: body.maxTokens, signal: gone.signal })) {
             if (event.type === 'delta') out.write(sse('delta', { content: event.content }));
-            else {
+            else if (event.type === 'usage') {
               limiter.spend(key, event.usage.totalTokens);
               out.write(sse('usage', { model: id, usage: event.usage }));
             }

@@ -49,12 +49,12 @@ export interface ChatAnswer {
   usage: Usage;
 }
 
-export type StreamEvent = { type: 'delta'; content: string } | { type: 'usage'; usage: Usage };
+export type StreamEvent = { type: 'delta'; content: string } | { type: 'toolCalls'; calls: ToolCall[] } | { type: 'usage'; usage: Usage };
 
 export interface ProviderClient {
   readonly id: string;
   chat(request: ChatRequest): Promise<ChatAnswer>;
-  /** Deltas in order, then one usage event. */
+  /** Deltas in order, then the tool calls assembled from their deltas (if any), then one usage event. */
   chatStream(request: ChatRequest): AsyncIterable<StreamEvent>;
   complete(request: { model: string; prompt: string; temperature?: number; maxTokens?: number; signal?: AbortSignal }): Promise<{ text: string; usage: Usage }>;
   models(signal?: AbortSignal): Promise<string[]>;
@@ -178,6 +178,7 @@ export function createProviderClient(provider: ResolvedProvider, timeoutMs: numb
         async *[Symbol.asyncIterator]() {
           const clock = deadline(timeoutMs, request.signal);
           let usage: Usage = NO_USAGE;
+          const calls = new Map<number, ToolCall>();
           try {
             const stream = await client.chat.completions.create({
               model: request.model,
@@ -186,14 +187,32 @@ export function createProviderClient(provider: ResolvedProvider, timeoutMs: numb
               stream_options: { include_usage: true },
               ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
               ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+              ...toolsOf(request.tools),
             }, { signal: clock.signal });
             for await (const chunk of stream as AsyncIterable<unknown>) {
               if (typeof chunk !== 'object' || chunk === null) throw malformed(id, 'a stream chunk is not an object');
               const c = chunk as { choices?: Array<{ delta?: { content?: unknown } }>; usage?: unknown };
               if (c.usage) usage = usageOf(c.usage);
               if (c.choices !== undefined && !Array.isArray(c.choices)) throw malformed(id, 'chunk.choices is not a list');
-              const content = c.choices?.[0]?.delta?.content;
+              const delta = c.choices?.[0]?.delta as { content?: unknown; tool_calls?: unknown } | undefined;
+              const content = delta?.content;
               if (typeof content === 'string' && content !== '') yield { type: 'delta', content };
+              if (delta?.tool_calls !== undefined && delta.tool_calls !== null) {
+                if (!Array.isArray(delta.tool_calls)) throw malformed(id, 'delta.tool_calls is not a list');
+                for (const part of delta.tool_calls as Array<{ index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } }>) {
+                  const index = typeof part?.index === 'number' ? part.index : 0;
+                  const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
+                  if (typeof part.id === 'string') call.id = part.id;
+                  if (typeof part.function?.name === 'string') call.name += part.function.name;
+                  if (typeof part.function?.arguments === 'string') call.arguments += part.function.arguments;
+                  calls.set(index, call);
+                }
+              }
+            }
+            if (calls.size > 0) {
+              const list = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, call]) => call);
+              if (list.some((call) => call.id === '' || call.name === '')) throw malformed(id, 'a streamed tool call without id or function name');
+              yield { type: 'toolCalls', calls: list };
             }
           } catch (error) {
             throw mapError(error, clock.timedOut(), request.signal);
