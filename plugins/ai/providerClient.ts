@@ -209,6 +209,8 @@ export function createProviderClient(provider: ResolvedProvider, timeoutMs: numb
                 }
               }
             }
+            // The SDK's stream ends quietly when aborted: a deadline or a caller gone is not an answer.
+            if (clock.signal.aborted) throw mapError(new Error('aborted'), clock.timedOut(), request.signal);
             if (calls.size > 0) {
               const list = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, call]) => call);
               if (list.some((call) => call.id === '' || call.name === '')) throw malformed(id, 'a streamed tool call without id or function name');
