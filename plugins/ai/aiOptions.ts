@@ -25,7 +25,7 @@ export const aiOptionsSchema = z.strictObject({
   /** Rows `query_data` hands the model at most per call. */
   maxToolRows: z.number().int().min(1).max(500).default(50),
   /** Days a pending action waits for a decision before it expires. */
-  pendingActionTtlDays: z.number().min(0.0001).max(365).default(7),
+  pendingActionTtlDays: z.number().min(0.00001).max(365).default(7),
   /** Per user and process: AI requests per minute and provider tokens per day. */
   limits: z.strictObject({
     requestsPerMinute: z.number().int().min(1).max(100_000).default(30),

@@ -193,4 +193,22 @@ for (const driver of await databaseCases()) {
       t.same((await s.send('GET', '/api/v1/ai/pending-actions', s.admin)).body.items, [], `${c.name}: no pending action left`);
     }
   });
+  await t.test(`${driver.name}: ai:read sees its own conversations' actions; past the TTL they expire and never apply`, { skip: driver.skip }, async (t) => {
+    const s = await bootAi(t, driver.name, { ai: { pendingActionTtlDays: 0.00002 } });
+    const id = await conversation(s, s.reader);
+    s.fake.queue.push({ toolCalls: [{ name: 'create_record', args: { object: 'note', values: { title: 'LATE' } } }] }, { content: 'Queued.' });
+    const turn = await s.send('POST', `/api/v1/ai/conversations/${id}/messages`, s.reader, { content: 'go' });
+    const [pendingId] = turn.body.pendingActions as string[];
+    const own = await s.send('GET', '/api/v1/ai/pending-actions', s.reader);
+    t.same(own.body.items.map((a: { id: string; status: string }) => [a.id, a.status]), [[pendingId, 'pending']], 'ai:read lists the actions of its own conversations');
+    t.equal((await s.send('GET', `/api/v1/ai/pending-actions/${pendingId}`, s.reader)).body.status, 'pending');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const listed = await s.send('GET', '/api/v1/ai/pending-actions', s.approver);
+    t.same(listed.body.items.map((a: { status: string }) => a.status), ['expired'], 'reading the queue marks it expired');
+    const late = await s.send('POST', `/api/v1/ai/pending-actions/${pendingId}/approve`, s.approver);
+    t.equal(late.status, 409);
+    t.equal(late.body.error.code, 'AI_ACTION_DECIDED');
+    t.equal(late.body.error.details.status, 'expired');
+    t.notOk((await titles(s)).includes('LATE'), 'an expired action never applies');
+  });
 }
