@@ -109,6 +109,12 @@ export const ERRORS = {
   INVALID_STATE: { status: 409, message: 'Not possible in the current state: {reason}' },
   RECORD_LOCKED: { status: 409, message: 'Record {object} {id} is locked while approval request {requestId} is pending: only the approvers of its current step may change it. Fix: wait for the decision, or recall the request (its submitter).' },
   APPROVAL_NO_APPROVERS: { status: 409, message: "Step '{step}' of approval process '{process}' has no eligible approver (the submitter never approves its own request). Fix: assign its positions to users, or change the process." },
+  // AI.
+  AI_PROVIDER_ERROR: { status: 502, message: 'The AI provider {provider} failed: {reason}. Retry later, or check the provider and plugins.ai.providers.' },
+  AI_TIMEOUT: { status: 504, message: 'The AI provider {provider} did not answer within {timeoutMs} ms. Retry, or raise plugins.ai.requestTimeoutMs.' },
+  AI_MODEL_UNKNOWN: { status: 400, message: "Unknown model '{model}': name one as <provider>/<model>; known models: {known}." },
+  AI_NOT_CONFIGURED: { status: 500, message: 'The AI plugin is not configured: {reason}. Fix: {fix}' },
+  AI_ACTION_DECIDED: { status: 409, message: 'Pending action {id} is {status}: only a pending action can be approved or rejected.' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,6 +3,7 @@ import type { CodedError } from '../kernel/errors.ts';
 import { suggest } from '../kernel/suggest.ts';
 import type { LoadedApp, ResolvedObject } from './types.ts';
 import { loadActions } from './loadActions.ts';
+import { loadAgents } from './loadAgents.ts';
 import { loadBooks } from './loadBooks.ts';
 import { loadForms } from './loadForms.ts';
 import { loadFlows, checkFlowActions } from './loadFlows.ts';
@@ -70,7 +71,7 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
         objects.set(resolved.object.name, resolved.object);
       }
     }
-    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [], flows: [], dashboards: [] });
+    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [], flows: [], dashboards: [], agents: [] });
   }
 
   // Books and overrides point to objects, so they load once every object is known.
@@ -87,12 +88,16 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
   // Dashboards' queries are type-checked against the resolved objects.
   const dashboards = await loadDashboards(sources, objects);
   errors.push(...dashboards.errors);
+  // Agents name actions as tools: they load once every action is known.
+  const agents = await loadAgents(sources, new Set([...actions.actions.values()].flat().map((a) => a.name)));
+  errors.push(...agents.errors);
   for (const app of apps) {
     app.actions = (actions.actions.get(app.manifest.name) ?? []).filter((a) => !refused.actions.has(a.name));
     app.flows = flows.flows.get(app.manifest.name) ?? [];
     app.books = books.books.get(app.manifest.name) ?? [];
     app.overrides = overrides.overrides.get(app.manifest.name) ?? [];
     app.dashboards = dashboards.dashboards.get(app.manifest.name) ?? [];
+    app.agents = agents.agents.get(app.manifest.name) ?? [];
   }
   const forms = await loadForms(sources, objects);
   errors.push(...forms.errors);

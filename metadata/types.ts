@@ -8,6 +8,7 @@ import type { ResolvedAction } from './actionTypes.ts';
 import type { ResolvedForm } from './formTypes.ts';
 import type { ResolvedFlow } from './flowTypes.ts';
 import type { ResolvedDashboard } from './dashboardTypes.ts';
+import type { ResolvedAgent } from './agentTypes.ts';
 
 export const FIELD_TYPES = [
   'text', 'textarea', 'email', 'url', 'phone',
@@ -226,6 +227,8 @@ export interface LoadedApp {
   flows: ResolvedFlow[];
   /** dashboards/<name>.json: widgets over reports and structured queries. */
   dashboards: ResolvedDashboard[];
+  /** agents/<name>.json: AI assistants run by the ai plugin (docs/ai.md). */
+  agents: ResolvedAgent[];
 }
 
 /** Who sees a book node: callers holding the permission set (admins see every node). */

@@ -1,6 +1,7 @@
 import type { BuiltinPlugin } from '../runtime/resolvePlugins.ts';
 import { isPhoneNumberOn } from './auth/phoneNumberOptions.ts';
 import actions from './actions/index.ts';
+import ai from './ai/index.ts';
 import auth from './auth/index.ts';
 import authRoutes from './auth/routes/index.ts';
 import crm from './crm/index.ts';
@@ -71,6 +72,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: automation, enabledByDefault: true },
   { manifest: approvals, enabledByDefault: true },
   { manifest: reports, enabledByDefault: true },
+  // Chat, agents and the approval queue; providers from plugins.ai.providers or OPENAI_API_KEY.
+  { manifest: ai, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).

@@ -1,7 +1,7 @@
 import type { RowScope } from '../../../capabilities/dataScopes.ts';
 
 /** The engine's per-user objects: members read their own rows, and nobody, admins included, reads another's. */
-export const OWNER_PRIVATE_OBJECTS: ReadonlySet<string> = new Set(['sys_notification']);
+export const OWNER_PRIVATE_OBJECTS: ReadonlySet<string> = new Set(['sys_notification', 'sys_ai_conversation', 'sys_ai_message']);
 
 /**
  * The row scope of the owner-private objects: owner_id is the caller. A call without a principal

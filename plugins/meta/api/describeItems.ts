@@ -3,6 +3,7 @@ import { humanize } from '../../../metadata/names.ts';
 import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
 import type { ResolvedFlow } from '../../../metadata/flowTypes.ts';
 import type { ResolvedDashboard } from '../../../metadata/dashboardTypes.ts';
+import type { ResolvedAgent } from '../../../metadata/agentTypes.ts';
 import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
 
 export type Doc = Record<string, unknown>;
@@ -84,6 +85,12 @@ export function describeDashboard(dashboard: ResolvedDashboard, dirs: ReadonlyMa
   return { ...rest, route: `POST /api/v1/dashboards/${dashboard.name}/run`, package: app, source: sourceIn(source, dirs.get(app)) };
 }
 
+/** An agent as declared, with its package and source file. */
+export function describeAgent(agent: ResolvedAgent, dirs: ReadonlyMap<string, string>): Doc {
+  const { source, app, ...rest } = agent;
+  return { ...rest, package: app, source: sourceIn(source, dirs.get(app)) };
+}
+
 export function describeApp(app: LoadedApp): Doc {
   return {
     ...app.manifest,
@@ -93,5 +100,6 @@ export function describeApp(app: LoadedApp): Doc {
     overrides: app.overrides.map((o) => o.object),
     actions: app.actions.map((a) => a.name),
     flows: app.flows.map((f) => f.name),
+    agents: app.agents.map((a) => a.name),
   };
 }

@@ -8,7 +8,7 @@ import type { ResolvedFlow } from '../../../metadata/flowTypes.ts';
 import type { ResolvedForm } from '../../../metadata/formTypes.ts';
 import type { ObjectPatch, ResolvedBook, ResolvedObject } from '../../../metadata/types.ts';
 import { applyObjectPatch, mergePatches } from './applyPatch.ts';
-import { describeAction, describeFlow, describeApp, describeBook, describeDashboard, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
+import { describeAction, describeAgent, describeFlow, describeApp, describeBook, describeDashboard, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
 import { describeForm } from './describeForm.ts';
 import { findReferences, type Reference } from './findReferences.ts';
 import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
@@ -16,10 +16,10 @@ import { seesPolicies } from './policyAudience.ts';
 import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } from './objectSections.ts';
 import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
 
-export const METADATA_TYPES = ['app', 'object', 'book', 'action', 'form', 'flow', 'dashboard'] as const;
+export const METADATA_TYPES = ['app', 'object', 'book', 'action', 'form', 'flow', 'dashboard', 'agent'] as const;
 export type MetadataType = (typeof METADATA_TYPES)[number];
 
-const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [], action: [], form: [], flow: [], dashboard: [] };
+const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [], action: [], form: [], flow: [], dashboard: [], agent: [] };
 
 export interface Layers {
   base: Doc;
@@ -49,6 +49,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
   const forms = (): ResolvedForm[] => registry.apps().flatMap((a) => a.forms ?? []);
   const flows = (): ResolvedFlow[] => registry.apps().flatMap((a) => a.flows);
   const dashboards = (): ResolvedDashboard[] => registry.apps().flatMap((a) => a.dashboards);
+  const agents = () => registry.apps().flatMap((a) => a.agents);
 
   function packageLayer(object: string): { patch: ObjectPatch | null; apps: string[] } {
     const overrides = registry.apps().flatMap((a) => a.overrides.filter((o) => o.object === object));
@@ -102,7 +103,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
     types: METADATA_TYPES,
 
     summary() {
-      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length, action: actions().length, form: forms().length, flow: flows().length, dashboard: dashboards().length };
+      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length, action: actions().length, form: forms().length, flow: flows().length, dashboard: dashboards().length, agent: agents().length };
       return { version: registry.version(), types: METADATA_TYPES.map((type) => ({ type, count: counts[type], sections: SECTIONS[type] })) };
     },
 
@@ -115,6 +116,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       else if (type === 'form') items = forms().map((f) => describeForm(f, dirs(), caller.principal));
       else if (type === 'flow') items = flows().map((f) => describeFlow(f, dirs()));
       else if (type === 'dashboard') items = dashboards().map((d) => describeDashboard(d, dirs()));
+      else if (type === 'agent') items = agents().map((a) => describeAgent(a, dirs()));
       else {
         const patches = await overlays(caller, null);
         items = registry.objects().map((o) => objectLayers(o, patches.get(o.name) ?? null, caller).effective);
@@ -144,6 +146,9 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       } else if (type === 'dashboard') {
         const dashboard = dashboards().find((d) => d.name === name);
         doc = dashboard && describeDashboard(dashboard, dirs());
+      } else if (type === 'agent') {
+        const agent = agents().find((a) => a.name === name);
+        doc = agent && describeAgent(agent, dirs());
       } else {
         const book = books().find((b) => b.name === name);
         doc = book && bookDoc(book, caller.principal);

@@ -1,0 +1,13 @@
+import { z } from 'zod';
+
+/** agents/<name>.json. Strict: an unknown key is an error, with its path. */
+export const agentDefinitionSchema = z.strictObject({
+  name: z.string({ error: (i) => (i.input === undefined ? 'is required: the snake_case agent name' : 'must be a string') }),
+  label: z.string().min(1, 'must be a non-empty string').optional(),
+  description: z.string().max(2000).optional(),
+  model: z.string().regex(/^[a-z][a-z0-9_-]{0,62}\/.{1,200}$/, 'must be <providerId>/<model>, e.g. openai/gpt-4o-mini').optional(),
+  instructions: z.string({ error: 'is required: the system prompt of the agent' }).min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
+  tools: z.array(z.string({ error: 'must be a tool name' }), { error: 'must list tool names' }).max(100, 'must list at most 100 tools').default([]),
+});
+
+export type ParsedAgent = z.infer<typeof agentDefinitionSchema>;

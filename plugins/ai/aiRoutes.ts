@@ -1,0 +1,137 @@
+import type { FastifyRequest } from 'fastify';
+import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
+import { codedError } from '../../kernel/errors.ts';
+import { clientGone, schemas } from './aiRequest.ts';
+import type { Conversations } from './conversations.ts';
+import type { Caller, PendingActions } from './pendingActions.ts';
+
+const tags = ['ai'];
+const noQuery = { type: 'object', additionalProperties: false };
+const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] };
+const page = (statuses?: string[]) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    offset: { type: 'integer', minimum: 0, maximum: 100_000, default: 0 },
+    ...(statuses ? { status: { type: 'string', enum: statuses } } : {}),
+  },
+});
+const nullable = (type: string) => ({ type: [type, 'null'] });
+const toolCall = { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, arguments: { type: 'string' } } };
+const message = {
+  type: 'object',
+  properties: { id: { type: 'string' }, role: { type: 'string' }, content: nullable('string'), toolCalls: { type: 'array', items: toolCall }, toolCallId: { type: 'string' }, createdAt: { type: 'string' } },
+  required: ['id', 'role', 'content', 'createdAt'],
+};
+const conversation = {
+  type: 'object',
+  properties: { id: { type: 'string' }, title: nullable('string'), agent: nullable('string'), createdAt: { type: 'string' }, updatedAt: { type: 'string' } },
+  required: ['id', 'title', 'agent', 'createdAt'],
+};
+const anything = {};
+const pendingAction = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' }, status: { type: 'string', enum: ['pending', 'applying', 'applied', 'failed', 'rejected', 'expired'] },
+    kind: { type: 'string', enum: ['create', 'update', 'delete', 'action'] }, object: nullable('string'), recordId: nullable('string'), action: nullable('string'),
+    payload: anything, expectedVersion: nullable('integer'), conversationId: { type: 'string' }, proposedBy: { type: 'string' },
+    decidedBy: nullable('string'), decidedAt: nullable('string'), expiresAt: { type: 'string' }, result: anything, error: anything, createdAt: { type: 'string' },
+  },
+  required: ['id', 'status', 'kind', 'conversationId', 'proposedBy', 'expiresAt'],
+};
+
+function callerOf(request: FastifyRequest): Caller {
+  if (!request.principal) throw codedError('UNAUTHENTICATED');
+  return { environmentId: request.environmentId, principal: request.principal, requestId: request.id };
+}
+const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+
+/** /ai/conversations and /ai/pending-actions: thin edges over the conversation and approval services. */
+export function addAiRoutes(routes: HttpRoutes, conversations: Conversations, pending: PendingActions): void {
+  routes.add({
+    method: 'GET', path: '/ai/conversations', tags, permission: 'ai:chat',
+    summary: "The caller's conversations, newest first (limit, offset)",
+    schema: { querystring: page(), response: { 200: { type: 'object', properties: { items: { type: 'array', items: conversation }, total: { type: 'integer' } }, required: ['items', 'total'] } } },
+    handler: (request) => conversations.list(callerOf(request), request.query as { limit: number; offset: number }),
+  });
+  routes.add({
+    method: 'POST', path: '/ai/conversations', tags, permission: 'ai:chat', successStatus: 201,
+    summary: 'Start a conversation: { agent?, title? }; without an agent the default model answers with no tools',
+    schema: {
+      querystring: noQuery,
+      body: { type: 'object', additionalProperties: false, properties: { agent: { type: 'string', minLength: 1, maxLength: 63 }, title: { type: 'string', maxLength: 200 } } },
+      response: { 201: conversation },
+    },
+    handler: async (request, reply) => {
+      const created = await conversations.create(callerOf(request), (request.body ?? {}) as { agent?: string; title?: string });
+      reply.code(201);
+      return created;
+    },
+  });
+  routes.add({
+    method: 'GET', path: '/ai/conversations/:id', tags, permission: 'ai:chat',
+    summary: "One of the caller's conversations with its messages (another user's is 404)",
+    schema: { params: idParams, querystring: noQuery, response: { 200: { ...conversation, properties: { ...conversation.properties, messages: { type: 'array', items: message } } } } },
+    handler: (request) => conversations.get(callerOf(request), idOf(request)),
+  });
+  routes.add({
+    method: 'DELETE', path: '/ai/conversations/:id', tags, permission: 'ai:chat', successStatus: 204,
+    summary: "Delete one of the caller's conversations and its messages; 204 (pending actions it proposed stay in the queue)",
+    schema: { params: idParams, querystring: noQuery },
+    handler: async (request, reply) => {
+      await conversations.remove(callerOf(request), idOf(request));
+      reply.code(204);
+      return null;
+    },
+  });
+  routes.add({
+    method: 'POST', path: '/ai/conversations/:id/messages', tags, permission: 'ai:chat', errorStatuses: [429, 502, 504],
+    summary: "Append a user message { content } and run the agent: its tools read as the caller and queue writes for approval; answers the new messages",
+    schema: {
+      params: idParams, querystring: noQuery,
+      body: { type: 'object', additionalProperties: false, required: ['content'], properties: { content: { type: 'string', minLength: 1, maxLength: 100_000 } } },
+      response: {
+        200: {
+          type: 'object',
+          properties: { messages: { type: 'array', items: message }, usage: schemas.usage, stepLimitReached: { type: 'boolean' }, pendingActions: { type: 'array', items: { type: 'string' } } },
+          required: ['messages', 'usage', 'stepLimitReached', 'pendingActions'],
+        },
+      },
+    },
+    handler: async (request, reply) => {
+      const gone = clientGone(reply);
+      try {
+        return await conversations.send(callerOf(request), idOf(request), (request.body as { content: string }).content, gone.signal);
+      } finally {
+        gone.release();
+      }
+    },
+  });
+
+  const STATUSES = ['pending', 'applying', 'applied', 'failed', 'rejected', 'expired'];
+  routes.add({
+    method: 'GET', path: '/ai/pending-actions', tags, permission: 'ai:read',
+    summary: 'The approval queue, newest first: the actions of the caller\'s conversations (ai:approve holders: all of the environment); status, limit, offset',
+    schema: { querystring: page(STATUSES), response: { 200: { type: 'object', properties: { items: { type: 'array', items: pendingAction }, total: { type: 'integer' } }, required: ['items', 'total'] } } },
+    handler: (request) => pending.list(callerOf(request), request.query as { status?: string; limit: number; offset: number }),
+  });
+  routes.add({
+    method: 'GET', path: '/ai/pending-actions/:id', tags, permission: 'ai:read',
+    summary: 'One queued mutation (one the caller may not see is 404)',
+    schema: { params: idParams, querystring: noQuery, response: { 200: pendingAction } },
+    handler: (request) => pending.get(callerOf(request), idOf(request)),
+  });
+  routes.add({
+    method: 'POST', path: '/ai/pending-actions/:id/approve', tags, permission: 'ai:approve', errorStatuses: [409],
+    summary: 'Apply a pending mutation as the approving user (their row and field security), at the version the model saw; at most once',
+    schema: { params: idParams, querystring: noQuery, response: { 200: pendingAction } },
+    handler: (request) => pending.approve(callerOf(request), idOf(request)),
+  });
+  routes.add({
+    method: 'POST', path: '/ai/pending-actions/:id/reject', tags, permission: 'ai:approve', errorStatuses: [409],
+    summary: 'Discard a pending mutation',
+    schema: { params: idParams, querystring: noQuery, response: { 200: pendingAction } },
+    handler: (request) => pending.reject(callerOf(request), idOf(request)),
+  });
+}

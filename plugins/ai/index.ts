@@ -1,0 +1,41 @@
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../kernel/definePlugin.ts';
+import { aiOptionsSchema } from './aiOptions.ts';
+import { addAiRoutes } from './aiRoutes.ts';
+import { addChatRoutes } from './chatRoutes.ts';
+import { createConversations } from './conversations.ts';
+import { createModelCatalog } from './modelCatalog.ts';
+import { createPendingActions } from './pendingActions.ts';
+import { createProviderClient, type ProviderClient } from './providerClient.ts';
+import { resolveProviders } from './resolveProviders.ts';
+import { createUsageLimiter } from './usageLimiter.ts';
+
+/**
+ * AI: chat, completion and streaming through any OpenAI-compatible provider, agents declared in
+ * metadata, persistent conversations whose tools read as the caller, and an approval queue for
+ * the mutations a model proposes. Route keys: ai:chat, ai:read, ai:approve (docs/ai.md).
+ */
+export default definePlugin({
+  name: 'ai',
+  version: '16.0.0',
+  kernel: '^16.0.0',
+  requires: ['http.routes', 'data.engine', 'metadata.registry'],
+  optional: ['actions.registry'],
+  options: aiOptionsSchema,
+  register(ctx) {
+    const metadata = ctx.resolve('metadata.registry');
+    metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
+    const engine = ctx.resolve('data.engine');
+    const actions = () => ctx.resolve('actions.registry');
+    const providers = resolveProviders(ctx.options, process.env);
+    const clients = new Map<string, ProviderClient>(providers.map((p) => [p.id, createProviderClient(p, ctx.options.requestTimeoutMs)]));
+    const catalog = createModelCatalog(providers, clients, ctx.options.defaultModel);
+    const limiter = createUsageLimiter(ctx.options.limits);
+    const pending = createPendingActions({ engine, actions, ttlDays: ctx.options.pendingActionTtlDays });
+    const conversations = createConversations({ engine, metadata, actions, catalog, limiter, pending, maxSteps: ctx.options.maxSteps, maxToolRows: ctx.options.maxToolRows });
+    const routes = ctx.resolve('http.routes');
+    addChatRoutes(routes, catalog, limiter, ctx.log);
+    addAiRoutes(routes, conversations, pending);
+    ctx.log.debug({ providers: providers.map((p) => ({ id: p.id, baseURL: p.baseURL, key: p.apiKey ? 'set' : 'none' })) }, 'ai: providers');
+  },
+});
