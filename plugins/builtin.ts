@@ -21,6 +21,7 @@ import search from './search/index.ts';
 import sharing from './sharing/index.ts';
 import sms from './sms/index.ts';
 import orgScoping from './org-scoping/index.ts';
+import comments from './comments/index.ts';
 
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
@@ -63,4 +64,5 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).
   { manifest: crm, enabledByDefault: false },
+  { manifest: comments, enabledByDefault: true },
 ];
