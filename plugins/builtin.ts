@@ -22,6 +22,7 @@ import sharing from './sharing/index.ts';
 import sms from './sms/index.ts';
 import orgScoping from './org-scoping/index.ts';
 import comments from './comments/index.ts';
+import files from './files/index.ts';
 
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
@@ -65,4 +66,5 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).
   { manifest: crm, enabledByDefault: false },
   { manifest: comments, enabledByDefault: true },
+  { manifest: files, enabledByDefault: true },
 ];

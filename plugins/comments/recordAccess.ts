@@ -7,7 +7,7 @@ import { apiObject } from '../../metadata/apiObject.ts';
 import type { ApiMethod, ResolvedObject } from '../../metadata/types.ts';
 
 /**
- * The record a comment or file route is about, checked in the order that leaks nothing: the object
+ * The record a comment route is about, checked in the order that leaks nothing: the object
  * is served (404 as for /data), the feature is on for it (403, a fact about the object), and the
  * caller can read the record (a hidden record answers 404 exactly like a missing one).
  */
@@ -23,7 +23,7 @@ export async function readableRecord(
   return { object, id, ctx };
 }
 
-/** The signed-in user a write is made by: comments and files have an author. */
+/** The signed-in user a write is made by: a comment has an author. */
 export function author(request: FastifyRequest): Principal {
   if (!request.principal || request.principal.kind === 'system') throw codedError('UNAUTHENTICATED');
   return request.principal;

@@ -80,7 +80,7 @@ t.test('conditional field rules', async (t) => {
   });
 });
 
-t.test('the OpenAPI document carries the rules on the field schemas', async (t) => {
+t.test('the OpenAPI document carries the rules on the field schemas, and the comment and file routes', async (t) => {
   await eachBackend(t, ['conditionsdoc'], async (t, site) => {
     if (site.backend === 'postgres') return;
     const w = await recordsWorld(t, site);
@@ -90,5 +90,12 @@ t.test('the OpenAPI document carries the rules on the field schemas', async (t) 
     t.equal(record.properties!.close_reason!['x-visibleWhen'], "record.stage == 'lost'");
     t.equal(record.properties!.close_reason!['x-requiredWhen'], "record.stage == 'lost'");
     t.equal(record.properties!.discount!['x-readonlyWhen'], "record.stage == 'won'");
+    // Comment and file routes are documented on the objects that enable them only.
+    const paths = Object.keys(doc.paths);
+    for (const path of ['/data/deal/{id}/comments', '/data/deal/{id}/comments/{commentId}', '/data/deal/{id}/files', '/data/deal/{id}/files/{fileId}']) t.ok(paths.includes(path), path);
+    t.notOk(paths.includes('/data/memo/{id}/comments'), 'feeds off: no comment routes');
+    t.notOk(paths.includes('/data/memo/{id}/files'), 'files off: no file routes');
+    t.notOk(paths.some((p) => p.startsWith('/data/sys_') && /comments|files/.test(p)), 'nor on engine-owned objects');
+    t.ok(doc.paths['/data/deal/{id}/files'].post.requestBody.content['multipart/form-data'], 'the upload is multipart');
   });
 });
