@@ -48,8 +48,9 @@ function view(row: DataRecord) {
   };
 }
 
+/** Engine-owned objects have no feed, whatever their flag says. */
 function feedsOn(object: ResolvedObject): void {
-  if (!object.enable.feeds) throw codedError('FEEDS_DISABLED', { object: object.name });
+  if (!object.enable.feeds || object.system) throw codedError('FEEDS_DISABLED', { object: object.name });
 }
 
 export interface CommentDeps {

@@ -18,14 +18,15 @@ export default definePlugin({
   register(ctx) {
     const engine = ctx.resolve('data.engine');
     const database = ctx.resolve('data.database');
+    const metadata = ctx.resolve('metadata.registry');
     addCommentRoutes(ctx.resolve('http.routes'), {
       engine,
-      metadata: ctx.resolve('metadata.registry'),
+      metadata,
       notifications: () => ctx.resolve('notifications.send'),
       log: ctx.log,
     });
     ctx.hook('data.afterDelete', async (event: { object: string; previous: { id: unknown }; trash?: boolean; ctx: { environmentId: string }; engine: DataEngine }) => {
-      if (event.trash || event.object === COMMENT_OBJECT) return;
+      if (event.trash || metadata.object(event.object)?.system !== false) return;
       await database.withDatabase(event.ctx.environmentId, ({ knex }) =>
         knex(COMMENT_OBJECT).where({ object: event.object, record_id: String(event.previous.id) }).delete(), event.engine);
     });

@@ -61,8 +61,9 @@ function view(row: DataRecord) {
   };
 }
 
+/** Engine-owned objects have no files, whatever their flag says. */
 function filesOn(object: ResolvedObject): void {
-  if (!object.enable.files) throw codedError('FILES_DISABLED', { object: object.name });
+  if (!object.enable.files || object.system) throw codedError('FILES_DISABLED', { object: object.name });
 }
 
 const isStream = (body: unknown): body is AsyncIterable<Buffer> => typeof body === 'object' && body !== null && Symbol.asyncIterator in body;

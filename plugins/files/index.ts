@@ -36,15 +36,16 @@ export default definePlugin({
     const store = createDiskStore(isAbsolute(dir) ? dir : join(process.cwd(), dir));
     const database = ctx.resolve('data.database');
     const engine = ctx.resolve('data.engine');
+    const metadata = ctx.resolve('metadata.registry');
     addFileRoutes(ctx.resolve('http.routes'), {
       engine,
-      metadata: ctx.resolve('metadata.registry'),
+      metadata,
       grants: ctx.resolve('access.grants'),
       store,
       options: { maxBytes: ctx.options.maxBytes, ...(ctx.options.allowedTypes ? { allowedTypes: ctx.options.allowedTypes } : {}) },
     });
     ctx.hook('data.afterDelete', async (event: { object: string; previous: { id: unknown }; trash?: boolean; ctx: { environmentId: string }; engine: DataEngine }) => {
-      if (event.trash || event.object === FILE_OBJECT) return;
+      if (event.trash || metadata.object(event.object)?.system !== false) return;
       const environmentId = event.ctx.environmentId;
       const keys = await database.withDatabase(environmentId, async ({ knex }) => {
         const where = { object: event.object, record_id: String(event.previous.id) };

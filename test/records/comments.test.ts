@@ -42,6 +42,11 @@ t.test('comments', async (t) => {
       t.equal(off.body.error.message, 'Comments are disabled on object memo (enable.feeds is false).');
     }
 
+    const position = await w.must(w.as('admin', 'POST', '/api/v1/data/sys_position', { name: 'clerk' }));
+    const engineOwned = await w.as('admin', 'GET', `/api/v1/data/sys_position/${position.id}/comments`);
+    t.equal(engineOwned.status, 403, 'engine-owned objects have no feed');
+    t.equal(engineOwned.body.error.code, 'FEEDS_DISABLED');
+
     // Author or admin: on a record everyone reads, another member may comment but not change others' comments.
     const note = await w.must(w.as('admin', 'POST', '/api/v1/data/note', { title: 'SHARED-NOTE' }));
     const noteUrl = `/api/v1/data/note/${note.id}/comments`;

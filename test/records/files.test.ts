@@ -90,6 +90,11 @@ t.test('files', async (t) => {
       t.equal(reply.body.error.code, 'FILES_DISABLED');
     }
 
+    const position = await w.must(w.as('admin', 'POST', '/api/v1/data/sys_position', { name: 'clerk' }));
+    const engineOwned = await w.as('admin', 'GET', `/api/v1/data/sys_position/${position.id}/files`);
+    t.equal(engineOwned.status, 403, 'engine-owned objects have no files');
+    t.equal(engineOwned.body.error.code, 'FILES_DISABLED');
+
     // Read access lists and downloads; edit access uploads and deletes.
     const doc = await w.must(w.as('admin', 'POST', '/api/v1/data/doc', { title: 'PUBLIC-READ-DOC' }));
     const docUrl = `/api/v1/data/doc/${doc.id}/files`;
