@@ -1,6 +1,7 @@
 import { SYSTEM_FIELDS } from './types.ts';
 import { nameProblem } from './names.ts';
 import type { MetadataProblem } from './metadataError.ts';
+import { unenforcedKeyProblems } from './unenforcedKeys.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -85,6 +86,7 @@ export function checkObjectSemantics(input: unknown): MetadataProblem[] {
   if (input['owner'] === false && input['sharingModel'] === 'private') {
     add('sharingModel', "an object without an owner (owner: false) cannot be private: nobody owns its records; use 'public_read' or 'public_read_write'");
   }
+  problems.push(...unenforcedKeyProblems(input));
   return problems;
 }
 

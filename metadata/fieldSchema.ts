@@ -11,8 +11,13 @@ const AUTONUMBER_TOKEN = /\{0+\}/g;
 const label = z.string().min(1, 'must be a non-empty string');
 const flag = z.boolean();
 
+const condition = z.string({ error: 'must be a CEL expression over record.<field>, e.g. "record.stage == \'won\'"' }).min(1, 'must not be empty');
+/** Conditional rules (CEL over the record, compiled at load): see metadata/fieldConditions.ts. */
+const visibility = { visibleWhen: condition.optional() };
+const conditional = { ...visibility, readonlyWhen: condition.optional(), requiredWhen: condition.optional() };
+
 /** Keys every field accepts. */
-const base = { label: label.optional(), help: z.string().optional(), readonly: flag.optional() };
+const base = { label: label.optional(), help: z.string().optional(), readonly: flag.optional(), ...conditional };
 /** Keys of fields stored in a column. */
 const stored = { required: flag.optional(), unique: flag.optional(), indexed: flag.optional() };
 const bounds = { min: z.number().optional(), max: z.number().optional() };
@@ -71,11 +76,11 @@ export const FIELD_SCHEMAS = {
   }),
   json: z.strictObject({ type: z.literal('json'), ...base, required: flag.optional(), default: z.unknown().optional() }),
   autonumber: z.strictObject({
-    type: z.literal('autonumber'), ...base, unique: flag.optional(), indexed: flag.optional(), searchable: flag.optional(),
+    type: z.literal('autonumber'), label: base.label, help: base.help, readonly: base.readonly, ...visibility, unique: flag.optional(), indexed: flag.optional(), searchable: flag.optional(),
     format: z.string().refine((v) => (v.match(AUTONUMBER_TOKEN) ?? []).length === 1, 'must contain exactly one {0...} placeholder, e.g. LEAD-{0000}').optional(),
   }),
   formula: z.strictObject({
-    type: z.literal('formula'), label: base.label, help: base.help,
+    type: z.literal('formula'), label: base.label, help: base.help, ...visibility,
     expression: z.string({ error: (i) => (i.input === undefined ? 'is required: a CEL expression over record.<field>' : 'must be a string') }).min(1, 'must not be empty'),
     returns: z.enum(FORMULA_TYPES, { error: (i) => (i.input === undefined ? `is required: one of ${FORMULA_TYPES.join(', ')}` : `must be one of ${FORMULA_TYPES.join(', ')}`) }),
   }),

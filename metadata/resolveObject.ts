@@ -2,6 +2,7 @@ import { isCodedError, type CodedError } from '../kernel/errors.ts';
 import type { ObjectDefinition, ResolvedField, ResolvedObject, ResolvedValidationRule, SelectOption } from './types.ts';
 import { compileExpression, compileFormula } from './cel/compileExpression.ts';
 import { humanize, pluralize } from './names.ts';
+import { FIELD_CONDITION_KEYS } from './fieldConditions.ts';
 
 const TEXT_TYPES = new Set(['text']);
 
@@ -47,6 +48,12 @@ export function resolveObject({ definition: def, source, app }: ResolveInput): {
     if (field.type === 'formula') {
       const compiled = collect(() => compileFormula(scope, name, { file: source, path: `fields.${name}.expression` }));
       if (compiled) resolved.compiled = compiled;
+    }
+    for (const key of FIELD_CONDITION_KEYS) {
+      const expression = field[key];
+      if (expression === undefined) continue;
+      const compiled = collect(() => compileExpression(expression, scope, 'boolean', { file: source, path: `fields.${name}.${key}` }));
+      if (compiled) (resolved.conditions ??= {})[key] = compiled;
     }
     fields[name] = resolved;
   }

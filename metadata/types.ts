@@ -63,6 +63,12 @@ export interface FieldDefinition {
   returns?: FormulaType;
   /** autonumber: display format, `{0000}` is the zero-padded sequence, e.g. `LEAD-{0000}`. */
   format?: string;
+  /** CEL over the record: the field is read and written only for records where it is true. */
+  visibleWhen?: string;
+  /** CEL over the stored record: while true, an update may not change the field. */
+  readonlyWhen?: string;
+  /** CEL over the record as written: while true, the field must have a value. */
+  requiredWhen?: string;
 }
 
 export interface ValidationRule {
@@ -163,7 +169,12 @@ export interface ResolvedField extends FieldDefinition {
   optionValues?: string[];
   /** formula: compiled expression. */
   compiled?: CompiledExpression;
+  /** visibleWhen, readonlyWhen, requiredWhen compiled (type-checked at load). */
+  conditions?: FieldConditions;
 }
+
+export type FieldConditionKey = 'visibleWhen' | 'readonlyWhen' | 'requiredWhen';
+export type FieldConditions = Partial<Record<FieldConditionKey, CompiledExpression>>;
 
 export interface ResolvedValidationRule extends ValidationRule {
   compiled: CompiledExpression;

@@ -27,6 +27,8 @@ import orgScoping from './org-scoping/index.ts';
 import forms from './forms/index.ts';
 import approvals from './approvals/index.ts';
 import reports from './reports/index.ts';
+import comments from './comments/index.ts';
+import files from './files/index.ts';
 
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
@@ -78,4 +80,6 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).
   { manifest: crm, enabledByDefault: false },
+  { manifest: comments, enabledByDefault: true },
+  { manifest: files, enabledByDefault: true },
 ];

@@ -143,6 +143,27 @@ const KNOWN: Record<string, Known> = {
   'GET /trash': { methods: ['restore'], verb: 'listTrash', system: false, when: (o) => o.enable.trash, build: (o, r) => generic(o, r, `${o.pluralLabel} in the trash`) },
   'POST /{id}/restore': { methods: ['restore'], verb: 'restore', system: false, when: (o) => o.enable.trash, build: (o, r) => generic(o, r, `Restore a ${o.label.toLowerCase()} from the trash`) },
   'DELETE /{id}/purge': { methods: ['purge'], verb: 'purge', system: false, when: (o) => o.enable.trash, build: (o, r) => generic(o, r, `Purge a ${o.label.toLowerCase()} from the trash`) },
+  // Comments (plugins/comments) and files (plugins/files): only on objects that enable them.
+  'GET /{id}/comments': { methods: ['get'], verb: 'listComments', system: false, when: (o) => o.enable.feeds, build: (o, r) => generic(o, r, `Comments on a ${o.label.toLowerCase()}, newest first`) },
+  'POST /{id}/comments': { methods: ['get'], verb: 'comment', system: false, when: (o) => o.enable.feeds, build: (o, r) => generic(o, r, `Comment on a ${o.label.toLowerCase()}`) },
+  'PATCH /{id}/comments/{commentId}': { methods: ['get'], verb: 'editComment', system: false, when: (o) => o.enable.feeds, build: (o, r) => generic(o, r, `Edit a comment on a ${o.label.toLowerCase()} (author or admin)`) },
+  'DELETE /{id}/comments/{commentId}': { methods: ['get'], verb: 'deleteComment', system: false, when: (o) => o.enable.feeds, build: (o, r) => generic(o, r, `Delete a comment on a ${o.label.toLowerCase()} (author or admin)`) },
+  'GET /{id}/files': { methods: ['get'], verb: 'listFiles', system: false, when: (o) => o.enable.files, build: (o, r) => generic(o, r, `Files of a ${o.label.toLowerCase()}, newest first`) },
+  'POST /{id}/files': {
+    methods: ['update'], verb: 'uploadFile', system: false, when: (o) => o.enable.files,
+    build: (o, r) => ({
+      ...generic(o, r, `Upload a file to a ${o.label.toLowerCase()} (edit access)`),
+      requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'The file; its part\'s filename and Content-Type are kept as its name and type.' } } } } } },
+    }),
+  },
+  'GET /{id}/files/{fileId}': {
+    methods: ['get'], verb: 'downloadFile', system: false, when: (o) => o.enable.files,
+    build: (o, r) => ({
+      ...generic(o, r, `Download a file of a ${o.label.toLowerCase()}: an attachment, nosniff`),
+      responses: { 200: { description: 'The bytes, with Content-Disposition: attachment and X-Content-Type-Options: nosniff', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } },
+    }),
+  },
+  'DELETE /{id}/files/{fileId}': { methods: ['update'], verb: 'deleteFile', system: false, when: (o) => o.enable.files, build: (o, r) => generic(o, r, `Delete a file of a ${o.label.toLowerCase()} (edit access)`) },
   'POST /import': { methods: ['import'], verb: 'import', build: (o, r) => importOperation(o, r) },
   'POST /export': {
     methods: ['export'], verb: 'export',

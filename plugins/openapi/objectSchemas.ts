@@ -46,6 +46,8 @@ export function fieldSchema(field: ResolvedField, mode: 'record' | 'input', serv
   if (help) schema.description = help;
   if (field.default !== undefined && field.type !== 'json') schema.default = field.default;
   if (mode === 'record' && field.readonly) schema.readOnly = true;
+  // Conditional rules (CEL over the record), enforced by the server: see docs/data-api.md.
+  for (const key of ['visibleWhen', 'readonlyWhen', 'requiredWhen'] as const) if (field[key] !== undefined) schema[`x-${key}`] = field[key];
   // An empty string is no value: a required field refuses it.
   if (mode === 'input' && field.required && schema.type === 'string' && schema.enum === undefined) schema.minLength = 1;
   // json accepts null as a value; the others take null for "no value" unless required.

@@ -68,6 +68,7 @@ function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: u
       if (field.type === 'currency' && Math.abs(value) >= CURRENCY_LIMIT) return fail(`must be less than ${CURRENCY_LIMIT} in absolute value`);
       if (field.min !== undefined && value < field.min) return fail(`must be at least ${field.min}`);
       if (field.max !== undefined && value > field.max) return fail(`must be at most ${field.max}`);
+      if (field.scale !== undefined && Number(value.toFixed(field.scale)) !== value) return fail(`must have at most ${field.scale} digit${field.scale === 1 ? '' : 's'} after the decimal point`);
       return ok(value);
     }
     case 'boolean':

@@ -17,6 +17,7 @@ import { dialectOf } from '../sql/dialect.ts';
 import { driverInputError } from './driverInputError.ts';
 import { accessFor, appliesTo, celContext, objectOrNotFound, planOwner, withUser, type EngineDeps } from './engineDeps.ts';
 import { readNow } from './readNow.ts';
+import { hideInvisibleIn } from './hideInvisibleIn.ts';
 import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
 import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
@@ -153,6 +154,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       if (costly && ctx.signal?.aborted) throw requestClosed();
       throw budgetError(error, cost) ?? driverInputError(error) ?? error;
     }
+    // Conditional visibility is decided on the record as read, before field security removes anything.
+    if (!ctx.system) hideInvisibleIn(result.items, ast, cel);
     if (access) stripHidden(result.items, ast, access.profile);
     if (!hooks) return result;
     const after = { object: object.name, query: before.query, result, ctx };

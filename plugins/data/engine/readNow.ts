@@ -5,6 +5,7 @@ import { bindId } from '../query/byIdPlans.ts';
 import { recordDecoder } from '../query/executeQuery.ts';
 import { directReader } from '../sql/sqliteReader.ts';
 import { driverInputError } from './driverInputError.ts';
+import { hideInvisibleIn } from './hideInvisibleIn.ts';
 import { accessKnown, appliesTo, celContext, planOwner, type EngineDeps } from './engineDeps.ts';
 
 /**
@@ -33,6 +34,7 @@ export function readNow(deps: EngineDeps, object: ResolvedObject, id: string, ct
   }
   if (rows.length === 0) return null;
   const items = [recordDecoder(plan.ast, 'sqlite', plan.ast.formulas.length > 0 ? celContext(ctx) : undefined)(rows[0]!)];
+  if (!ctx.system) hideInvisibleIn(items, plan.ast, celContext(ctx));
   if (access) stripHidden(items, plan.ast, access.profile);
   return items[0];
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { DataContext, DataEngine, DataRecord, WriteOptions } from '../../../capabilities/dataEngine.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import { checkValidationRules } from '../../../metadata/checkValidationRules.ts';
+import { conditionProblems } from '../../../metadata/fieldConditions.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { computeFormulas } from '../query/computeFormulas.ts';
 import { encodeValue, formatAutonumber, recordToRow, rowToRecord } from '../sql/codec.ts';
@@ -109,11 +110,19 @@ function coerceOrThrow(object: ResolvedObject, input: DataRecord, mode: 'create'
   return values;
 }
 
-async function checkRecord(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext, references: ReferenceScope | undefined) {
+/** What the caller itself sent (before hooks) and the stored record of an update: the conditional field rules read them. */
+interface Written {
+  sent: DataRecord;
+  previous?: DataRecord;
+}
+
+async function checkRecord(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext, references: ReferenceScope | undefined, written: Written) {
   const errors: FieldError[] = await checkReferences(trx, object, changed, references, (name) => deps.metadata.object(name));
   const withFormulas = { ...full };
   const formulas = [...objectColumns(object).formulas.values()];
   if (formulas.length > 0) computeFormulas(withFormulas, formulas, celContext(ctx));
+  const write = { mode, sent: Object.keys(written.sent), system: ctx.system === true, next: withFormulas, ...(written.previous ? { previous: written.previous } : {}) };
+  errors.push(...conditionProblems(object, write, celContext(ctx)));
   for (const v of checkValidationRules(object, withFormulas, mode, celContext(ctx))) errors.push({ path: v.field, message: v.message });
   if (errors.length > 0) throw validationError(errors);
 }
@@ -200,7 +209,7 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
   }
   // A lookup the caller sent (and the hooks kept) must name a record the caller may read.
   const references = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === coerced[field]);
-  await checkRecord(deps, trx, object, values, record, 'create', ctx, references);
+  await checkRecord(deps, trx, object, values, record, 'create', ctx, references, { sent: coerced });
   await write(object, () => trx(object.name).insert(row));
   await writeHistory(deps, trx, object, { recordId: String(record.id), operation: 'create', version: 1, changes: createdChanges(values) }, ctx);
   const stored = await scope.read(object, record.id as string, ctx);
@@ -225,7 +234,7 @@ export async function updateRecord(
   const values = coerceOrThrow(object, event.patch, 'update', 'hook');
   // A lookup left as it was needs no read grant: the caller only sent back what the record holds.
   const references = referenceScope(deps, ctx, access, (field) => values[field] === coerced[field] && values[field] !== previous[field]);
-  await checkRecord(deps, trx, object, values, { ...previous, ...values }, 'update', ctx, references);
+  await checkRecord(deps, trx, object, values, { ...previous, ...values }, 'update', ctx, references, { sent: coerced, previous });
   const row = recordToRow(object, { ...values, updated_at: new Date().toISOString(), updated_by: ctx.principal?.userId ?? null }, dialectOf(trx));
   const count = await write(object, () => trx(object.name).where({ id, version }).update({ ...row, version: version + 1 }));
   if (count === 0) throw await versionConflict(trx, object, id, version);

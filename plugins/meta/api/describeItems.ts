@@ -29,7 +29,7 @@ export function sourceIn(source: string, dir: string | undefined): string {
 }
 
 function describeField(field: ResolvedField): FieldDoc {
-  const { compiled: _compiled, optionValues: _values, name: _name, options, ...rest } = field;
+  const { compiled: _compiled, conditions: _conditions, optionValues: _values, name: _name, options, ...rest } = field;
   const doc: FieldDoc = { ...rest };
   if (options) {
     doc.options = options.map((o: string | SelectOption) =>

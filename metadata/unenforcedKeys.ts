@@ -1,0 +1,31 @@
+import type { MetadataProblem } from './metadataError.ts';
+
+/**
+ * Keys the declaration language knows but nothing in this runtime acts on yet. Accepting them would
+ * be declared-but-unenforced metadata, so the loader refuses them, naming the path. A key leaves this
+ * list in the change that makes it do something.
+ */
+export const UNENFORCED_OBJECT_KEYS: Readonly<Record<string, string>> = {
+  'enable.activities': 'no activities timeline is served by this runtime yet; remove the key (a record\'s changes are read through enable.trackHistory and GET /data/:object/:id/history)',
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The declared keys of an object (dotted paths) that nothing enforces. */
+export function unenforcedKeyProblems(input: unknown): MetadataProblem[] {
+  if (!isObject(input)) return [];
+  const problems: MetadataProblem[] = [];
+  for (const [path, why] of Object.entries(UNENFORCED_OBJECT_KEYS)) {
+    if (hasPath(input, path)) problems.push({ path, reason: `is not enforced: ${why}` });
+  }
+  return problems;
+}
+
+function hasPath(input: Record<string, unknown>, path: string): boolean {
+  let at: unknown = input;
+  for (const key of path.split('.')) {
+    if (!isObject(at) || !Object.hasOwn(at, key)) return false;
+    at = at[key];
+  }
+  return true;
+}

@@ -1,0 +1,70 @@
+import { isAbsolute, join } from 'node:path';
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import type { DataEngine } from '../../capabilities/dataEngine.ts';
+import { definePlugin } from '../../kernel/definePlugin.ts';
+import { addFileRoutes, FILE_OBJECT } from './fileRoutes.ts';
+import { createDiskStore } from './fileStore.ts';
+
+export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+
+const optionsSchema = z.strictObject({
+  /** Where file bytes are kept; relative paths are read from the working directory. Default: `<dataDir>/files`. */
+  dir: z.string().min(1).optional(),
+  /** Largest file accepted, in bytes (default 10 MiB, at most 1 GiB). */
+  maxBytes: z.number().int().min(1).max(1024 * 1024 * 1024).default(DEFAULT_MAX_BYTES),
+  /** Media types accepted (`image/png`, `image/*`); unset accepts any. */
+  allowedTypes: z.array(z.string().regex(/^([a-z0-9][a-z0-9!#$&^_.+-]*|\*)\/([a-z0-9][a-z0-9!#$&^_.+-]*|\*)$/, 'must be a media type such as image/png or image/*')).min(1).optional(),
+});
+
+/**
+ * Files attached to records of objects with `enable.files: true` (otherwise 403 FILES_DISABLED):
+ * /data/:object/:id/files. Rows in the engine-owned sys_file; bytes on local disk through a store
+ * interface. A record deleted for good takes its files along: rows in the delete's transaction,
+ * bytes once it committed. See docs/files.md.
+ */
+export default definePlugin({
+  name: 'files',
+  version: '16.0.0',
+  kernel: '^16.0.0',
+  requires: ['data.engine', 'data.database', 'metadata.registry', 'http.routes', 'runtime.info'],
+  optional: ['access.grants'],
+  options: optionsSchema,
+  register(ctx) {
+    const info = ctx.resolve('runtime.info');
+    const dir = ctx.options.dir ?? join(info.dataDir, 'files');
+    const store = createDiskStore(isAbsolute(dir) ? dir : join(process.cwd(), dir));
+    const database = ctx.resolve('data.database');
+    const engine = ctx.resolve('data.engine');
+    const metadata = ctx.resolve('metadata.registry');
+    addFileRoutes(ctx.resolve('http.routes'), {
+      engine,
+      metadata,
+      grants: ctx.resolve('access.grants'),
+      store,
+      options: { maxBytes: ctx.options.maxBytes, ...(ctx.options.allowedTypes ? { allowedTypes: ctx.options.allowedTypes } : {}) },
+    });
+    ctx.hook('data.afterDelete', async (event: { object: string; previous: { id: unknown }; trash?: boolean; ctx: { environmentId: string }; engine: DataEngine }) => {
+      if (event.trash || metadata.object(event.object)?.system !== false) return;
+      const environmentId = event.ctx.environmentId;
+      const keys = await database.withDatabase(environmentId, async ({ knex }) => {
+        const where = { object: event.object, record_id: String(event.previous.id) };
+        const rows = (await knex(FILE_OBJECT).where(where).select('storage_key')) as Array<{ storage_key: string }>;
+        if (rows.length === 0) return null;
+        await knex(FILE_OBJECT).where(where).delete();
+        return { keys: rows.map((r) => r.storage_key), committed: (knex as Knex.Transaction).executionPromise };
+      }, event.engine);
+      if (!keys) return;
+      // The bytes go once the delete committed, and only those whose rows are gone then: a rollback keeps them.
+      const removeGone = async () => {
+        const alive = await database.withDatabase(environmentId, ({ knex }) => knex(FILE_OBJECT).whereIn('storage_key', keys.keys).select('storage_key')) as Array<{ storage_key: string }>;
+        const kept = new Set(alive.map((r) => r.storage_key));
+        for (const key of keys.keys) if (!kept.has(key)) await store.remove(environmentId, key);
+      };
+      void Promise.resolve(keys.committed).then(
+        () => removeGone().catch((error: unknown) => ctx.log.warn({ err: error, object: event.object }, 'removing the files of a deleted record failed')),
+        () => undefined,
+      );
+    });
+  },
+});
