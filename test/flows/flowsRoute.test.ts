@@ -169,9 +169,14 @@ t.test('flows over HTTP', async (t) => {
       const calmNotes = (await as(admin, 'GET', `/api/v1/data/note?where=${encodeURIComponent(JSON.stringify({ task_id: calm.id }))}`)).body.items;
       t.equal(calmNotes.length, 0, 'no run for a record the condition refuses');
       const runs = await site.query(site.ids[0]!, "select count(*) as n from sys_flow_run where flow = 'on_urgent'");
-      t.equal(Number(runs[0]!.n), 1, 'one run, and its own update did not start another');
+      t.equal(Number(runs[0]!.n), 1, 'one run: its own update (an update event it listens to) did not start it again');
       const run = (await site.query(site.ids[0]!, "select run_as, started_by, trigger from sys_flow_run where flow = 'on_urgent'"))[0]!;
       t.same([run.run_as, run.started_by, run.trigger], ['system', null, 'record']);
+    });
+
+    await t.test('a schedule flow keeps a repeatable job on its cron pattern', async (t) => {
+      const rows = await site.query(site.ids[0]!, "select repeat_key, repeat_pattern from sys_job where name = 'flows.schedule'");
+      t.same(rows.map((r) => [r.repeat_key, r.repeat_pattern]), [['flow:nightly_count', '0 3 * * *']]);
     });
 
     await t.test('the http step calls allowed URLs and refuses any other', async (t) => {
