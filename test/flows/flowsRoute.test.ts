@@ -210,6 +210,31 @@ t.test('flows over HTTP', async (t) => {
       t.same([after.status, after.updated_by], ['done', 'system']);
     });
 
+    await t.test('a system run started by a member through an action shows it no step output', async (t) => {
+      const set = await as(admin, 'POST', '/api/v1/data/sys_permission_set', { name: 'sweepers', permissions: ['task:sweep'] });
+      t.equal(set.status, 201);
+      t.equal((await as(admin, 'POST', '/api/v1/data/sys_user_permission_set', { user_id: ann.id, permission_set: set.body.id })).status, 201);
+      const bobs = await task(bob, 'Bob secret title');
+      const res = await as(ann, 'POST', '/api/v1/actions/mark_done', { task_id: bobs.id });
+      t.equal(res.status, 200);
+      const run = await until(ann, 'sweep_notes', res.body.result.runId, ['completed', 'failed']);
+      t.equal(run.status, 'completed');
+      t.same(run.steps.map((s: { id: string; output: unknown }) => [s.id, s.output]), [['mark', null]]);
+      t.notMatch(JSON.stringify(run), /Bob secret title/);
+      const full = (await runOf(admin, 'sweep_notes', res.body.result.runId)).body;
+      t.equal(full.steps[0].output.title, 'Bob secret title', 'admins see the outputs');
+    });
+
+    await t.test('a wait until an instant and a notify step', async (t) => {
+      const res = await as(ann, 'POST', '/api/v1/flows/remind/start', { text: `ping ${site.backend}` });
+      const run = await until(ann, 'remind', res.body.runId, ['completed', 'failed']);
+      t.equal(run.status, 'completed', JSON.stringify(run));
+      t.equal(run.steps[0].status, 'completed');
+      t.same(run.steps[1].output.results.map((r: { channel: string; status: string }) => [r.channel, r.status]), [['in_app', 'sent']]);
+      const inbox = (await as(ann, 'GET', '/api/v1/notifications')).body;
+      t.ok(JSON.stringify(inbox).includes(`ping ${site.backend}`), 'the notification is in the caller\'s inbox');
+    });
+
     await t.test('an action of run.type flow starts the flow and answers its run', async (t) => {
       const mine = await task(ann, 'Via action');
       const res = await as(ann, 'POST', '/api/v1/actions/start_follow_up', { task_id: mine.id });
