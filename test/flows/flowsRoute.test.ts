@@ -255,6 +255,21 @@ t.test('flows over HTTP', async (t) => {
       t.equal(anonymous.statusCode, 401);
     });
 
+    await t.test('finished runs are deleted past the retention window; unfinished ones are kept', async (t) => {
+      const old = await as(ann, 'POST', '/api/v1/flows/list_tasks/start', {});
+      await until(ann, 'list_tasks', old.body.runId, ['completed']);
+      const waiting = await as(ann, 'POST', '/api/v1/flows/long_wait/start', { tag: 'kept' });
+      await until(ann, 'long_wait', waiting.body.runId, ['waiting']);
+      const longAgo = new Date(Date.now() - 100 * 86_400_000).toISOString();
+      await site.query(site.ids[0]!, 'update sys_flow_run set ended_at = ? where id = ?', [longAgo, old.body.runId]);
+      await site.query(site.ids[0]!, 'update sys_flow_run set created_at = ? where id = ?', [longAgo, waiting.body.runId]);
+      const lifecycle = rt.runtime.kernel.service<{ run(o: { environmentId: string }): Promise<unknown> }>('lifecycle.retention')!;
+      await lifecycle.run({ environmentId: site.ids[0]! });
+      t.equal((await runOf(ann, 'list_tasks', old.body.runId)).status, 404, 'the old finished run is gone');
+      t.equal((await runOf(ann, 'long_wait', waiting.body.runId)).body.status, 'waiting', 'the waiting run is kept');
+      await as(ann, 'POST', `/api/v1/flows/long_wait/runs/${waiting.body.runId}/cancel`);
+    });
+
     await t.test('flows are listed by the metadata API and documented in the OpenAPI document', async (t) => {
       const list = await as(ann, 'GET', '/api/v1/meta/flow');
       t.equal(list.status, 200);
