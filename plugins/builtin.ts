@@ -60,7 +60,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: sharing, enabledByDefault: true },
   { manifest: actions, enabledByDefault: true },
   { manifest: notifications, enabledByDefault: true },
-  { manifest: flows, enabledByDefault: true },
+  // Runs on the job queue: off by default when the jobs plugin is turned off.
+  { manifest: flows, enabledByDefault: (config) => (config.plugins.jobs as { enabled?: boolean } | undefined)?.enabled !== false },
   // Opt-in: splits objects with an organization_id field by the session's organization.
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).
