@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
+import type { FlowsRunner } from '../../capabilities/flowsRunner.ts';
 import { addUser, sendAs } from '../access/accessWorld.ts';
 import { eachBackend, signIn } from '../auth/authHarness.ts';
 
@@ -253,6 +254,31 @@ t.test('flows over HTTP', async (t) => {
       t.equal(unknown.status, 404);
       const anonymous = await rt.inject({ method: 'POST', url: '/api/v1/flows/follow_up/start', payload: { task_id: 'x' } });
       t.equal(anonymous.statusCode, 401);
+    });
+
+    await t.test('flows.runner starts api and time-relative flows without a principal, once per idempotency key', async (t) => {
+      const runner = rt.runtime.kernel.service<FlowsRunner>('flows.runner')!;
+      const environmentId = site.ids[0]!;
+      const first = await runner.start('orders_in', { ref: 'A-1' }, { environmentId, principal: null, trigger: 'hook', idempotencyKey: 'delivery-1' });
+      const again = await runner.start('orders_in', { ref: 'A-1' }, { environmentId, principal: null, trigger: 'hook', idempotencyKey: 'delivery-1' });
+      t.equal(again.runId, first.runId, 'the same delivery starts nothing new');
+      const bad = await runner.start('orders_in', { reff: 'x' }, { environmentId, principal: null, trigger: 'hook' }).then(() => null, (e: { code: string; details: { errors: Array<{ path: string }> } }) => e);
+      t.equal(bad?.code, 'VALIDATION_ERROR');
+      t.same(bad?.details.errors.map((e) => e.path).sort(), ['body/ref', 'body/reff']);
+      const anonymous = await runner.start('follow_up', { task_id: 'x' }, { environmentId, principal: null, trigger: 'api' }).then(() => null, (e: { code: string }) => e);
+      t.equal(anonymous?.code, 'UNAUTHENTICATED', 'a caller flow needs a principal');
+      const due = await task(ann, 'Due today', { due_date: new Date().toISOString().slice(0, 10) });
+      const relative = await runner.start('due_soon', {}, { environmentId, principal: null, trigger: 'timeRelative', record: due, idempotencyKey: `${due.id}:0` });
+      for (const [flow, id] of [['orders_in', first.runId], ['due_soon', relative.runId]] as const) {
+        let run = await runner.getRun(environmentId, id);
+        for (let i = 0; i < 300 && run?.status !== 'completed' && run?.status !== 'failed'; i++) { await sleep(50); run = await runner.getRun(environmentId, id); }
+        t.equal(run?.status, 'completed', `${flow}: ${JSON.stringify(run)}`);
+        t.same([run?.trigger, run?.runAs, run?.startedBy], [flow === 'orders_in' ? 'hook' : 'timeRelative', 'system', null]);
+      }
+      const notes = (await as(admin, 'POST', '/api/v1/data/note/query', { where: { text: { $in: ['order A-1', 'due Due today'] } }, limit: 10 })).body.items;
+      t.same(notes.map((n: { text: string }) => n.text).sort(), ['due Due today', 'order A-1'], 'each ran once');
+      const meta = (await as(admin, 'GET', '/api/v1/meta/flow/orders_in')).body;
+      t.match(JSON.stringify(meta), /POST \/api\/v1\/automation\/hooks\/orders_in\/orders/);
     });
 
     await t.test('finished runs are deleted past the retention window; unfinished ones are kept', async (t) => {
