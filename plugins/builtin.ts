@@ -30,6 +30,9 @@ import reports from './reports/index.ts';
 import comments from './comments/index.ts';
 import files from './files/index.ts';
 
+/** Plugins that need the job queue are off by default when the jobs plugin is turned off. */
+const jobsOn = (config: { plugins: Record<string, unknown> }) => (config.plugins.jobs as { enabled?: boolean } | undefined)?.enabled !== false;
+
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: http, enabledByDefault: true, optionsFrom: (config) => ({ ...config.server }) },
@@ -69,11 +72,13 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: notifications, enabledByDefault: true },
   // Public forms declared by apps (forms/<slug>.json) at /api/v1/forms and /f/<slug>.
   { manifest: forms, enabledByDefault: true },
-  { manifest: flows, enabledByDefault: true },
-  // Signed inbound hooks of api flows and the daily sweep of time-relative flows.
-  { manifest: automation, enabledByDefault: true },
-  { manifest: approvals, enabledByDefault: true },
-  { manifest: reports, enabledByDefault: true },
+  // Runs on the job queue: off by default when the jobs plugin is turned off.
+  { manifest: flows, enabledByDefault: jobsOn },
+  // Signed inbound hooks of api flows and the daily sweep of time-relative flows (need flows).
+  { manifest: automation, enabledByDefault: jobsOn },
+  // Escalations and schedules run on the job queue: off by default when the jobs plugin is off.
+  { manifest: approvals, enabledByDefault: jobsOn },
+  { manifest: reports, enabledByDefault: jobsOn },
   // Chat, agents and the approval queue; providers from plugins.ai.providers or OPENAI_API_KEY.
   { manifest: ai, enabledByDefault: true },
   // Opt-in: splits objects with an organization_id field by the session's organization.

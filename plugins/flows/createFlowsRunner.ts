@@ -125,6 +125,11 @@ export function createFlowsRunner(deps: RunnerDeps): Runner {
       return;
     }
     const steps: FlowRunStep[] = [...run.steps];
+    // A cancel asked while the run was going into its wait stops it here, at the wait's end.
+    if (run.status === 'waiting' && run.cancelRequested) {
+      await save({ status: 'cancelled', endedAt: now(), waitJob: null });
+      return;
+    }
     if (run.status === 'waiting') {
       const at = steps.findIndex((s) => s.status === 'waiting');
       const until = at >= 0 ? new Date(String((steps[at]!.output as { until?: string } | null)?.until ?? 0)) : now();

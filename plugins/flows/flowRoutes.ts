@@ -66,6 +66,8 @@ async function visibleRun(runner: Runner, request: FastifyRequest): Promise<Flow
   const hidden = codedError('NOT_FOUND', { what: `Run '${id.slice(0, 64)}' of flow '${flow.slice(0, 64)}'`, flow: flow.slice(0, 64), runId: id.slice(0, 64) });
   if (!run || run.flow !== flow) throw hidden;
   if (!principal.isAdmin && (run.startedBy === null || run.startedBy !== principal.userId)) throw hidden;
+  // A system run read what its starter may not: a starter who is not an admin sees its steps' statuses and errors, not their outputs.
+  if (!principal.isAdmin && run.runAs === 'system') return { ...run, steps: run.steps.map((s) => ({ ...s, output: null })) };
   return run;
 }
 

@@ -83,6 +83,14 @@ export default definePlugin({
       }, { priority: 900 });
     }
     addFlowRoutes(ctx.resolve('http.routes'), runner);
+    ctx.retention({
+      name: 'flows.runs',
+      object: 'sys_flow_run',
+      description: 'Finished flow runs (completed, failed, cancelled) are deleted once they ended longer ago than the window; running and waiting runs are kept.',
+      keepDays: ctx.options.retentionDays,
+      action: 'delete',
+      ageField: 'ended_at',
+    });
   },
   async start(ctx) {
     const runner = runners.get(ctx)!;

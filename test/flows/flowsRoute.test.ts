@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
+import type { FlowsRunner } from '../../capabilities/flowsRunner.ts';
 import { addUser, sendAs } from '../access/accessWorld.ts';
 import { eachBackend, signIn } from '../auth/authHarness.ts';
 
@@ -169,9 +170,14 @@ t.test('flows over HTTP', async (t) => {
       const calmNotes = (await as(admin, 'GET', `/api/v1/data/note?where=${encodeURIComponent(JSON.stringify({ task_id: calm.id }))}`)).body.items;
       t.equal(calmNotes.length, 0, 'no run for a record the condition refuses');
       const runs = await site.query(site.ids[0]!, "select count(*) as n from sys_flow_run where flow = 'on_urgent'");
-      t.equal(Number(runs[0]!.n), 1, 'one run, and its own update did not start another');
+      t.equal(Number(runs[0]!.n), 1, 'one run: its own update (an update event it listens to) did not start it again');
       const run = (await site.query(site.ids[0]!, "select run_as, started_by, trigger from sys_flow_run where flow = 'on_urgent'"))[0]!;
       t.same([run.run_as, run.started_by, run.trigger], ['system', null, 'record']);
+    });
+
+    await t.test('a schedule flow keeps a repeatable job on its cron pattern', async (t) => {
+      const rows = await site.query(site.ids[0]!, "select repeat_key, repeat_pattern from sys_job where name = 'flows.schedule'");
+      t.same(rows.map((r) => [r.repeat_key, r.repeat_pattern]), [['flow:nightly_count', '0 3 * * *']]);
     });
 
     await t.test('the http step calls allowed URLs and refuses any other', async (t) => {
@@ -205,6 +211,31 @@ t.test('flows over HTTP', async (t) => {
       t.same([after.status, after.updated_by], ['done', 'system']);
     });
 
+    await t.test('a system run started by a member through an action shows it no step output', async (t) => {
+      const set = await as(admin, 'POST', '/api/v1/data/sys_permission_set', { name: 'sweepers', permissions: ['task:sweep'] });
+      t.equal(set.status, 201);
+      t.equal((await as(admin, 'POST', '/api/v1/data/sys_user_permission_set', { user_id: ann.id, permission_set: set.body.id })).status, 201);
+      const bobs = await task(bob, 'Bob secret title');
+      const res = await as(ann, 'POST', '/api/v1/actions/mark_done', { task_id: bobs.id });
+      t.equal(res.status, 200);
+      const run = await until(ann, 'sweep_notes', res.body.result.runId, ['completed', 'failed']);
+      t.equal(run.status, 'completed');
+      t.same(run.steps.map((s: { id: string; output: unknown }) => [s.id, s.output]), [['mark', null]]);
+      t.notMatch(JSON.stringify(run), /Bob secret title/);
+      const full = (await runOf(admin, 'sweep_notes', res.body.result.runId)).body;
+      t.equal(full.steps[0].output.title, 'Bob secret title', 'admins see the outputs');
+    });
+
+    await t.test('a wait until an instant and a notify step', async (t) => {
+      const res = await as(ann, 'POST', '/api/v1/flows/remind/start', { text: `ping ${site.backend}` });
+      const run = await until(ann, 'remind', res.body.runId, ['completed', 'failed']);
+      t.equal(run.status, 'completed', JSON.stringify(run));
+      t.equal(run.steps[0].status, 'completed');
+      t.same(run.steps[1].output.results.map((r: { channel: string; status: string }) => [r.channel, r.status]), [['in_app', 'sent']]);
+      const inbox = (await as(ann, 'GET', '/api/v1/notifications')).body;
+      t.ok(JSON.stringify(inbox).includes(`ping ${site.backend}`), 'the notification is in the caller\'s inbox');
+    });
+
     await t.test('an action of run.type flow starts the flow and answers its run', async (t) => {
       const mine = await task(ann, 'Via action');
       const res = await as(ann, 'POST', '/api/v1/actions/start_follow_up', { task_id: mine.id });
@@ -223,6 +254,46 @@ t.test('flows over HTTP', async (t) => {
       t.equal(unknown.status, 404);
       const anonymous = await rt.inject({ method: 'POST', url: '/api/v1/flows/follow_up/start', payload: { task_id: 'x' } });
       t.equal(anonymous.statusCode, 401);
+    });
+
+    await t.test('flows.runner starts api and time-relative flows without a principal, once per idempotency key', async (t) => {
+      const runner = rt.runtime.kernel.service<FlowsRunner>('flows.runner')!;
+      const environmentId = site.ids[0]!;
+      const first = await runner.start('orders_in', { ref: 'A-1' }, { environmentId, principal: null, trigger: 'hook', idempotencyKey: 'delivery-1' });
+      const again = await runner.start('orders_in', { ref: 'A-1' }, { environmentId, principal: null, trigger: 'hook', idempotencyKey: 'delivery-1' });
+      t.equal(again.runId, first.runId, 'the same delivery starts nothing new');
+      const bad = await runner.start('orders_in', { reff: 'x' }, { environmentId, principal: null, trigger: 'hook' }).then(() => null, (e: { code: string; details: { errors: Array<{ path: string }> } }) => e);
+      t.equal(bad?.code, 'VALIDATION_ERROR');
+      t.same(bad?.details.errors.map((e) => e.path).sort(), ['body/ref', 'body/reff']);
+      const anonymous = await runner.start('follow_up', { task_id: 'x' }, { environmentId, principal: null, trigger: 'api' }).then(() => null, (e: { code: string }) => e);
+      t.equal(anonymous?.code, 'UNAUTHENTICATED', 'a caller flow needs a principal');
+      const due = await task(ann, 'Due today', { due_date: new Date().toISOString().slice(0, 10) });
+      const relative = await runner.start('due_soon', {}, { environmentId, principal: null, trigger: 'timeRelative', record: due, idempotencyKey: `${due.id}:0` });
+      for (const [flow, id] of [['orders_in', first.runId], ['due_soon', relative.runId]] as const) {
+        let run = await runner.getRun(environmentId, id);
+        for (let i = 0; i < 300 && run?.status !== 'completed' && run?.status !== 'failed'; i++) { await sleep(50); run = await runner.getRun(environmentId, id); }
+        t.equal(run?.status, 'completed', `${flow}: ${JSON.stringify(run)}`);
+        t.same([run?.trigger, run?.runAs, run?.startedBy], [flow === 'orders_in' ? 'hook' : 'timeRelative', 'system', null]);
+      }
+      const notes = (await as(admin, 'POST', '/api/v1/data/note/query', { where: { text: { $in: ['order A-1', 'due Due today'] } }, limit: 10 })).body.items;
+      t.same(notes.map((n: { text: string }) => n.text).sort(), ['due Due today', 'order A-1'], 'each ran once');
+      const meta = (await as(admin, 'GET', '/api/v1/meta/flow/orders_in')).body;
+      t.match(JSON.stringify(meta), /POST \/api\/v1\/automation\/hooks\/orders_in\/orders/);
+    });
+
+    await t.test('finished runs are deleted past the retention window; unfinished ones are kept', async (t) => {
+      const old = await as(ann, 'POST', '/api/v1/flows/list_tasks/start', {});
+      await until(ann, 'list_tasks', old.body.runId, ['completed']);
+      const waiting = await as(ann, 'POST', '/api/v1/flows/long_wait/start', { tag: 'kept' });
+      await until(ann, 'long_wait', waiting.body.runId, ['waiting']);
+      const longAgo = new Date(Date.now() - 100 * 86_400_000).toISOString();
+      await site.query(site.ids[0]!, 'update sys_flow_run set ended_at = ? where id = ?', [longAgo, old.body.runId]);
+      await site.query(site.ids[0]!, 'update sys_flow_run set created_at = ? where id = ?', [longAgo, waiting.body.runId]);
+      const lifecycle = rt.runtime.kernel.service<{ run(o: { environmentId: string }): Promise<unknown> }>('lifecycle.retention')!;
+      await lifecycle.run({ environmentId: site.ids[0]! });
+      t.equal((await runOf(ann, 'list_tasks', old.body.runId)).status, 404, 'the old finished run is gone');
+      t.equal((await runOf(ann, 'long_wait', waiting.body.runId)).body.status, 'waiting', 'the waiting run is kept');
+      await as(ann, 'POST', `/api/v1/flows/long_wait/runs/${waiting.body.runId}/cancel`);
     });
 
     await t.test('flows are listed by the metadata API and documented in the OpenAPI document', async (t) => {

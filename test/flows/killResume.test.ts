@@ -1,0 +1,96 @@
+/** A run waiting when its process is killed (kill -9) completes after the restart, each step once, on both drivers. */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import t, { type Test } from 'tap';
+import { ADMIN, eachBackend, SECRET, signIn, type Site } from '../auth/authHarness.ts';
+import { sendAs } from '../access/accessWorld.ts';
+import { POSTGRES_URL } from '../harness/databases.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const OPS = 'test/flows/fixtures/ops';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const JOBS = { pollMs: 50, leaseMs: 1500 };
+
+/** The runtime config site.boot uses, for a child process on the same databases. */
+function configOf(site: Site) {
+  return {
+    dataDir: site.dataDir,
+    environments: site.ids.map((id) => ({ id })),
+    auth: { secret: SECRET, admin: ADMIN },
+    apps: [OPS],
+    plugins: { email: { enabled: false }, jobs: JOBS },
+    ...(site.backend === 'postgres' ? { database: { url: POSTGRES_URL } } : {}),
+  };
+}
+
+/** test/flows/fixtures/flowServer.ts in its own process: send() injects a request there. */
+async function spawnFlowServer(t: Test, config: unknown) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/flows/fixtures/flowServer.ts'], {
+    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLOWS_CONFIG: JSON.stringify(config) }, stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? String(code))));
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  const lines = createInterface({ input: child.stdout! });
+  const waiting: Array<(line: string) => void> = [];
+  const queued: string[] = [];
+  lines.on('line', (line) => { const next = waiting.shift(); if (next) next(line); else queued.push(line); });
+  const nextLine = () => new Promise<string>((resolve, reject) => {
+    const early = queued.shift();
+    if (early !== undefined) return resolve(early);
+    waiting.push(resolve);
+    void exited.then((how) => reject(new Error(`flow server exited (${how}): ${err.slice(-2000)}`)));
+  });
+  const ready = JSON.parse(await nextLine());
+  return {
+    pid: ready.pid as number, child, exited,
+    async send(method: string, url: string, token?: string, payload?: unknown) {
+      child.stdin!.write(`${JSON.stringify({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {}, payload })}\n`);
+      return JSON.parse(await nextLine()) as { status: number; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    },
+  };
+}
+
+t.test('a run killed mid-wait completes once after the restart', async (t) => {
+  await eachBackend(t, ['fkill'], async (t, site) => {
+    const tag = randomBytes(4).toString('hex');
+    const server = await spawnFlowServer(t, configOf(site));
+    const signed = await server.send('POST', '/api/v1/auth/sign-in', undefined, { email: ADMIN.email, password: ADMIN.password });
+    t.equal(signed.status, 200);
+    const token = String(signed.body.token);
+    const started = await server.send('POST', '/api/v1/flows/slow_note/start', token, { tag });
+    t.equal(started.status, 202);
+    const runId = String(started.body.runId);
+    let status = '';
+    for (let i = 0; i < 200 && status !== 'waiting'; i++) {
+      status = (await server.send('GET', `/api/v1/flows/slow_note/runs/${runId}`, token)).body.status;
+      if (status !== 'waiting') await sleep(25);
+    }
+    t.equal(status, 'waiting', 'the run waits in the child');
+    server.child.kill('SIGKILL');
+    t.equal(await server.exited, 'SIGKILL');
+    const killedAt = Date.now();
+
+    const rt = await site.boot({ config: { apps: [OPS], plugins: { email: { enabled: false }, jobs: JOBS } } });
+    const admin = await signIn(rt);
+    let run: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (let i = 0; i < 400; i++) {
+      run = (await sendAs(rt, admin.token, 'GET', `/api/v1/flows/slow_note/runs/${runId}`)).body;
+      if (run.status === 'completed' || run.status === 'failed') break;
+      await sleep(50);
+    }
+    t.equal(run.status, 'completed', JSON.stringify(run));
+    t.same(run.steps.map((s: { id: string; status: string }) => [s.id, s.status]), [['before', 'completed'], ['pause', 'completed'], ['after', 'completed']]);
+    t.ok(Date.parse(run.endedAt) >= Date.parse(run.steps[1].output.until), 'it ended after the wait');
+    t.ok(Date.now() - killedAt < 15_000, 'resumed by its delayed job, not after a long timeout');
+    // A while longer: nothing runs it again.
+    await sleep(2000);
+    const notes = (await sendAs(rt, admin.token, 'POST', '/api/v1/data/note/query', { where: { text: { $in: [`before ${tag}`, `after ${tag}`] } }, limit: 10 })).body.items;
+    t.same(notes.map((n: { text: string }) => n.text).sort(), [`after ${tag}`, `before ${tag}`], 'each step ran exactly once');
+    t.equal(run.steps[2].output.id, notes.find((n: { text: string }) => n.text === `after ${tag}`).id);
+    const again = (await sendAs(rt, admin.token, 'GET', `/api/v1/flows/slow_note/runs/${runId}`)).body;
+    t.same([again.status, again.steps.length, again.endedAt], ['completed', 3, run.endedAt]);
+  });
+});
