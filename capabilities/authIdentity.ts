@@ -35,6 +35,8 @@ export interface ApiKeyInfo {
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
+  /** The scopes the key is limited to (`data:read`, `data:write`, `actions:execute`); null: it acts as its user. */
+  scopes: string[] | null;
 }
 
 export interface CreateUserInput {
@@ -108,8 +110,10 @@ export interface AuthIdentity {
   createUser(input: CreateUserInput, context: AuthRequestContext): Promise<{ user: AuthUser; temporaryPassword?: string }>;
   importUsers(input: ImportUsersInput, context: AuthRequestContext): Promise<ImportUsersResult>;
   /** Mint a key for the calling user; the secret is in the answer only. */
-  mintKey(input: { name?: string; expiresIn?: number }, context: AuthRequestContext): Promise<ApiKeyInfo & { key: string }>;
+  mintKey(input: { name?: string; expiresIn?: number; scopes?: string[] }, context: AuthRequestContext): Promise<ApiKeyInfo & { key: string }>;
   listKeys(context: AuthRequestContext): Promise<ApiKeyInfo[]>;
+  /** One of the caller's keys; someone else's is NOT_FOUND. */
+  getKey(id: string, context: AuthRequestContext): Promise<ApiKeyInfo>;
   revokeKey(id: string, context: AuthRequestContext): Promise<void>;
   /** Contacts of these users (at most 500 ids); unknown ids are left out. For server-side senders, not a route. */
   contactsOf(environmentId: string, userIds: readonly string[]): Promise<UserContact[]>;

@@ -5,6 +5,7 @@ import type { AuthOptions } from './authOptions.ts';
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { credentialKey, readCredential, type Credential } from './credentials.ts';
 import { crossSiteRefusal } from './crossSiteRefusal.ts';
+import { scopesOf } from './keyScopes.ts';
 import type { PrincipalCache } from './principalCache.ts';
 import { isBanned, toPrincipal } from './userView.ts';
 
@@ -30,7 +31,9 @@ async function viaApiKey(env: EnvironmentAuth, key: string): Promise<Resolved | 
   if (!result.valid || !result.key) return null;
   const owner = await env.context.internalAdapter.findUserById(result.key.referenceId);
   if (!owner || isBanned(owner)) return null;
-  return { principal: toPrincipal(owner, 'apiKey', env.id), notAfter: time(result.key.expiresAt) };
+  const scopes = scopesOf(result.key.permissions);
+  const principal = toPrincipal(owner, 'apiKey', env.id);
+  return { principal: scopes === null ? principal : { ...principal, scopes }, notAfter: time(result.key.expiresAt) };
 }
 
 /**
@@ -77,5 +80,6 @@ export function createAuthenticator(environments: ReadonlyMap<string, Environmen
 
 /** The caller's own copy: the cached principal stays as verified. */
 function copyOf(principal: Principal): Principal {
-  return { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
+  const copy = { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
+  return principal.scopes ? { ...copy, scopes: [...principal.scopes] } : copy;
 }

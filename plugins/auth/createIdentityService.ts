@@ -2,7 +2,7 @@ import type { AuthIdentity, AuthRequestContext } from '../../capabilities/authId
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import type { SmsSend } from '../../capabilities/smsSend.ts';
 import { codedError } from '../../kernel/errors.ts';
-import { listKeys, mintKey, revokeKey } from './apiKeys.ts';
+import { getKey, listKeys, mintKey, revokeKey } from './apiKeys.ts';
 import type { EngineUser } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { AUTH_BASE_PATH, allowedWhilePasswordExpired, enginePath, oauthCallbackRoute, rateFamilyOf } from './authPaths.ts';
@@ -55,6 +55,16 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
   const principalOf = (context: AuthRequestContext) => {
     if (!context.principal) throw codedError('UNAUTHENTICATED');
     return context.principal;
+  };
+
+  // Administering users is beyond every credential scope: only an unscoped caller may.
+  const adminOf = (context: AuthRequestContext) => {
+    const principal = principalOf(context);
+    if (principal.scopes !== undefined) {
+      throw codedError('PERMISSION_DENIED', { permission: 'users:admin', reason: 'a scoped credential cannot administer users' },
+        'Permission denied: an API key or token limited to scopes cannot administer users; use an unscoped credential.');
+    }
+    return principal;
   };
 
   // A browser request from an origin we do not trust never acts, whatever it carries.
@@ -153,13 +163,13 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
 
     async createUser(input, context) {
       const env = envOf(context);
-      principalOf(context);
+      adminOf(context);
       return createUser(env, input, options.minPasswordLength);
     },
 
     async importUsers(input, context) {
       const env = envOf(context);
-      principalOf(context);
+      adminOf(context);
       // Invitation links use the configured public origin when there is one, not the Host header.
       const origin = options.baseURL ? new URL(options.baseURL).origin : context.origin;
       const result = await importUsers({ env, email: deps.email(), sms: deps.phone?.sms(), origin, inviteExpiresIn: options.inviteExpiresIn }, input);
@@ -173,6 +183,10 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
 
     async listKeys(context) {
       return listKeys(envOf(context), principalOf(context));
+    },
+
+    async getKey(id, context) {
+      return getKey(envOf(context), principalOf(context), id);
     },
 
     async revokeKey(id, context) {
