@@ -1,4 +1,4 @@
-import type { AuthIdentity, AuthRequestContext } from '../../capabilities/authIdentity.ts';
+import type { AuthIdentity, AuthRequestContext, OAuthEndpoints } from '../../capabilities/authIdentity.ts';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import type { SmsSend } from '../../capabilities/smsSend.ts';
 import { codedError } from '../../kernel/errors.ts';
@@ -29,6 +29,8 @@ export interface IdentityDeps {
   email: () => EmailSend | undefined;
   /** Phone sign-in, when on: its code limits and the SMS service. */
   phone: { limiter: PhoneCodeLimiter; sms: () => SmsSend | undefined } | null;
+  /** The OAuth authorization server's endpoints, when it is on. */
+  oauth: OAuthEndpoints | null;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -93,6 +95,8 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
   };
 
   return {
+    oauth: deps.oauth,
+
     async handle(request, context) {
       const env = envOf(context);
       const path = enginePath(request.url);
