@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from './authSession.ts';
 import { defineCapability } from './defineCapability.ts';
 
@@ -35,6 +36,8 @@ export interface ApiKeyInfo {
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
+  /** The scopes the key is limited to (`data:read`, `data:write`, `actions:execute`); null: it acts as its user. */
+  scopes: string[] | null;
 }
 
 export interface CreateUserInput {
@@ -95,7 +98,26 @@ export type SignInResult =
   | { token: string; user: AuthUser; cookies: string[] }
   | { twoFactorRequired: true; methods: string[]; cookies: string[] };
 
+/**
+ * The OAuth 2.1 authorization server for connected agents (plugins.auth.oauthProvider), spoken over
+ * the request itself: its endpoints read the raw request and write the answer (redirects, cookies).
+ */
+export interface OAuthEndpoints {
+  /** The issuer (the server's public origin). */
+  issuer: string;
+  /** Serve one of the server's endpoints (authorize, token, register, revoke, jwks, discovery); `path` replaces the request's. */
+  serve(request: FastifyRequest, reply: FastifyReply, path?: string): Promise<void>;
+  /** The pending authorization `uid`, for the signed-in user to review: client, requested scopes. */
+  interaction(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<unknown>;
+  /** The signed-in user's answer to it (the scopes granted, or a denial); redirects back to the flow. */
+  consent(request: FastifyRequest, reply: FastifyReply, uid: string, answer: { scopes?: string[]; deny?: boolean }): Promise<unknown>;
+  /** RFC 9728 metadata of the resource at this path of the server (`''` for the origin). */
+  protectedResource(path: string): Record<string, unknown>;
+}
+
 export interface AuthIdentity {
+  /** The OAuth authorization server, when it is on; null otherwise. */
+  oauth: OAuthEndpoints | null;
   /** Serve a request of the auth engine; its URL path starts with `/api/v1/auth`. Errors throw coded errors. */
   handle(request: Request, context: AuthRequestContext): Promise<Response>;
   /**
@@ -108,8 +130,10 @@ export interface AuthIdentity {
   createUser(input: CreateUserInput, context: AuthRequestContext): Promise<{ user: AuthUser; temporaryPassword?: string }>;
   importUsers(input: ImportUsersInput, context: AuthRequestContext): Promise<ImportUsersResult>;
   /** Mint a key for the calling user; the secret is in the answer only. */
-  mintKey(input: { name?: string; expiresIn?: number }, context: AuthRequestContext): Promise<ApiKeyInfo & { key: string }>;
+  mintKey(input: { name?: string; expiresIn?: number; scopes?: string[] }, context: AuthRequestContext): Promise<ApiKeyInfo & { key: string }>;
   listKeys(context: AuthRequestContext): Promise<ApiKeyInfo[]>;
+  /** One of the caller's keys; someone else's is NOT_FOUND. */
+  getKey(id: string, context: AuthRequestContext): Promise<ApiKeyInfo>;
   revokeKey(id: string, context: AuthRequestContext): Promise<void>;
   /** Contacts of these users (at most 500 ids); unknown ids are left out. For server-side senders, not a route. */
   contactsOf(environmentId: string, userIds: readonly string[]): Promise<UserContact[]>;

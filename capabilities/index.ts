@@ -24,3 +24,4 @@ export * from './lifecycleRetention.ts';
 export * from './flowsRunner.ts';
 export * from './automationSweep.ts';
 export * from './ioExport.ts';
+export * from './credentialScopes.ts';

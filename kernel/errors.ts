@@ -50,6 +50,7 @@ export const ERRORS = {
   // Access control.
   DELEGATION_NOT_ALLOWED: { status: 403, message: 'Position {position} cannot be delegated: {reason}' },
   DELEGATION_INVALID: { status: 400, message: 'The delegation is not valid: {reason}' },
+  SCOPE_DENIED: { status: 403, message: 'The credential is limited to scopes {granted}; {operation} needs {scope}. Fix: {fix}' },
   ORGANIZATION_MISMATCH: { status: 403, message: 'A record of {object} cannot be placed in another organization than the session\'s.' },
 
   // Configuration.

@@ -1,6 +1,7 @@
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { ActionFlowStarter, ActionHandler, ActionsRegistry, RunOptions } from '../../capabilities/actionsRegistry.ts';
 import type { Principal } from '../../capabilities/authSession.ts';
+import { requireScope } from '../../capabilities/credentialScopes.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError, type CodedError } from '../../kernel/errors.ts';
@@ -88,6 +89,8 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
     list,
     get,
     async run(name, body, principal, options: RunOptions) {
+      // A scoped credential must hold actions:execute, whatever the action; checked before the name is looked up.
+      if (principal) requireScope(principal, 'actions:execute', `run action ${name.slice(0, 64)}`);
       const action = get(name);
       if (!action) throw codedError('NOT_FOUND', { what: `Action '${name.slice(0, 64)}'`, action: name.slice(0, 64) });
       if (!principal) throw codedError('UNAUTHENTICATED');
@@ -99,8 +102,11 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
         const errors = checked.problems;
         throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
       }
-      const ctx: DataContext = { environmentId: options.environmentId, principal, ...(options.requestId ? { requestId: options.requestId } : {}) };
-      return { result: (await execute(action, checked.input, checked.recordId, principal, ctx)) ?? null };
+      // The action's own reads and writes are what actions:execute allows: they run as the user
+      // (its grants, row and field security still apply), without the credential's data scopes.
+      const { scopes: _ceiling, ...actor } = principal;
+      const ctx: DataContext = { environmentId: options.environmentId, principal: actor, ...(options.requestId ? { requestId: options.requestId } : {}) };
+      return { result: (await execute(action, checked.input, checked.recordId, actor, ctx)) ?? null };
     },
     checkHandlers() {
       const errors: CodedError[] = [];

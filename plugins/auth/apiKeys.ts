@@ -4,6 +4,7 @@ import { codedError } from '../../kernel/errors.ts';
 import { MODELS, type EngineApiKey } from './authEngine.ts';
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { fromEngineThrow } from './mapAuthError.ts';
+import { checkedScopes, scopesOf, scopesPermission } from './keyScopes.ts';
 import { iso } from './userView.ts';
 
 function toInfo(key: EngineApiKey): ApiKeyInfo {
@@ -14,6 +15,7 @@ function toInfo(key: EngineApiKey): ApiKeyInfo {
     createdAt: iso(key.createdAt)!,
     expiresAt: iso(key.expiresAt),
     lastUsedAt: iso(key.lastRequest),
+    scopes: scopesOf(key.permissions),
   };
 }
 
@@ -21,13 +23,18 @@ function toInfo(key: EngineApiKey): ApiKeyInfo {
  * Mint a key owned by the caller. A key cannot mint keys: a leaked key must not be able to
  * outlive its own revocation.
  */
-export async function mintKey(env: EnvironmentAuth, principal: Principal, input: { name?: string; expiresIn?: number }): Promise<ApiKeyInfo & { key: string }> {
-  if (principal.kind !== 'user') {
-    throw codedError('PERMISSION_DENIED', { permission: 'keys:mint', reason: 'API keys are minted from a signed-in session' }, 'Permission denied: an API key cannot mint API keys; sign in to mint one.');
+export async function mintKey(env: EnvironmentAuth, principal: Principal, input: { name?: string; expiresIn?: number; scopes?: string[] }): Promise<ApiKeyInfo & { key: string }> {
+  // A scoped credential (an OAuth access token) is no session either: it would mint its way out of its scopes.
+  if (principal.kind !== 'user' || principal.scopes !== undefined) {
+    throw codedError('PERMISSION_DENIED', { permission: 'keys:mint', reason: 'API keys are minted from a signed-in session' }, 'Permission denied: an API key or a scoped token cannot mint API keys; sign in to mint one.');
   }
+  const scopes = checkedScopes(input.scopes);
   try {
     const created = await env.engine.api.createApiKey({
-      body: { userId: principal.userId, ...(input.name ? { name: input.name } : {}), expiresIn: input.expiresIn ?? null },
+      body: {
+        userId: principal.userId, ...(input.name ? { name: input.name } : {}), expiresIn: input.expiresIn ?? null,
+        ...(scopes ? { permissions: scopesPermission(scopes) } : {}),
+      },
     });
     return { ...toInfo(created), key: created.key };
   } catch (error) {
@@ -42,6 +49,13 @@ export async function listKeys(env: EnvironmentAuth, principal: Principal): Prom
     sortBy: { field: 'createdAt', direction: 'asc' },
   });
   return keys.map(toInfo);
+}
+
+/** One of the caller's keys; someone else's key is as unknown as a missing one. */
+export async function getKey(env: EnvironmentAuth, principal: Principal, id: string): Promise<ApiKeyInfo> {
+  const key = await env.context.adapter.findOne<EngineApiKey>({ model: MODELS.apiKey, where: [{ field: 'id', value: id }, { field: 'referenceId', value: principal.userId }] });
+  if (!key) throw codedError('NOT_FOUND', { what: `API key '${id.slice(0, 64)}'` });
+  return toInfo(key);
 }
 
 /** Delete one of the caller's keys; someone else's key is as unknown as a missing one. */

@@ -34,6 +34,8 @@ export interface EngineApiKey {
   expiresAt: Date | string | null;
   createdAt: Date | string;
   lastRequest: Date | string | null;
+  /** The engine's permissions of the key: ours hold `{ scopes: [...] }`; parsed by the engine's own calls, JSON text when read through the adapter. */
+  permissions?: Record<string, string[]> | string | null;
 }
 
 export interface EngineWhere {
@@ -74,7 +76,7 @@ export interface AuthEngine {
   api: {
     getSession(input: { headers: Headers }): Promise<{ session: EngineSession; user: EngineUser } | null>;
     createUser(input: { body: CreateEngineUser }): Promise<{ user: EngineUser }>;
-    createApiKey(input: { body: { userId: string; name?: string; expiresIn?: number | null } }): Promise<EngineApiKey & { key: string }>;
+    createApiKey(input: { body: { userId: string; name?: string; expiresIn?: number | null; permissions?: Record<string, string[]> } }): Promise<EngineApiKey & { key: string }>;
     verifyApiKey(input: { body: { key: string } }): Promise<{ valid: boolean; key: EngineApiKey | null }>;
   };
   $context: Promise<EngineContext>;

@@ -106,6 +106,20 @@ export const authOptionsSchema = z.strictObject({
   }).prefault({}),
   /** Phone-number sign-in with SMS codes (config auth.plugins.phoneNumber): true or options; needs `sms.send`. */
   phoneNumber: phoneNumberSettingSchema.optional(),
+  /**
+   * OAuth 2.1 authorization server for connected agents (MCP clients): discovery, dynamic client
+   * registration, authorization code with PKCE (S256), consent by the signed-in user; its access
+   * tokens hold the granted scopes (data:read, data:write, actions:execute). Needs `baseURL` (the issuer).
+   */
+  oauthProvider: z.strictObject({
+    enabled: z.boolean().default(false),
+    /** Lifetime of an access token, in seconds (default 1 hour). */
+    accessTokenTtl: z.number().int().min(60).max(86_400).default(3_600),
+    /** Lifetime of a refresh token (issued when the client asks for offline_access), in seconds (default 14 days). */
+    refreshTokenTtl: z.number().int().min(300).max(7_776_000).default(1_209_600),
+    /** Page (path or URL) a visitor without a session is sent to with `?returnTo=<the authorization step>`; without it they get 401. */
+    loginPage: z.string().min(1).max(500).optional(),
+  }).prefault({}),
   /** Lifetime of the set-password link of an email invitation, in seconds (default 7 days). */
   inviteExpiresIn: z.number().int().positive().default(604_800),
   rateLimit: rateLimitSchema.default({

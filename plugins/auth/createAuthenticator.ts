@@ -5,6 +5,8 @@ import type { AuthOptions } from './authOptions.ts';
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { credentialKey, readCredential, type Credential } from './credentials.ts';
 import { crossSiteRefusal } from './crossSiteRefusal.ts';
+import { scopesOf } from './keyScopes.ts';
+import type { OAuthServer } from './oauth/createOAuthServer.ts';
 import type { PrincipalCache } from './principalCache.ts';
 import { isBanned, toPrincipal } from './userView.ts';
 
@@ -30,7 +32,9 @@ async function viaApiKey(env: EnvironmentAuth, key: string): Promise<Resolved | 
   if (!result.valid || !result.key) return null;
   const owner = await env.context.internalAdapter.findUserById(result.key.referenceId);
   if (!owner || isBanned(owner)) return null;
-  return { principal: toPrincipal(owner, 'apiKey', env.id), notAfter: time(result.key.expiresAt) };
+  const scopes = scopesOf(result.key.permissions);
+  const principal = toPrincipal(owner, 'apiKey', env.id);
+  return { principal: scopes === null ? principal : { ...principal, scopes }, notAfter: time(result.key.expiresAt) };
 }
 
 /**
@@ -39,7 +43,10 @@ async function viaApiKey(env: EnvironmentAuth, key: string): Promise<Resolved | 
  * in another. A state-changing request whose credential is the cookie must come from the
  * server's own origin (`baseURL` when set, else the request's host) or a trusted one, on every route.
  */
-export function createAuthenticator(environments: ReadonlyMap<string, EnvironmentAuth>, cache: PrincipalCache, log: Logger, origins: Pick<AuthOptions, 'baseURL' | 'trustedOrigins'>): AuthSession {
+export function createAuthenticator(
+  environments: ReadonlyMap<string, EnvironmentAuth>, cache: PrincipalCache, log: Logger, origins: Pick<AuthOptions, 'baseURL' | 'trustedOrigins'>,
+  oauth: ReadonlyMap<string, OAuthServer> = new Map(),
+): AuthSession {
   const configured = origins.baseURL ? new URL(origins.baseURL).origin : null;
   return {
     authenticate(request: FastifyRequest) {
@@ -61,7 +68,10 @@ export function createAuthenticator(environments: ReadonlyMap<string, Environmen
   async function verify(env: EnvironmentAuth, credential: Credential, key: string): Promise<Principal | null> {
     let resolved: Resolved | null = null;
     try {
-      resolved = credential.kind === 'apiKey' ? await viaApiKey(env, credential.key) : await viaSession(env, credential);
+      // The engine's bearer tokens are signed (`token.signature`); the OAuth server's access tokens are not.
+      const server = credential.kind === 'bearer' && !credential.token.includes('.') ? oauth.get(env.id) : undefined;
+      if (server) resolved = await server.verify((credential as { token: string }).token);
+      else resolved = credential.kind === 'apiKey' ? await viaApiKey(env, credential.key) : await viaSession(env, credential);
     } catch (error) {
       // The engine answers malformed or unknown credentials with a 4xx: those are simply not valid.
       const status = (error as { statusCode?: number }).statusCode;
@@ -77,5 +87,6 @@ export function createAuthenticator(environments: ReadonlyMap<string, Environmen
 
 /** The caller's own copy: the cached principal stays as verified. */
 function copyOf(principal: Principal): Principal {
-  return { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
+  const copy = { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
+  return principal.scopes ? { ...copy, scopes: [...principal.scopes] } : copy;
 }

@@ -27,6 +27,8 @@ export interface EnvironmentAuth {
    * configured first admin. A failure is thrown to every waiting caller, and the next call tries again.
    */
   ready(): Promise<void>;
+  /** The environment's identity database, once the engine has started (for the OAuth server's own table). */
+  database(): Promise<AuthDatabase>;
   close(): Promise<void>;
 }
 
@@ -147,6 +149,10 @@ export async function createEnvironmentAuth(input: EnvironmentAuthInput): Promis
     },
     ready: async () => {
       await start();
+    },
+    database: async () => {
+      await start();
+      return database!;
     },
     async close() {
       closed = true;

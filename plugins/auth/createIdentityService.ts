@@ -1,8 +1,8 @@
-import type { AuthIdentity, AuthRequestContext } from '../../capabilities/authIdentity.ts';
+import type { AuthIdentity, AuthRequestContext, OAuthEndpoints } from '../../capabilities/authIdentity.ts';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import type { SmsSend } from '../../capabilities/smsSend.ts';
 import { codedError } from '../../kernel/errors.ts';
-import { listKeys, mintKey, revokeKey } from './apiKeys.ts';
+import { getKey, listKeys, mintKey, revokeKey } from './apiKeys.ts';
 import type { EngineUser } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { AUTH_BASE_PATH, allowedWhilePasswordExpired, enginePath, oauthCallbackRoute, rateFamilyOf } from './authPaths.ts';
@@ -30,6 +30,8 @@ export interface IdentityDeps {
   email: () => EmailSend | undefined;
   /** Phone sign-in, when on: its code limits and the SMS service. */
   phone: { limiter: PhoneCodeLimiter; sms: () => SmsSend | undefined } | null;
+  /** The OAuth authorization server's endpoints, when it is on. */
+  oauth: OAuthEndpoints | null;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -58,6 +60,16 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
     return context.principal;
   };
 
+  // Administering users is beyond every credential scope: only an unscoped caller may.
+  const adminOf = (context: AuthRequestContext) => {
+    const principal = principalOf(context);
+    if (principal.scopes !== undefined) {
+      throw codedError('PERMISSION_DENIED', { permission: 'users:admin', reason: 'a scoped credential cannot administer users' },
+        'Permission denied: an API key or token limited to scopes cannot administer users; use an unscoped credential.');
+    }
+    return principal;
+  };
+
   // A browser request from an origin we do not trust never acts, whatever it carries.
   const checkOrigin = (context: AuthRequestContext) => {
     if (context.clientOrigin !== null && !isTrustedOrigin(context.clientOrigin, context.origin, options.trustedOrigins)) {
@@ -84,6 +96,8 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
   };
 
   return {
+    oauth: deps.oauth,
+
     async handle(request, context) {
       const env = envOf(context);
       const path = enginePath(request.url);
@@ -154,13 +168,13 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
 
     async createUser(input, context) {
       const env = envOf(context);
-      principalOf(context);
+      adminOf(context);
       return createUser(env, input, options.minPasswordLength);
     },
 
     async importUsers(input, context) {
       const env = envOf(context);
-      principalOf(context);
+      adminOf(context);
       // Invitation links use the configured public origin when there is one, not the Host header.
       const origin = options.baseURL ? new URL(options.baseURL).origin : context.origin;
       const result = await importUsers({ env, email: deps.email(), sms: deps.phone?.sms(), origin, inviteExpiresIn: options.inviteExpiresIn }, input);
@@ -174,6 +188,10 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
 
     async listKeys(context) {
       return listKeys(envOf(context), principalOf(context));
+    },
+
+    async getKey(id, context) {
+      return getKey(envOf(context), principalOf(context), id);
     },
 
     async revokeKey(id, context) {

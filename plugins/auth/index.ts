@@ -5,6 +5,8 @@ import { checkMailOrigin } from './checkMailOrigin.ts';
 import { createAuthenticator } from './createAuthenticator.ts';
 import { createEnvironmentAuth, type EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { createIdentityService } from './createIdentityService.ts';
+import { createOAuthServer, type OAuthServer } from './oauth/createOAuthServer.ts';
+import { oauthEndpoints } from './oauth/oauthEndpoints.ts';
 import { checkPasskeyConfig } from './passkeyRelyingParty.ts';
 import { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
 import { phoneNumberOptionsOf } from './phoneNumberOptions.ts';
@@ -15,6 +17,7 @@ import { redisRateCounter } from './redisRateCounter.ts';
 // One map per kernel: the kernel hands the same context object to every phase of a plugin.
 const states = new WeakMap<object, Map<string, EnvironmentAuth>>();
 const limiters = new WeakMap<object, RateLimiter>();
+const oauthStates = new WeakMap<object, Map<string, OAuthServer>>();
 
 /**
  * Identity: one auth engine (better-auth) per environment, with its own tables in that
@@ -41,8 +44,16 @@ export default definePlugin({
     const limiter = new RateLimiter(ctx.options.rateLimit);
     const phone = phoneNumberOptionsOf(ctx.options.phoneNumber);
     limiters.set(ctx, limiter);
-    ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log, ctx.options));
+    const oauthServers = new Map<string, OAuthServer>();
+    oauthStates.set(ctx, oauthServers);
+    const provider = ctx.options.oauthProvider;
+    if (provider.enabled && !ctx.options.baseURL) {
+      throw codedError('CONFIG_INVALID', { path: 'plugins.auth.baseURL', reason: 'the OAuth provider (plugins.auth.oauthProvider.enabled) needs the server\'s public origin as its issuer: set baseURL, e.g. https://app.example.com' });
+    }
+    const oauth = provider.enabled ? oauthEndpoints(new URL(ctx.options.baseURL!).origin, (id) => oauthServers.get(id) ?? null, provider.loginPage, (id) => cache.clear(id)) : null;
+    ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log, ctx.options, oauthServers));
     ctx.provide('auth.identity', createIdentityService({
+      oauth,
       environments, cache, limiter, options: ctx.options, email: () => ctx.resolve('email.send'),
       phone: phone ? { limiter: new PhoneCodeLimiter(phone), sms: () => ctx.resolve('sms.send') } : null,
     }));
@@ -84,6 +95,11 @@ export default definePlugin({
     } catch (error) {
       await closeAll(environments);
       throw error;
+    }
+    // The authorization server serves the default environment (its issuer is the server's origin).
+    const main = environments.get(info.defaultEnvironment);
+    if (ctx.options.oauthProvider.enabled && main) {
+      oauthStates.get(ctx)!.set(main.id, createOAuthServer(main, ctx.options, keys.derive('oauth', main.id).toString('hex'), ctx.log.child({ environment: main.id }), false));
     }
   },
   async stop(ctx) {

@@ -1,3 +1,4 @@
+import { requireScope } from '../../capabilities/credentialScopes.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import { isCodedError } from '../../kernel/errors.ts';
@@ -65,6 +66,8 @@ function reported(error: unknown, row: ImportRow): { code: string; errors: RowEr
 export async function runImport(
   engine: DataEngine, object: string, rows: readonly ImportRow[], ctx: DataContext, options: ImportOptions, log: Logger,
 ): Promise<ImportResult> {
+  // Refused as a whole, not row by row: every row would be.
+  requireScope(ctx.principal, 'data:write', `import into object ${object.slice(0, 64)}`);
   const errors: RowReport[] = [];
   const created: Array<{ row: number; id: string }> = [];
   const started = Date.now();

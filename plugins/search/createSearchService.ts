@@ -1,3 +1,4 @@
+import { requireScope } from '../../capabilities/credentialScopes.ts';
 import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
@@ -98,6 +99,8 @@ export function createSearchService(engine: DataEngine, database: DataDatabase, 
     },
 
     async search(request: SearchRequest, ctx: DataContext): Promise<{ items: SearchHit[] }> {
+      // Before the index is read: an empty answer must not tell a scoped caller what matches.
+      requireScope(ctx.principal, 'data:read', 'search');
       const terms = queryTerms(request.q);
       const objects = request.objects ?? [...planOf().keys()];
       const unknown = objects.filter((name) => !planOf().has(name));

@@ -1,6 +1,7 @@
 import { definePlugin } from '../../../kernel/definePlugin.ts';
 import { addAdminRoutes } from './adminRoutes.ts';
 import { addKeyRoutes } from './keyRoutes.ts';
+import { addOAuthRoutes } from './oauthRoutes.ts';
 import { addSessionRoutes } from './sessionRoutes.ts';
 
 /**
@@ -19,5 +20,6 @@ export default definePlugin({
     addSessionRoutes(routes, identity);
     addKeyRoutes(routes, identity);
     addAdminRoutes(routes, identity);
+    addOAuthRoutes(routes, identity);
   },
 });

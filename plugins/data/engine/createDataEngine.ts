@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DataContext, DataEngine, DataRecord, GetOptions, ListResult, PageQuery, QueryOptions } from '../../../capabilities/dataEngine.ts';
+import { requireScope } from '../../../capabilities/credentialScopes.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
@@ -207,10 +208,20 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     return plan;
   }
 
+  // The credential's scope ceiling comes first, before the object is even looked up: a scoped
+  // caller learns nothing from a refused call. Every route, tool and plugin reaches records here.
+  const reads = (ctx: DataContext, operation: string, name: string) => requireScope(ctx.principal, 'data:read', `${operation} on object ${name.slice(0, 64)}`);
+  const writes = (ctx: DataContext, operation: string, name: string) => requireScope(ctx.principal, 'data:write', `${operation} on object ${name.slice(0, 64)}`);
+
   const engine: DataEngine = {
     // Find hooks belong to callers' reads: an engine-internal read (system context) may skip them.
-    query: (name, input, ctx, options = {}) => find(objectOrNotFound(deps, name), input, withUser(ctx), options, !(ctx.system === true && options.findHooks === false)),
+    query: (name, input, ctx, options = {}) => scoped(() => reads(ctx, 'query', name), () => find(objectOrNotFound(deps, name), input, withUser(ctx), options, !(ctx.system === true && options.findHooks === false))),
     get(name, id, options, ctx) {
+      try {
+        reads(ctx, 'get', name);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       const object = objectOrNotFound(deps, name);
       const caller = withUser(ctx);
       if (!binding && !options.select && !options.expand) {
@@ -225,17 +236,31 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       }
       return byId(object, id, options, caller, true);
     },
-    getNow: (name, id, ctx) => (binding ? undefined : readNow(deps, objectOrNotFound(deps, name), String(id), withUser(ctx)) ?? undefined),
-    create: (name, input, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx)))),
-    update: (name, id, patch, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))),
-    delete: (name, id, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx)))),
-    history: (name, id, page, ctx) => readHistory(objectOrNotFound(deps, name), id, page, withUser(ctx)),
-    trash: (name, page, ctx) => listTrash(objectOrNotFound(deps, name), page, withUser(ctx)),
-    restore: (name, id, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => restoreRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx)))),
-    purge: (name, id, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => purgeRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx)))),
-    upsert: (name, on, values, options, ctx) => granting(name, ctx, inTransaction(ctx, (scope) => upsertRecord(deps, scope, objectOrNotFound(deps, name), on, values, options, withUser(ctx)))),
+    getNow(name, id, ctx) {
+      reads(ctx, 'get', name);
+      return binding ? undefined : readNow(deps, objectOrNotFound(deps, name), String(id), withUser(ctx)) ?? undefined;
+    },
+    create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx))))),
+    update: (name, id, patch, options, ctx) => scoped(() => writes(ctx, 'update', name), () => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx))))),
+    delete: (name, id, options, ctx) => scoped(() => writes(ctx, 'delete', name), () => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx))))),
+    history: (name, id, page, ctx) => scoped(() => reads(ctx, 'history', name), () => readHistory(objectOrNotFound(deps, name), id, page, withUser(ctx))),
+    trash: (name, page, ctx) => scoped(() => reads(ctx, 'trash', name), () => listTrash(objectOrNotFound(deps, name), page, withUser(ctx))),
+    restore: (name, id, ctx) => scoped(() => writes(ctx, 'restore', name), () => granting(name, ctx, inTransaction(ctx, (scope) => restoreRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx))))),
+    purge: (name, id, ctx) => scoped(() => writes(ctx, 'purge', name), () => granting(name, ctx, inTransaction(ctx, (scope) => purgeRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx))))),
+    upsert: (name, on, values, options, ctx) => scoped(() => writes(ctx, 'upsert', name), () => granting(name, ctx, inTransaction(ctx, (scope) => upsertRecord(deps, scope, objectOrNotFound(deps, name), on, values, options, withUser(ctx))))),
     transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
   };
+
+  /** Run `call` once `check` passed; a refusal (or a synchronous throw) becomes a rejected promise. */
+  function scoped<T>(check: () => void, call: () => Promise<T>): Promise<T> {
+    try {
+      check();
+      return call();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   if (binding) bindings.set(engine, binding);
 
   /**
