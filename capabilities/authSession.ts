@@ -14,6 +14,8 @@ export interface Principal {
   /** Route permission keys granted (for example `ai:chat`); admins hold every key. */
   permissions: string[];
   mustChangePassword?: boolean;
+  /** undefined = acts as its user; a list = only those of `data:read`, `data:write`, `actions:execute`. */
+  scopes?: string[];
 }
 
 export interface AuthSession {

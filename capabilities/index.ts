@@ -21,3 +21,4 @@ export * from './eventsBus.ts';
 export * from './actionsRegistry.ts';
 export * from './notificationsSend.ts';
 export * from './lifecycleRetention.ts';
+export * from './mcpServer.ts';

@@ -24,9 +24,11 @@ import { jobsQueue } from './jobsQueue.ts';
 import { eventsBus } from './eventsBus.ts';
 import { actionsRegistry } from './actionsRegistry.ts';
 import { notificationsSend } from './notificationsSend.ts';
+import { mcpServer } from './mcpServer.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
-  smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend, lifecycleRetention] as const;
+  smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend, lifecycleRetention,
+  mcpServer] as const;
 
 type Definition = (typeof definitions)[number];
 

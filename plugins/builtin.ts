@@ -21,6 +21,7 @@ import search from './search/index.ts';
 import sharing from './sharing/index.ts';
 import sms from './sms/index.ts';
 import orgScoping from './org-scoping/index.ts';
+import mcp from './mcp/index.ts';
 
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
@@ -63,4 +64,15 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: orgScoping, enabledByDefault: false },
   // Opt-in: the logic of the CRM template app (runtime.config.ts enables it with the app).
   { manifest: crm, enabledByDefault: false },
+  // Opt-in (OS_MCP_SERVER_ENABLED=true or plugins.mcp.enabled): the MCP server at /api/v1/mcp; its public origin defaults to auth's baseURL.
+  { manifest: mcp, enabledByDefault: false, optionsFrom: (config) => mcpOriginFrom(config.plugins.auth?.baseURL) },
 ];
+
+function mcpOriginFrom(baseURL: unknown): Record<string, unknown> {
+  if (typeof baseURL !== 'string') return {};
+  try {
+    return { publicOrigin: new URL(baseURL).origin };
+  } catch {
+    return {};
+  }
+}

@@ -5,6 +5,7 @@ import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dat
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError, type CodedError } from '../../kernel/errors.ts';
 import type { ActionAssignment, ResolvedAction } from '../../metadata/actionTypes.ts';
+import { actionBodySchema } from './inputSchema.ts';
 import { validateActionInput } from './validateActionInput.ts';
 
 export interface ActionsService extends ActionsRegistry {
@@ -77,6 +78,10 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
     },
     list,
     get,
+    inputSchema(name) {
+      const action = get(name);
+      return action ? actionBodySchema(action) : undefined;
+    },
     async run(name, body, principal, options: RunOptions) {
       const action = get(name);
       if (!action) throw codedError('NOT_FOUND', { what: `Action '${name.slice(0, 64)}'`, action: name.slice(0, 64) });
