@@ -49,7 +49,7 @@ function challenge(request: FastifyRequest, policy: HostPolicy, invalid: boolean
   return `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource${path}"${invalid ? ', error="invalid_token"' : ''}`;
 }
 
-const body = { type: ['object', 'array'], description: 'A JSON-RPC 2.0 message of the Model Context Protocol, or a batch of them' };
+const body = { anyOf: [{ type: 'object' }, { type: 'array' }], description: 'A JSON-RPC 2.0 message of the Model Context Protocol, or a batch of them' };
 
 /**
  * Streamable HTTP at /api/v1/mcp: POST carries client messages (initialize opens a session), GET
