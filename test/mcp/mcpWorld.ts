@@ -1,4 +1,5 @@
 /** The access world served over a socket with the MCP plugin on, and MCP SDK clients holding API keys. */
+import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Test } from 'tap';
@@ -43,3 +44,30 @@ export function answerOf(result: unknown): { isError: boolean; body: any } { // 
   const r = result as { isError?: boolean; content: Array<{ type: string; text: string }> };
   return { isError: r.isError === true, body: JSON.parse(r.content[0]!.text) };
 }
+
+export interface RawAnswer {
+  status: number;
+  headers: import('node:http').IncomingHttpHeaders;
+  body: string;
+}
+
+/** One HTTP request with exactly these headers (Host included), answered in full (an event stream is read until it ends). */
+export function rawRequest(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request({
+      host: target.hostname, port: target.port, path: target.pathname, method,
+      headers: { accept: 'application/json, text/event-stream', ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}), ...headers },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+export const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } } };
