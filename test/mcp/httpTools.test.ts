@@ -1,5 +1,10 @@
 import t from 'tap';
 import { eachBackend } from '../auth/authHarness.ts';
+import type { FastifyRequest } from 'fastify';
+import type { AccessGrants, ActionsRegistry, AuthSession, DataEngine, MetadataRegistry, SearchIndex } from '../../capabilities/index.ts';
+import { silentLogger } from '../../kernel/logger.ts';
+import { createToolbox } from '../../plugins/mcp/createToolbox.ts';
+import { createObjectView } from '../../plugins/mcp/objectView.ts';
 import { answerOf, buildMcpWorld } from './mcpWorld.ts';
 
 /**
@@ -72,5 +77,43 @@ t.test('the SDK client lists and calls every tool over Streamable HTTP', async (
     const schema = await client.readResource({ uri: 'osr://objects/note' });
     t.equal(JSON.parse(String((schema.contents[0] as { text: string }).text)).name, 'note', 'reading a schema resource');
     t.same(await client.ping(), {}, 'ping');
+
+    await t.test('a credential limited to scopes holds only those tools (fails closed)', async (t) => {
+      const kernel = w.rt.runtime.kernel;
+      const service = <T>(token: string) => kernel.service<T>(token)!;
+      const metadata = service<MetadataRegistry>('metadata.registry');
+      const grants = service<AccessGrants>('access.grants');
+      const objects = createObjectView(metadata, grants);
+      const toolbox = createToolbox({
+        engine: service<DataEngine>('data.engine'), metadata, objects, search: service<SearchIndex>('search.index'),
+        actions: service<ActionsRegistry>('actions.registry'), log: silentLogger(), maxResultChars: 200_000,
+      });
+      const request = { headers: { authorization: `Bearer ${admin.key}` }, environmentId: site.ids[0], method: 'POST', protocol: 'http', host: 'localhost' } as unknown as FastifyRequest;
+      const base = await grants.resolve((await service<AuthSession>('auth.session').authenticate(request))!);
+      const as = (scopes: string[]) => ({ environmentId: site.ids[0]!, principal: { ...base, scopes } });
+
+      const reader = as(['data:read']);
+      t.same(toolbox.list(reader.principal).map((tool) => tool.name).sort(), ['describe_object', 'get_record', 'list_objects', 'query_records', 'search'], 'data:read lists the read tools only');
+      const read = answerOf(await toolbox.call('query_records', { object: 'note' }, reader));
+      t.equal(read.isError, false, 'data:read may query');
+      const create = answerOf(await toolbox.call('create_record', { object: 'note', values: { title: 'nope' } }, reader));
+      t.equal(create.body.error.code, 'PERMISSION_DENIED', 'data:read cannot create');
+      t.equal(create.body.error.details.scope, 'data:write', 'the error names the missing scope');
+      t.match(create.body.error.message, 'data:write', 'in its message too');
+      const action = answerOf(await toolbox.call('action_add_note', { title: 'nope' }, reader));
+      t.equal(action.body.error.details.scope, 'actions:execute', 'an action needs actions:execute');
+      const after = answerOf(await toolbox.call('query_records', { object: 'note', where: { title: 'nope' } }, reader));
+      t.same(after.body.items, [], 'nothing was written');
+
+      const writer = as(['data:write']);
+      const list = answerOf(await toolbox.call('list_objects', {}, writer));
+      t.equal(list.body.error.details.scope, 'data:read', 'data:write alone cannot read');
+      const none = as([]);
+      t.same(toolbox.list(none.principal), [], 'no scope: no tool');
+      t.equal(answerOf(await toolbox.call('get_record', { object: 'note', id: 'x' }, none)).body.error.code, 'PERMISSION_DENIED', 'no scope: every call refused');
+      const runner = as(['actions:execute']);
+      t.same(toolbox.list(runner.principal).map((tool) => tool.name), ['action_add_note'], 'actions:execute lists the actions');
+      t.equal(answerOf(await toolbox.call('action_add_note', { title: 'scoped' }, runner)).body.result.title, '[agent] scoped', 'and runs them');
+    });
   });
 });
