@@ -6,6 +6,7 @@ import { formatJobs, listJobs, retryJob } from './listJobs.ts';
 import { formatPlugins, listPlugins } from './listPlugins.ts';
 import { formatLifecycle, runLifecycleCommand } from './runLifecycle.ts';
 import { formatDoctor, runDoctor } from './runDoctor.ts';
+import { serveMcpStdio } from './serveMcpStdio.ts';
 
 const USAGE = `Usage: osr <command> [options]
 
@@ -17,12 +18,14 @@ Commands:
   jobs retry ID   Queue a dead job again
   lifecycle  Apply the retention contracts now in every environment and print what each removed
   lifecycle --dry-run   Print what each contract would remove; remove nothing
+  mcp --stdio   Serve the MCP tools over stdin/stdout as the user of OS_MCP_STDIO_API_KEY (needs OS_MCP_STDIO_ENABLED=true)
 
 Options:
   --config PATH   runtime config (.ts, .js, .mjs or .json); default ./runtime.config.ts if present
   --port N        port to listen on (start; overrides PORT and server.port)
   --json          machine-readable output (doctor, plugins, jobs, lifecycle)
   --dry-run       count instead of removing (lifecycle)
+  --stdio         serve over stdin/stdout (mcp)
   -h, --help      this text`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -34,6 +37,7 @@ export async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       json: { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
+      stdio: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -72,6 +76,13 @@ export async function main(argv: string[]): Promise<number> {
       const report = await runLifecycleCommand(base, values['dry-run']);
       console.log(values.json ? JSON.stringify(report, null, 2) : formatLifecycle(report));
       return 0;
+    }
+    case 'mcp': {
+      if (!values.stdio) {
+        console.error('Usage: osr mcp --stdio [--config PATH] (Streamable HTTP is served by osr start at /api/v1/mcp when OS_MCP_SERVER_ENABLED=true)');
+        return 2;
+      }
+      return serveMcpStdio(base);
     }
     case 'start': {
       const env = values.port ? { ...process.env, PORT: values.port } : process.env;
