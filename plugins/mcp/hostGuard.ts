@@ -25,6 +25,14 @@ function hostMatches(entry: string, host: string): boolean {
   return want.name === got.name && (want.port === null || want.port === got.port);
 }
 
+/** The public origin's host, on its own port only (the scheme's default when the origin names none). */
+function publicHostMatches(publicOrigin: string, host: string): boolean {
+  const url = new URL(publicOrigin);
+  const got = splitHost(host);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return got.name === splitHost(url.host).name && (got.port === null ? url.port === '' : got.port === port);
+}
+
 function originOf(value: string): string | null {
   try {
     const url = new URL(value);
@@ -42,14 +50,14 @@ function originOf(value: string): string | null {
  */
 export function hostRefusal(policy: HostPolicy, host: string | undefined, origin: string | undefined): CodedError | null {
   if (!policy.enabled) return null;
-  const publicHost = policy.publicOrigin ? new URL(policy.publicOrigin).host : null;
+  const publicOrigin = policy.publicOrigin;
   const fix = policy.publicOrigin
     ? `reach it at ${policy.publicOrigin}, or list the host in plugins.mcp.allowedHosts`
     : 'set plugins.mcp.publicOrigin to the public origin of the server (only loopback hosts are accepted without it)';
   const hostOk = host !== undefined && host !== '' && (
-    (publicHost !== null && hostMatches(publicHost, host))
+    (publicOrigin !== null && publicHostMatches(publicOrigin, host))
     || policy.allowedHosts.some((entry) => hostMatches(entry, host))
-    || (publicHost === null && LOOPBACK.has(splitHost(host).name)));
+    || (publicOrigin === null && LOOPBACK.has(splitHost(host).name)));
   if (!hostOk) return codedError('MCP_HOST_NOT_ALLOWED', { host: (host ?? '(none)').slice(0, 200), fix });
   if (origin === undefined) return null;
   const given = originOf(origin);
