@@ -23,6 +23,11 @@ t.test('MCP over HTTP: row and field security, credentials, Host and Origin, ses
         t.same(page.body.items.map((r: { title: string }) => r.title), c.sees, `${c.user}: query_records answers exactly the readable rows`);
         const text = JSON.stringify(page.body);
         for (const secret of SECRETS) t.equal(text.includes(secret), c.secrets.includes(secret), `${c.user}: ${secret} ${c.secrets.includes(secret) ? 'present' : 'absent'}`);
+        const names = answerOf(await client.callTool({ name: 'list_objects', arguments: {} })).body.objects.map((o: { name: string }) => o.name);
+        t.ok(names.includes('doc') && names.includes('note'), `${c.user}: list_objects names the objects it may read`);
+        t.notOk(names.includes('sys_permission_set'), `${c.user}: and not those it may not read`);
+        t.equal(answerOf(await client.callTool({ name: 'describe_object', arguments: { object: 'sys_permission_set' } })).body.error?.code, 'NOT_FOUND', `${c.user}: an object it may not read is not found`);
+        t.notOk((await client.listResources()).resources.some((r) => r.uri === 'osr://objects/sys_permission_set'), `${c.user}: nor listed as a resource`);
         const described = answerOf(await client.callTool({ name: 'describe_object', arguments: { object: 'doc' } }));
         const fields = described.body.fields.map((f: { name: string }) => f.name);
         t.equal(fields.includes('secret'), c.secrets.length > 0, `${c.user}: describe_object ${c.secrets.length > 0 ? 'lists' : 'hides'} the hidden field`);
@@ -40,6 +45,12 @@ t.test('MCP over HTTP: row and field security, credentials, Host and Origin, ses
         if (c.user === 'owner') t.equal(write.isError, false, 'owner: may edit its own row');
         else t.equal(write.body.error?.code, c.user === 'other' ? 'NOT_FOUND' : 'PERMISSION_DENIED', `${c.user}: cannot edit the owner's row`);
       }
+    });
+
+    await t.test('an admin\'s key lists the system objects its user may read', async (t) => {
+      const client = await w.connect({ authorization: `Bearer ${(await w.mintKey('admin')).key}` });
+      const names = answerOf(await client.callTool({ name: 'list_objects', arguments: {} })).body.objects.map((o: { name: string }) => o.name);
+      t.ok(names.includes('sys_permission_set'), 'admin: sys_permission_set listed');
     });
 
     await t.test('anonymous and cookie-only requests: 401 naming the resource metadata', async (t) => {
