@@ -5,6 +5,7 @@ import type { AccessGrants, ActionsRegistry, AuthSession, DataEngine, MetadataRe
 import { silentLogger } from '../../kernel/logger.ts';
 import { createToolbox } from '../../plugins/mcp/createToolbox.ts';
 import { createObjectView } from '../../plugins/mcp/objectView.ts';
+import { sendAs } from '../access/accessWorld.ts';
 import { answerOf, buildMcpWorld } from './mcpWorld.ts';
 
 /**
@@ -77,6 +78,10 @@ t.test('the SDK client lists and calls every tool over Streamable HTTP', async (
     const schema = await client.readResource({ uri: 'osr://objects/note' });
     t.equal(JSON.parse(String((schema.contents[0] as { text: string }).text)).name, 'note', 'reading a schema resource');
     t.same(await client.ping(), {}, 'ping');
+
+    const openapi = await sendAs(w.rt, w.users.admin.token, 'GET', '/api/v1/openapi.json');
+    t.equal(openapi.status, 200, 'the API description builds with the MCP routes');
+    t.same(Object.keys(openapi.body.paths['/mcp'] ?? {}).sort(), ['delete', 'get', 'post'], 'and documents POST, GET and DELETE /api/v1/mcp');
 
     await t.test('a credential limited to scopes holds only those tools (fails closed)', async (t) => {
       const kernel = w.rt.runtime.kernel;
