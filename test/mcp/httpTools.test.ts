@@ -119,6 +119,14 @@ t.test('the SDK client lists and calls every tool over Streamable HTTP', async (
       const runner = as(['actions:execute']);
       t.same(toolbox.list(runner.principal).map((tool) => tool.name), ['action_add_note'], 'actions:execute lists the actions');
       t.equal(answerOf(await toolbox.call('action_add_note', { title: 'scoped' }, runner)).body.result.title, '[agent] scoped', 'and runs them');
+
+      const small = createToolbox({
+        engine: service<DataEngine>('data.engine'), metadata, objects, search: undefined, actions: undefined, log: silentLogger(), maxResultChars: 1_000,
+      });
+      const big = answerOf(await small.call('list_objects', {}, { environmentId: site.ids[0]!, principal: base }));
+      t.equal(big.body.error.code, 'MCP_RESULT_TOO_LARGE', 'an answer over maxResultChars is refused');
+      t.match(big.body.error.message, 'fewer fields or a smaller limit', 'saying what to ask for instead');
+      t.notOk(small.list(base).some((tool) => tool.name === 'search'), 'without the search plugin there is no search tool');
     });
   });
 });
