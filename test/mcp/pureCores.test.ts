@@ -4,6 +4,7 @@ import { hostRefusal, type HostPolicy } from '../../plugins/mcp/hostGuard.ts';
 import { scopeRefusal } from '../../plugins/mcp/scopes.ts';
 import { ownerOf, SessionStore } from '../../plugins/mcp/sessionStore.ts';
 import { jsonSchemaOf, TOOL_SPECS } from '../../plugins/mcp/toolSchemas.ts';
+import { loadConfig } from '../../runtime/loadConfig.ts';
 
 const policy = (over: Partial<HostPolicy> = {}): HostPolicy => ({ enabled: true, publicOrigin: null, allowedHosts: [], allowedOrigins: [], ...over });
 const codeOf = (p: HostPolicy, host: string | undefined, origin?: string) => hostRefusal(p, host, origin)?.code ?? null;
@@ -72,4 +73,11 @@ t.test('every tool input is an object JSON Schema that refuses unknown keys', as
     t.equal(schema.additionalProperties, false, `${spec.name}: unknown keys refused`);
     t.equal(spec.input.safeParse({ nope: 1 }).success, false, `${spec.name}: an unknown key does not parse`);
   }
+});
+
+t.test('OS_MCP_SERVER_ENABLED=true turns the plugin on', async (t) => {
+  const on = await loadConfig({ inline: {}, env: { OS_MCP_SERVER_ENABLED: 'true' } });
+  t.equal(on.plugins.mcp?.enabled, true, 'enabled by the variable');
+  const off = await loadConfig({ inline: {}, env: {} });
+  t.equal(off.plugins.mcp, undefined, 'off by default');
 });
