@@ -36,6 +36,8 @@ export interface ActionsRegistry {
   list(): ResolvedAction[];
   /** One action by name, or undefined. */
   get(name: string): ResolvedAction | undefined;
+  /** The JSON Schema of an action's body (its inputs, plus `recordId` for a record action), as its route validates it. */
+  inputSchema(name: string): Record<string, unknown> | undefined;
   /**
    * Run an action as `principal` with the same checks as POST /actions/:name: NOT_FOUND for an
    * unknown action, UNAUTHENTICATED without a principal, PERMISSION_DENIED without its permission

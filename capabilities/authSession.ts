@@ -14,7 +14,7 @@ export interface Principal {
   /** Route permission keys granted (for example `ai:chat`); admins hold every key. */
   permissions: string[];
   mustChangePassword?: boolean;
-  /** undefined = acts as its user; a list = only those of `data:read`, `data:write`, `actions:execute` */
+  /** undefined = acts as its user; a list = only those of `data:read`, `data:write`, `actions:execute`. */
   scopes?: string[];
 }
 

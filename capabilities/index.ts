@@ -25,3 +25,4 @@ export * from './flowsRunner.ts';
 export * from './automationSweep.ts';
 export * from './ioExport.ts';
 export * from './credentialScopes.ts';
+export * from './mcpServer.ts';

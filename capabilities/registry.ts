@@ -27,10 +27,11 @@ import { notificationsSend } from './notificationsSend.ts';
 import { flowsRunner } from './flowsRunner.ts';
 import { automationSweep } from './automationSweep.ts';
 import { ioExport } from './ioExport.ts';
+import { mcpServer } from './mcpServer.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
   smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend, lifecycleRetention,
-  flowsRunner, automationSweep, ioExport] as const;
+  flowsRunner, automationSweep, ioExport, mcpServer] as const;
 
 type Definition = (typeof definitions)[number];
 

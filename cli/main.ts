@@ -7,6 +7,7 @@ import { formatPlugins, listPlugins } from './listPlugins.ts';
 import { formatLifecycle, runLifecycleCommand } from './runLifecycle.ts';
 import { formatDoctor, runDoctor } from './runDoctor.ts';
 import { formatSweep, runSweepCommand } from './runSweep.ts';
+import { serveMcpStdio } from './serveMcpStdio.ts';
 
 const USAGE = `Usage: osr <command> [options]
 
@@ -19,6 +20,7 @@ Commands:
   lifecycle  Apply the retention contracts now in every environment and print what each removed
   lifecycle --dry-run   Print what each contract would remove; remove nothing
   automation sweep [--date YYYY-MM-DD]   Start the time-relative flows for a day (default today, UTC), once per record and offset
+  mcp --stdio   Serve the MCP tools over stdin/stdout as the user of OS_MCP_STDIO_API_KEY (needs OS_MCP_STDIO_ENABLED=true)
 
 Options:
   --config PATH   runtime config (.ts, .js, .mjs or .json); default ./runtime.config.ts if present
@@ -26,6 +28,7 @@ Options:
   --json          machine-readable output (doctor, plugins, jobs, lifecycle, automation sweep)
   --dry-run       count instead of removing (lifecycle)
   --date DAY      the day to sweep, YYYY-MM-DD (automation sweep)
+  --stdio         serve over stdin/stdout (mcp)
   -h, --help      this text`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -38,6 +41,7 @@ export async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
       date: { type: 'string' },
+      stdio: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -85,6 +89,13 @@ export async function main(argv: string[]): Promise<number> {
       const report = await runSweepCommand(base, values.date);
       console.log(values.json ? JSON.stringify(report, null, 2) : formatSweep(report));
       return 0;
+    }
+    case 'mcp': {
+      if (!values.stdio) {
+        console.error('Usage: osr mcp --stdio [--config PATH] (Streamable HTTP is served by osr start at /api/v1/mcp when OS_MCP_SERVER_ENABLED=true)');
+        return 2;
+      }
+      return serveMcpStdio(base);
     }
     case 'start': {
       const env = values.port ? { ...process.env, PORT: values.port } : process.env;

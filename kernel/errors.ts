@@ -117,6 +117,14 @@ export const ERRORS = {
   AI_MODEL_UNKNOWN: { status: 400, message: "Unknown model '{model}': name one as <provider>/<model>; known models: {known}." },
   AI_NOT_CONFIGURED: { status: 500, message: 'The AI plugin is not configured: {reason}. Fix: {fix}' },
   AI_ACTION_DECIDED: { status: 409, message: 'Pending action {id} is {status}: only a pending action can be approved or rejected.' },
+  // MCP server.
+  MCP_HOST_NOT_ALLOWED: { status: 403, message: 'Host {host} may not reach the MCP endpoint (DNS-rebinding protection). Fix: {fix}' },
+  MCP_ORIGIN_NOT_ALLOWED: { status: 403, message: 'Origin {origin} may not reach the MCP endpoint (DNS-rebinding protection). Fix: {fix}' },
+  MCP_SESSION_REQUIRED: { status: 400, message: '{reason}: send the mcp-session-id header that initialize answered, or start a session with an initialize request.' },
+  MCP_SESSION_NOT_FOUND: { status: 404, message: 'MCP session {sessionId} was not found: it ended, expired or belongs to another credential. Start a new session with initialize.' },
+  MCP_RESULT_TOO_LARGE: { status: 400, message: 'The result of {tool} is {size} characters, over the limit of {limit}. Fix: ask for fewer fields or a smaller limit.' },
+  MCP_STDIO_DISABLED: { status: 500, message: 'The MCP stdio mode is off: {reason}. Fix: {fix}' },
+  MCP_STDIO_KEY_INVALID: { status: 500, message: 'OS_MCP_STDIO_API_KEY {reason}. Fix: {fix}' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -72,6 +72,7 @@ function applyEnv(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
   }
   if (env.LOG_LEVEL) setPath(raw, ['log', 'level'], env.LOG_LEVEL);
   if (env.OS_LIFECYCLE_DISABLED === '1' || env.OS_LIFECYCLE_DISABLED === 'true') setPath(raw, ['plugins', 'lifecycle', 'enabled'], false);
+  if (env.OS_MCP_SERVER_ENABLED === '1' || env.OS_MCP_SERVER_ENABLED === 'true') setPath(raw, ['plugins', 'mcp', 'enabled'], true);
 }
 
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ResolvedConfig> {

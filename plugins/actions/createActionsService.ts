@@ -6,6 +6,7 @@ import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dat
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError, type CodedError } from '../../kernel/errors.ts';
 import type { ActionAssignment, ResolvedAction } from '../../metadata/actionTypes.ts';
+import { actionBodySchema } from './inputSchema.ts';
 import { validateActionInput } from './validateActionInput.ts';
 
 export interface ActionsService extends ActionsRegistry {
@@ -88,6 +89,10 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
     },
     list,
     get,
+    inputSchema(name) {
+      const action = get(name);
+      return action ? actionBodySchema(action) : undefined;
+    },
     async run(name, body, principal, options: RunOptions) {
       // A scoped credential must hold actions:execute, whatever the action; checked before the name is looked up.
       if (principal) requireScope(principal, 'actions:execute', `run action ${name.slice(0, 64)}`);

@@ -19,7 +19,7 @@ export default definePlugin({
   register(ctx) {
     const service = createActionsService(ctx.resolve('metadata.registry'), ctx.resolve('data.engine'), ctx.resolve('access.grants'));
     services.set(ctx, service);
-    ctx.provide('actions.registry', { handle: service.handle, startFlowsWith: service.startFlowsWith, list: service.list, get: service.get, run: service.run });
+    ctx.provide('actions.registry', { handle: service.handle, startFlowsWith: service.startFlowsWith, list: service.list, get: service.get, inputSchema: service.inputSchema, run: service.run });
     addUnknownActionRoute(ctx.resolve('http.routes'), service);
   },
   start(ctx) {

@@ -3,6 +3,7 @@ import type { Test } from 'tap';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import type { AnyPlugin } from '../../kernel/index.ts';
+import type { RuntimeConfigInput } from '../../runtime/configSchema.ts';
 import { bearer, signIn, type Site } from '../auth/authHarness.ts';
 
 /** A route guarded by the `ai:chat` permission key, to see keys granted by permission sets at work. */
@@ -55,10 +56,12 @@ export interface WorldOptions {
   apps?: string[];
   /** Plugins enabled beside the key probe. */
   plugins?: AnyPlugin[];
+  /** Config merged over the world's (its `plugins` replace the site's). */
+  config?: RuntimeConfigInput;
 }
 
 export async function buildWorld(t: Test, site: Site, options: WorldOptions = {}): Promise<World> {
-  const rt = await site.boot({ config: { apps: ['test/access/fixtures/app', ...(options.apps ?? [])] }, plugins: [keyProbe, ...(options.plugins ?? [])] });
+  const rt = await site.boot({ config: { ...options.config, apps: ['test/access/fixtures/app', ...(options.apps ?? [])] }, plugins: [keyProbe, ...(options.plugins ?? [])] });
   const admin = await signIn(rt);
   const users = { admin: { id: String(admin.user.id), token: admin.token } } as World['users'];
   const send = (token: string, method: string, url: string, payload?: unknown) => sendAs(rt, token, method, url, payload);

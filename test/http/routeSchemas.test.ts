@@ -11,7 +11,7 @@ t.test('every schema of every built-in route is a valid JSON schema', async (t) 
   const rt = await startTestRuntime({
     config: {
       apps: ['metadata/apps/crm'],
-      plugins: { crm: { enabled: true }, 'org-scoping': { enabled: true } },
+      plugins: { crm: { enabled: true }, 'org-scoping': { enabled: true }, mcp: { enabled: true } },
     },
   });
   t.teardown(() => rt.close());
