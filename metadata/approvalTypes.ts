@@ -24,8 +24,10 @@ export interface ResolvedApprovalStep {
   escalateTo: { users: string[]; positions: string[] } | null;
 }
 
+/** What a decided request runs: a record action on its record, or a flow (exactly one of action and flow). */
 export interface ApprovalOutcome {
-  action: string;
+  action?: string;
+  flow?: string;
   input: Record<string, unknown>;
 }
 

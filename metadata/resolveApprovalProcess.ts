@@ -1,6 +1,7 @@
 import type { CodedError } from '../kernel/errors.ts';
 import { suggest } from '../kernel/suggest.ts';
 import type { ResolvedAction } from './actionTypes.ts';
+import type { ResolvedFlow } from './flowTypes.ts';
 import type { ParsedApprovalProcess } from './approvalSchema.ts';
 import type { ApprovalOutcome, QuorumClamp, ResolvedApprovalProcess, ResolvedApprovalStep } from './approvalTypes.ts';
 import { compileActionExpression } from './cel/compileActionExpression.ts';
@@ -15,15 +16,33 @@ export interface ApprovalResolveContext {
   objects: ReadonlyMap<string, ResolvedObject>;
   /** Declared actions by name; undefined when no actions plugin runs (then no action outcome is accepted). */
   actions?: (name: string) => ResolvedAction | undefined;
+  /** Declared flows by name; undefined when no flows plugin runs (then no flow outcome is accepted). */
+  flows?: (name: string) => ResolvedFlow | undefined;
 }
+
+/** The flow input an outcome fills with the id of the decided record, when the flow declares it. */
+export const OUTCOME_RECORD_INPUT = 'record_id';
 
 const unique = (values: readonly string[] | undefined) => [...new Set(values ?? [])];
 
 function resolveOutcome(key: 'onApprove' | 'onReject', outcome: ParsedApprovalProcess['onApprove'], object: string, ctx: ApprovalResolveContext, problems: MetadataProblem[]): ApprovalOutcome | null {
   if (!outcome) return null;
   if (outcome.flow !== undefined) {
-    problems.push({ path: `${key}.flow`, reason: "flows are not available: no plugin provides flows.runner in this runtime; run a declared action with 'action' instead" });
-    return null;
+    if (outcome.action !== undefined) { problems.push({ path: key, reason: "names an action and a flow: an outcome runs one of them" }); return null; }
+    if (!ctx.flows) { problems.push({ path: `${key}.flow`, reason: "flows are not available: the flows plugin is not enabled; run a declared action with 'action' instead" }); return null; }
+    const flow = ctx.flows(outcome.flow);
+    if (!flow) { problems.push({ path: `${key}.flow`, reason: `unknown flow '${outcome.flow}'` }); return null; }
+    if (flow.type !== 'autolaunched' || flow.start?.timeRelative) {
+      problems.push({ path: `${key}.flow`, reason: `flow '${flow.name}' is a ${flow.start?.timeRelative ? 'time-relative' : flow.type} flow: an outcome starts autolaunched flows only` });
+      return null;
+    }
+    const input = outcome.input ?? {};
+    for (const name of Object.keys(input)) {
+      if (name === OUTCOME_RECORD_INPUT || !flow.input[name]) {
+        problems.push({ path: `${key}.input.${name}`, reason: name === OUTCOME_RECORD_INPUT ? `'${OUTCOME_RECORD_INPUT}' is filled with the decided record's id` : `flow '${flow.name}' has no input '${name}'; its inputs: ${Object.keys(flow.input).join(', ') || 'none'}` });
+      }
+    }
+    return { flow: flow.name, input };
   }
   if (outcome.action === undefined) {
     problems.push({ path: `${key}.action`, reason: 'is required: the name of a declared record action to run on the record' });

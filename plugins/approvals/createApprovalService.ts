@@ -2,11 +2,13 @@ import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { ActionsRegistry } from '../../capabilities/actionsRegistry.ts';
 import type { Principal } from '../../capabilities/authSession.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
+import type { FlowsRunner } from '../../capabilities/flowsRunner.ts';
 import type { JobsQueue } from '../../capabilities/jobsQueue.ts';
 import type { NotificationsSend } from '../../capabilities/notificationsSend.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { ApprovalOutcome } from '../../metadata/approvalTypes.ts';
+import { OUTCOME_RECORD_INPUT } from '../../metadata/resolveApprovalProcess.ts';
 import { readDecisionBody, type DecisionBody } from './decisionBody.ts';
 import {
   assigneeList, ATTACHMENT_OBJECT, DECISION_OBJECT, ESCALATE_JOB, openKey, REMIND_INTERVAL_MS, REQUEST_OBJECT, type RequestAction,
@@ -23,6 +25,7 @@ export interface ApprovalDeps {
   jobs: JobsQueue;
   notify: NotificationsSend;
   actions: ActionsRegistry | undefined;
+  flows?: FlowsRunner | undefined;
   /** Known users: a reassign to an id that names no user is refused (unchecked without auth.identity). */
   knownUsers?: (environmentId: string, userIds: readonly string[]) => Promise<string[]>;
   log: Logger;
@@ -111,12 +114,19 @@ export function createApprovalService(deps: ApprovalDeps) {
     if (followups.outcome && principal) {
       const { outcome, kind } = followups.outcome;
       try {
-        if (!deps.actions) throw codedError('NOT_FOUND', { what: `Action '${outcome.action}'` });
-        await deps.actions.run(outcome.action, { ...outcome.input, recordId: request.record_id }, principal, { environmentId: env });
+        if (outcome.flow !== undefined) {
+          if (!deps.flows) throw codedError('NOT_FOUND', { what: `Flow '${outcome.flow}'` });
+          const flow = deps.flows.get(outcome.flow);
+          const input = { ...outcome.input, ...(flow?.input[OUTCOME_RECORD_INPUT] ? { [OUTCOME_RECORD_INPUT]: String(request.record_id) } : {}) };
+          await deps.flows.start(outcome.flow, input, { environmentId: env, principal: flow?.runAs === 'system' ? null : principal, trigger: 'action', idempotencyKey: `approval:${String(request.id)}:${request.cycle}:${kind}` });
+        } else {
+          if (!deps.actions) throw codedError('NOT_FOUND', { what: `Action '${outcome.action}'` });
+          await deps.actions.run(outcome.action!, { ...outcome.input, recordId: request.record_id }, principal, { environmentId: env });
+        }
       } catch (error) {
         const code = isCodedError(error) ? error.code : 'INTERNAL';
-        log.warn({ err: error, requestId: request.id, action: outcome.action }, `approvals: the ${kind} action failed`);
-        await engine.create(DECISION_OBJECT, { owner_id: request.owner_id, request_id: request.id, cycle: request.cycle, step: request.step, user_id: principal.userId, kind: 'outcome_failed', detail: { outcome: kind, action: outcome.action, code } }, system(env));
+        log.warn({ err: error, requestId: request.id, action: outcome.action, flow: outcome.flow }, `approvals: the ${kind} outcome failed`);
+        await engine.create(DECISION_OBJECT, { owner_id: request.owner_id, request_id: request.id, cycle: request.cycle, step: request.step, user_id: principal.userId, kind: 'outcome_failed', detail: { outcome: kind, ...(outcome.flow ? { flow: outcome.flow } : { action: outcome.action }), code } }, system(env));
       }
     }
   }

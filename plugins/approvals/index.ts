@@ -22,7 +22,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['data.engine', 'access.grants', 'metadata.registry', 'http.routes', 'jobs.queue', 'notifications.send'],
-  optional: ['actions.registry', 'auth.identity'],
+  optional: ['actions.registry', 'auth.identity', 'flows.runner'],
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
@@ -30,16 +30,18 @@ export default definePlugin({
     declared.set(ctx, processes);
     const actions = ctx.resolve('actions.registry');
     const engine = ctx.resolve('data.engine');
+    const flows = ctx.resolve('flows.runner');
     const resolveCtx = () => ({
       objects: new Map(metadata.objects().map((o) => [o.name, o])),
       ...(actions ? { actions: (name: string) => actions.get(name) } : {}),
+      ...(flows ? { flows: (name: string) => flows.get(name) } : {}),
     });
     const catalog = createProcessCatalog(() => processes, resolveCtx, engine);
     const jobs = ctx.resolve('jobs.queue');
     const identity = ctx.resolve('auth.identity');
     const service = createApprovalService({
       ...(identity ? { knownUsers: async (env: string, ids: readonly string[]) => (await identity.contactsOf(env, ids)).map((c) => c.id) } : {}),
-      engine, access: ctx.resolve('access.grants'), catalog, jobs, notify: ctx.resolve('notifications.send'), actions, log: ctx.log,
+      engine, access: ctx.resolve('access.grants'), catalog, jobs, notify: ctx.resolve('notifications.send'), actions, flows, log: ctx.log,
     });
     jobs.handle<{ requestId: string; cycle: number; step: number }>(ESCALATE_JOB, (job) => service.escalate(job.environmentId, job.data));
     addApprovalRoutes(ctx.resolve('http.routes'), service, catalog);
@@ -51,10 +53,12 @@ export default definePlugin({
   async start(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     const actions = ctx.resolve('actions.registry');
+    const flows = ctx.resolve('flows.runner');
     const sources = metadata.apps().map((app) => ({ dir: app.dir, app: app.manifest.name }));
     const { processes, errors } = await loadApprovals(sources, {
       objects: new Map(metadata.objects().map((o) => [o.name, o])),
       ...(actions ? { actions: (name: string) => actions.get(name) } : {}),
+      ...(flows ? { flows: (name: string) => flows.get(name) } : {}),
     });
     if (errors.length > 0) throw new KernelBootError(errors);
     const map = declared.get(ctx)!;

@@ -86,6 +86,21 @@ t.test('approvals', async (t) => {
       t.equal(after.status, 200);
     });
 
+    await t.test('an outcome may start a flow, with the record id as its record_id input', async (t) => {
+      const memo = await w.as('owner', 'POST', '/api/v1/data/memo', { title: 'flowed memo' });
+      const { id } = await submit(w, 'memo_flow', String(memo.body.id));
+      const decided = await w.as('a1', 'POST', `${REQ}/${id}/approve`, {});
+      t.equal(decided.body.status, 'approved');
+      const title = `approved ${String(memo.body.id)}`;
+      let found = 0;
+      for (let i = 0; i < 200 && found === 0; i++) {
+        const list = await w.as('admin', 'GET', `/api/v1/data/memo?where=${encodeURIComponent(JSON.stringify({ title }))}`);
+        found = list.body.items?.length ?? 0;
+        if (found === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      t.equal(found, 1, 'the flow ran once, with record_id and the declared input');
+    });
+
     await t.test('a double approve by the same user, sent at once, counts once', async (t) => {
       const { id } = await submit(w, 'big_project', await w.project('Twice', 2000));
       const answers = await Promise.all([1, 2, 3].map(() => w.as('a1', 'POST', `${REQ}/${id}/approve`, {})));

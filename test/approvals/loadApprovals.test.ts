@@ -3,6 +3,7 @@ import t from 'tap';
 import { loadApps } from '../../metadata/loadApps.ts';
 import { loadApprovals } from '../../metadata/loadApprovals.ts';
 import type { ResolvedAction } from '../../metadata/actionTypes.ts';
+import type { ResolvedFlow } from '../../metadata/flowTypes.ts';
 import { resolveApprovalProcess } from '../../metadata/resolveApprovalProcess.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -13,7 +14,8 @@ async function context() {
   const loaded = await loadApps([APP]);
   t.same(loaded.errors, []);
   const actions = new Map<string, ResolvedAction>(loaded.apps.flatMap((a) => a.actions).map((a) => [a.name, a]));
-  return { objects: loaded.objects, actions: (name: string) => actions.get(name) };
+  const flows = new Map<string, ResolvedFlow>(loaded.apps.flatMap((a) => a.flows).map((f) => [f.name, f]));
+  return { objects: loaded.objects, actions: (name: string) => actions.get(name), flows: (name: string) => flows.get(name) };
 }
 
 t.test('the fixture processes load, with defaults', async (t) => {
@@ -29,6 +31,7 @@ t.test('the fixture processes load, with defaults', async (t) => {
   t.equal(memo.maxRevisions, 3, 'maxRevisions defaults to 3');
   t.equal(memo.steps[0]!.minApprovals, 1);
   t.equal(memo.when, null);
+  t.same(processes.find((p) => p.name === 'memo_flow')!.onApprove, { flow: 'memo_approved', input: { note: 'approved' } }, 'a flow outcome');
 });
 
 t.test('every problem is reported with its file and path', async (t) => {
@@ -48,7 +51,7 @@ t.test('every problem is reported with its file and path', async (t) => {
   ]);
   const reason = (file: string) => String(errors.find((e) => String(e.details.file).endsWith(file))!.details.reason);
   t.match(reason('bad_when.json'), /budgett/);
-  t.match(reason('flow_outcome.json'), /flows\.runner/);
+  t.match(reason('flow_outcome.json'), /unknown flow 'notify_team'/);
   t.ok(errors.every((e) => e.code === 'METADATA_INVALID'));
 });
 
