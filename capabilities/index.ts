@@ -23,3 +23,4 @@ export * from './notificationsSend.ts';
 export * from './lifecycleRetention.ts';
 export * from './flowsRunner.ts';
 export * from './automationSweep.ts';
+export * from './dataIndexAdvice.ts';

@@ -26,10 +26,12 @@ import { actionsRegistry } from './actionsRegistry.ts';
 import { notificationsSend } from './notificationsSend.ts';
 import { flowsRunner } from './flowsRunner.ts';
 import { automationSweep } from './automationSweep.ts';
+import { dataIndexAdvice } from './dataIndexAdvice.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
   smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend, lifecycleRetention,
-  flowsRunner, automationSweep] as const;
+  flowsRunner, automationSweep,
+  dataIndexAdvice] as const;
 
 type Definition = (typeof definitions)[number];
 
