@@ -17,9 +17,9 @@ export const dataOptionsSchema = z.strictObject({
   maxJoins: z.number().int().min(0).max(8).default(DEFAULT_QUERY_COST.maxJoins),
   /**
    * A list or query read that takes at least this many ms has its shape (filter fields by kind,
-   * sort) recorded for index advice (GET /metrics/index-advice, docs/data-api.md).
+   * sort) recorded for index advice (GET /metrics/index-advice, docs/data-api.md); 0 records every read.
    */
-  slowQueryMs: z.number().int().min(1).max(600_000).default(50),
+  slowQueryMs: z.number().int().min(0).max(600_000).default(50),
 });
 
 export type DataOptions = z.output<typeof dataOptionsSchema>;
