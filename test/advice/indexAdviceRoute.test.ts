@@ -37,8 +37,8 @@ await eachBackend(t, [`advice-${randomBytes(3).toString('hex')}`], async (t, sit
   t.same(advice.shapes, [{ equality: ['status'], range: ['priority'], sort: ['-priority', 'due_date'] }]);
   t.ok(advice.runs === 3 && advice.totalMs > 0 && advice.maxMs > 0, `runs and times (${advice.runs} runs, ${advice.totalMs} ms)`);
   t.match(advice.sql, site.backend === 'postgres'
-    ? /^create index concurrently "osr_auto_ticket_[0-9a-f]{8}" on "ticket" \("status", "priority", "due_date"\)$/
-    : /^create index "osr_auto_ticket_[0-9a-f]{8}" on "ticket" \("status", "priority", "due_date"\)$/);
+    ? /^create index concurrently "osr_auto_ticket_[0-9a-f]{8}" on "ticket" \("status", "priority" desc nulls last, "due_date" asc nulls first, "id"\)$/
+    : /^create index "osr_auto_ticket_[0-9a-f]{8}" on "ticket" \("status", "priority" desc, "due_date", "id"\)$/, 'keys in the order and direction of the page statement, id last');
 
   const denied = await sendAs(rt, member.token, 'GET', url);
   t.equal(denied.status, 403, 'a member may not read it');

@@ -1,7 +1,7 @@
 /** Index advice derivation (pure): query shapes, the composite index for each, and whether an index serves it. */
 import t from 'tap';
 import type { ResolvedObject } from '../../metadata/types.ts';
-import { adviseColumns, indexServes, indexShapeOf } from '../../plugins/data/advice/indexShape.ts';
+import { adviseColumns, indexServes, indexShapeOf, plainIndexSorts } from '../../plugins/data/advice/indexShape.ts';
 import { createSlowQueryRecorder } from '../../plugins/data/advice/slowQueryRecorder.ts';
 import { adviceIndexName } from '../../plugins/data/advice/buildIndexAdvice.ts';
 import { loadTicket } from './adviceFixtures.ts';
@@ -36,6 +36,8 @@ t.test('which existing index serves an advice', async (t) => {
   t.notOk(indexServes(['status'], ['status', 'priority', 'due_date'], 1), 'a single-column index does not');
   t.notOk(indexServes(['status', 'due_date', 'priority'], ['status', 'priority', 'due_date'], 1), 'sort columns out of order do not');
   t.notOk(indexServes(['priority', 'status', 'due_date'], ['status', 'priority', 'due_date'], 1), 'a range column before the equality does not');
+  t.notOk(plainIndexSorts(indexShapeOf({ where: { status: 'open' }, orderBy: '-priority,due_date' }, ticket)!), 'mixed sort directions: an all-ascending index cannot give the order');
+  t.ok(plainIndexSorts(indexShapeOf({ where: { status: 'open' }, orderBy: '-priority,-due_date' }, ticket)!), 'one direction: read backwards');
 });
 
 t.test('the recorder: threshold, totals, bound per environment', async (t) => {

@@ -98,6 +98,15 @@ export function adviseColumns(shape: IndexShape): string[] {
 }
 
 /**
+ * Whether the sort can be read from an index whose columns are all ascending (as declared indexes
+ * and those the database lists are taken): every sort column in one direction (a backward scan
+ * gives all descending). Mixed directions need the advised index, which names each direction.
+ */
+export function plainIndexSorts(shape: IndexShape): boolean {
+  return shape.sort.every((s) => s.direction === shape.sort[0]!.direction);
+}
+
+/**
  * Whether an index on `index` (its columns in order) serves the advice as well as the advised one:
  * it starts with the equality columns in any order, then the rest of the advice in order.
  */
