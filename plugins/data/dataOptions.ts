@@ -20,6 +20,10 @@ export const dataOptionsSchema = z.strictObject({
    * sort) recorded for index advice (GET /metrics/index-advice, docs/data-api.md); 0 records every read.
    */
   slowQueryMs: z.number().int().min(0).max(600_000).default(50),
+  /** Build the advised indexes of slow reads automatically (logged; PostgreSQL: concurrently). Off by default. */
+  autoIndex: z.boolean().default(false),
+  /** Automatic (`osr_auto_`) indexes one object may hold. */
+  autoIndexMax: z.number().int().min(1).max(20).default(3),
 });
 
 export type DataOptions = z.output<typeof dataOptionsSchema>;

@@ -15,6 +15,7 @@ import { createCountCache } from './query/countCache.ts';
 import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
 import { recordSlowQueries } from './advice/recordSlowQueries.ts';
 import { createSlowQueryRecorder } from './advice/slowQueryRecorder.ts';
+import { createAutoIndexer } from './advice/autoIndexer.ts';
 import { ensureSequenceTable } from './engine/nextSequence.ts';
 import { dataOptionsSchema } from './dataOptions.ts';
 import { policyErrors } from './policyErrors.ts';
@@ -66,6 +67,9 @@ export default definePlugin({
     ctx.provide('data.database', mapConnectionErrors(createDataDatabase({ database, counts })));
     // Slow list and query reads have their shapes recorded for index advice (advice/).
     const slow = createSlowQueryRecorder(ctx.options.slowQueryMs);
+    const autoIndexer = ctx.options.autoIndex
+      ? createAutoIndexer({ recorder: slow, knexOf: (id) => database(id).knex, objectOf: (name) => metadata.object(name), maxPerObject: ctx.options.autoIndexMax, log: ctx.log })
+      : undefined;
     ctx.provide('data.engine', mapConnectionErrors(recordSlowQueries(createDataEngine({
       metadata,
       hooks: ctx.resolve('hooks.registry'),
@@ -81,7 +85,7 @@ export default definePlugin({
         if (!key) cursorKeys.set(environmentId, (key = secrets.derive('data.cursor', environmentId)));
         return key;
       },
-    }), slow, metadata)));
+    }), slow, metadata, autoIndexer ? (id) => void autoIndexer.consider(id) : undefined)));
     ctx.provide('data.indexAdvice', {
       slowQueryMs: slow.thresholdMs,
       advice: (environmentId) => buildIndexAdvice(slow.shapes(environmentId), database(environmentId).knex, (name) => metadata.object(name)),

@@ -8,7 +8,7 @@ import type { SlowQueryRecorder } from './slowQueryRecorder.ts';
  * threshold has its shape (indexShape.ts) recorded for index advice. The shape is only worked
  * out for slow reads, so a fast read costs two clock readings.
  */
-export function recordSlowQueries(engine: DataEngine, recorder: SlowQueryRecorder, metadata: Pick<MetadataRegistry, 'object'>): DataEngine {
+export function recordSlowQueries(engine: DataEngine, recorder: SlowQueryRecorder, metadata: Pick<MetadataRegistry, 'object'>, onSlow?: (environmentId: string) => void): DataEngine {
   const query: DataEngine['query'] = (name, input, ctx, options) => {
     const started = performance.now();
     const answer = engine.query(name, input, ctx, options);
@@ -17,7 +17,10 @@ export function recordSlowQueries(engine: DataEngine, recorder: SlowQueryRecorde
       if (ms >= recorder.thresholdMs) {
         const object = metadata.object(name);
         const shape = object ? indexShapeOf(input, object) : null;
-        if (shape) recorder.record(ctx.environmentId, shape, ms);
+        if (shape) {
+          // A new shape may want a new index (autoIndex): known shapes were considered already.
+          if (recorder.record(ctx.environmentId, shape, ms)) onSlow?.(ctx.environmentId);
+        }
       }
       return result;
     });

@@ -13,8 +13,8 @@ export interface SlowShape {
 export interface SlowQueryRecorder {
   /** The threshold in ms: runs at least this slow are recorded. */
   readonly thresholdMs: number;
-  /** Records one run of `shape` that took `ms` (ignored under the threshold). */
-  record(environmentId: string, shape: IndexShape, ms: number): void;
+  /** Records one run of `shape` that took `ms` (ignored under the threshold); true when the shape is new to the environment. */
+  record(environmentId: string, shape: IndexShape, ms: number): boolean;
   /** The environment's slow shapes, slowest in total first. */
   shapes(environmentId: string): SlowShape[];
 }
@@ -28,7 +28,7 @@ export function createSlowQueryRecorder(thresholdMs: number, maxShapes = SLOW_SH
   return {
     thresholdMs,
     record(environmentId, shape, ms) {
-      if (ms < thresholdMs) return;
+      if (ms < thresholdMs) return false;
       let shapes = envs.get(environmentId);
       if (!shapes) envs.set(environmentId, (shapes = new Map()));
       const key = shapeKey(shape);
@@ -42,6 +42,7 @@ export function createSlowQueryRecorder(thresholdMs: number, maxShapes = SLOW_SH
       entry.maxMs = Math.max(entry.maxMs, ms);
       entry.lastAt = now();
       shapes.set(key, entry);
+      return known === undefined;
     },
     shapes(environmentId) {
       return [...(envs.get(environmentId)?.values() ?? [])].sort((a, b) => b.totalMs - a.totalMs);
