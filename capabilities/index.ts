@@ -26,3 +26,4 @@ export * from './automationSweep.ts';
 export * from './ioExport.ts';
 export * from './credentialScopes.ts';
 export * from './mcpServer.ts';
+export * from './dataIndexAdvice.ts';

@@ -28,10 +28,11 @@ import { flowsRunner } from './flowsRunner.ts';
 import { automationSweep } from './automationSweep.ts';
 import { ioExport } from './ioExport.ts';
 import { mcpServer } from './mcpServer.ts';
+import { dataIndexAdvice } from './dataIndexAdvice.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
   smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend, lifecycleRetention,
-  flowsRunner, automationSweep, ioExport, mcpServer] as const;
+  flowsRunner, automationSweep, ioExport, mcpServer, dataIndexAdvice] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -86,6 +86,10 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
     const schemaSync = String((data.options as { schemaSync?: string } | undefined)?.schemaSync ?? 'additive');
     checks.push(await checkSchema(config.environments, metadata.objects, schemaSync));
   }
+  if (data) {
+    const slowQueryMs = Number((data.options as { slowQueryMs?: number } | undefined)?.slowQueryMs ?? 50);
+    checks.push({ name: 'index advice', ok: true, detail: `no traffic history here: run with traffic, then read GET /api/v1/metrics/index-advice as an admin (reads of ${slowQueryMs} ms or more are recorded, plugins.data.slowQueryMs)` });
+  }
   return { ok: checks.every((c) => c.ok), checks };
 }
 

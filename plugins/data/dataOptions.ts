@@ -15,6 +15,15 @@ export const dataOptionsSchema = z.strictObject({
   queryTimeoutMs: z.number().int().min(100).max(600_000).default(DEFAULT_QUERY_COST.timeoutMs),
   /** Joins one query may hold (at most 8); more answers 400 QUERY_TOO_COSTLY. */
   maxJoins: z.number().int().min(0).max(8).default(DEFAULT_QUERY_COST.maxJoins),
+  /**
+   * A list or query read that takes at least this many ms has its shape (filter fields by kind,
+   * sort) recorded for index advice (GET /metrics/index-advice, docs/data-api.md); 0 records every read.
+   */
+  slowQueryMs: z.number().int().min(0).max(600_000).default(50),
+  /** Build the advised indexes of slow reads automatically (logged; PostgreSQL: concurrently). Off by default. */
+  autoIndex: z.boolean().default(false),
+  /** Automatic (`osr_auto_`) indexes one object may hold. */
+  autoIndexMax: z.number().int().min(1).max(20).default(3),
 });
 
 export type DataOptions = z.output<typeof dataOptionsSchema>;

@@ -12,6 +12,10 @@ import { RECORD_HISTORY } from './engine/recordHistory.ts';
 import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
 import { createCountCache } from './query/countCache.ts';
+import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
+import { recordSlowQueries } from './advice/recordSlowQueries.ts';
+import { createSlowQueryRecorder } from './advice/slowQueryRecorder.ts';
+import { createAutoIndexer } from './advice/autoIndexer.ts';
 import { ensureSequenceTable } from './engine/nextSequence.ts';
 import { dataOptionsSchema } from './dataOptions.ts';
 import { policyErrors } from './policyErrors.ts';
@@ -33,7 +37,7 @@ export default definePlugin({
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys', 'hooks.registry', 'metadata.registry'],
   optional: ['events.bus'],
-  provides: ['data.engine', 'data.database', 'access.grants', 'data.scopes'],
+  provides: ['data.engine', 'data.database', 'access.grants', 'data.scopes', 'data.indexAdvice'],
   options: dataOptionsSchema,
   timeoutMs: 60_000,
   register(ctx) {
@@ -61,7 +65,12 @@ export default definePlugin({
     const counts = createCountCache();
     // A lost database connection reaches callers as a 503 they may retry, whatever the route.
     ctx.provide('data.database', mapConnectionErrors(createDataDatabase({ database, counts })));
-    ctx.provide('data.engine', mapConnectionErrors(createDataEngine({
+    // Slow list and query reads have their shapes recorded for index advice (advice/).
+    const slow = createSlowQueryRecorder(ctx.options.slowQueryMs);
+    const autoIndexer = ctx.options.autoIndex
+      ? createAutoIndexer({ recorder: slow, knexOf: (id) => database(id).knex, objectOf: (name) => metadata.object(name), maxPerObject: ctx.options.autoIndexMax, log: ctx.log })
+      : undefined;
+    ctx.provide('data.engine', mapConnectionErrors(recordSlowQueries(createDataEngine({
       metadata,
       hooks: ctx.resolve('hooks.registry'),
       database,
@@ -76,7 +85,11 @@ export default definePlugin({
         if (!key) cursorKeys.set(environmentId, (key = secrets.derive('data.cursor', environmentId)));
         return key;
       },
-    })));
+    }), slow, metadata, autoIndexer ? (id) => void autoIndexer.consider(id) : undefined)));
+    ctx.provide('data.indexAdvice', {
+      slowQueryMs: slow.thresholdMs,
+      advice: (environmentId) => buildIndexAdvice(slow.shapes(environmentId), database(environmentId).knex, (name) => metadata.object(name)),
+    });
     ctx.provide('access.grants', createAccessGrants(metadata, access, (environmentId) => database(environmentId).knex));
   },
   async start(ctx) {
