@@ -5,7 +5,7 @@ import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import type { NotificationsSend } from '../../capabilities/notificationsSend.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedObject } from '../../metadata/types.ts';
-import { author, readableRecord, systemCtx } from './recordAccess.ts';
+import { author, readableRecord, systemCtx } from '../../capabilities/recordRouteAccess.ts';
 
 export const COMMENT_OBJECT = 'sys_comment';
 export const MAX_BODY = 10_000;

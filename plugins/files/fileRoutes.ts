@@ -6,7 +6,7 @@ import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedObject } from '../../metadata/types.ts';
-import { author, readableRecord, systemCtx } from './recordAccess.ts';
+import { author, readableRecord, systemCtx } from '../../capabilities/recordRouteAccess.ts';
 import { contentDisposition, declaredType, safeFileName, servedType, typeAllowed } from './fileNames.ts';
 import type { FileStore } from './fileStore.ts';
 import { boundaryOf, parseMultipart } from './parseMultipart.ts';

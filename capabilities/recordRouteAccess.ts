@@ -1,13 +1,14 @@
+/** Helpers for plugins serving routes about one record (comments, files): no capability token. */
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../../capabilities/authSession.ts';
-import { dataContextOf, type DataContext, type DataEngine } from '../../capabilities/dataEngine.ts';
-import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
-import { codedError } from '../../kernel/errors.ts';
-import { apiObject } from '../../metadata/apiObject.ts';
-import type { ApiMethod, ResolvedObject } from '../../metadata/types.ts';
+import type { Principal } from './authSession.ts';
+import { dataContextOf, type DataContext, type DataEngine } from './dataEngine.ts';
+import type { MetadataRegistry } from './metadataRegistry.ts';
+import { codedError } from '../kernel/errors.ts';
+import { apiObject } from '../metadata/apiObject.ts';
+import type { ApiMethod, ResolvedObject } from '../metadata/types.ts';
 
 /**
- * The record a file route is about, checked in the order that leaks nothing: the object
+ * The record a route below /data/:object/:id (comments, files) is about, checked in the order that leaks nothing: the object
  * is served (404 as for /data), the feature is on for it (403, a fact about the object), and the
  * caller can read the record (a hidden record answers 404 exactly like a missing one).
  */
@@ -23,7 +24,7 @@ export async function readableRecord(
   return { object, id, ctx };
 }
 
-/** The signed-in user a write is made by: a file has an uploader. */
+/** The signed-in user a write is made by: a comment has an author, a file an uploader. */
 export function author(request: FastifyRequest): Principal {
   if (!request.principal || request.principal.kind === 'system') throw codedError('UNAUTHENTICATED');
   return request.principal;
