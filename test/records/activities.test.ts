@@ -1,5 +1,6 @@
 import t from 'tap';
 import { bearer, eachBackend } from '../auth/authHarness.ts';
+import { addUser, sendAs } from '../access/accessWorld.ts';
 import { recordsWorld, type RecordsWorld, type Who } from './recordsWorld.ts';
 
 /**
@@ -25,7 +26,8 @@ t.test('activities', async (t) => {
   await eachBackend(t, ['activities'], async (t, site) => {
     const w = await recordsWorld(t, site, { config: { apps: ['test/records/fixtures/app', 'test/records/fixtures/activities'], plugins: { email: { enabled: false } } } });
     await w.must(w.as('admin', 'POST', '/api/v1/data/sys_permission_set', { name: 'ticket_secrets', fields: { 'ticket.secret': { read: true, edit: true } } }));
-    await w.must(w.as('admin', 'POST', '/api/v1/approvals/processes', { name: 'ticket_review', object: 'ticket', steps: [{ name: 'review', approvers: { users: [w.users.admin.id] } }] }));
+    await w.must(w.as('admin', 'POST', '/api/v1/approvals/processes', { name: 'ticket_review', object: 'ticket', steps: [{ name: 'review', approvers: { users: [w.users.m2.id] } }] }));
+    const m3 = await addUser(w.rt, w.users.admin.token, 'memberThree');
 
     // One record with each kind: created and updated (history), a comment, a file, an approval request.
     const ticket = await w.must(w.as('m1', 'POST', '/api/v1/data/ticket', { title: 'FIRST-TITLE' }));
@@ -58,11 +60,17 @@ t.test('activities', async (t) => {
     t.equal(m1.items[3]!.summary, 'Updated: title');
     t.notOk(JSON.stringify(m1).includes('TOP-SECRET'), 'the hidden value appears nowhere');
 
-    // A reader who is neither submitter, approver nor admin: no approval item, no hidden value.
+    // The approver of the request sees it too.
     const m2 = (await w.must(w.as('m2', 'GET', url), 200)) as { items: Item[] };
-    t.same(m2.items.map((i) => i.kind), ['file', 'comment', 'history', 'history'], 'no approval item for an outsider');
-    t.notOk(JSON.stringify(m2).includes(request.id), 'not even the request id');
+    t.same(m2.items.map((i) => i.kind), ['approval', 'file', 'comment', 'history', 'history'], 'the approver sees the request');
     t.notOk(JSON.stringify(m2).includes('TOP-SECRET'));
+
+    // A reader who is neither submitter, approver nor admin: no approval item, no hidden value.
+    const outsider = await sendAs(w.rt, m3.token, 'GET', url);
+    t.equal(outsider.status, 200);
+    t.same(outsider.body.items.map((i: Item) => i.kind), ['file', 'comment', 'history', 'history'], 'no approval item for an outsider');
+    t.notOk(JSON.stringify(outsider.body).includes(request.id), 'not even the request id');
+    t.notOk(JSON.stringify(outsider.body).includes('TOP-SECRET'));
 
     // Paging: limit and an opaque cursor walk the same timeline.
     const walked: Item[] = [];
