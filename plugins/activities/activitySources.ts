@@ -34,9 +34,20 @@ const iso = (value: unknown): string => {
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 const system = (ctx: DataContext): DataContext => ({ ...ctx, system: true });
 
-/** A page of the source: `limit` items from `offset`, plus whether more follow (one extra row read). */
-const pageOf = (rows: DataRecord[], limit: number, toActivity: (row: DataRecord) => Activity): SourcePage =>
-  ({ items: rows.slice(0, limit).map(toActivity), more: rows.length > limit });
+/** The most rows one engine read may ask for (the page size cap of the engine-owned objects). */
+export const MAX_READ = 200;
+
+type Rows = (limit: number, offset: number) => Promise<DataRecord[]>;
+
+/**
+ * A page of the source: `limit` items from `offset`, plus whether more follow: one extra row is read
+ * with them, or, when that would pass the read cap, by a second read of one row.
+ */
+async function pageOf(rows: Rows, limit: number, offset: number, toActivity: (row: DataRecord) => Activity): Promise<SourcePage> {
+  const read = await rows(Math.min(limit + 1, MAX_READ), offset);
+  const more = read.length > limit || (read.length === limit && limit + 1 > MAX_READ && (await rows(1, offset + limit)).length > 0);
+  return { items: read.slice(0, limit).map(toActivity), more };
+}
 
 const OPERATION: Record<string, string> = { create: 'Created', update: 'Updated', delete: 'Deleted', restore: 'Restored' };
 
@@ -45,8 +56,8 @@ const OPERATION: Record<string, string> = { create: 'Created', update: 'Updated'
  * security are the engine's, exactly as on GET /data/:object/:id/history.
  */
 async function history({ engine }: SourceDeps, read: TimelineRead): Promise<SourcePage> {
-  const result = await engine.history(read.object.name, read.id, { limit: read.limit + 1, offset: read.offsets.history }, read.ctx);
-  return pageOf(result.items, read.limit, (row) => {
+  const rows: Rows = async (limit, offset) => (await engine.history(read.object.name, read.id, { limit, offset }, read.ctx)).items;
+  return pageOf(rows, read.limit, read.offsets.history, (row) => {
     const changes = (row.changes ?? {}) as Record<string, unknown>;
     const fields = Object.keys(changes);
     const verb = OPERATION[String(row.operation)] ?? String(row.operation);
@@ -61,12 +72,12 @@ async function history({ engine }: SourceDeps, read: TimelineRead): Promise<Sour
 
 /** The record's comments (sys_comment rows), read as engine work once the record check passed. */
 async function comments({ engine }: SourceDeps, read: TimelineRead): Promise<SourcePage> {
-  const result = await engine.query(COMMENT_OBJECT, {
+  const rows: Rows = async (limit, offset) => (await engine.query(COMMENT_OBJECT, {
     where: { object: { $eq: read.object.name }, record_id: { $eq: read.id } },
     orderBy: [{ field: 'created_at', order: 'desc' }, { field: 'id', order: 'desc' }],
-    limit: read.limit + 1, offset: read.offsets.comment,
-  }, system(read.ctx), { total: false });
-  return pageOf(result.items, read.limit, (row) => ({
+    limit, offset,
+  }, system(read.ctx), { total: false })).items;
+  return pageOf(rows, read.limit, read.offsets.comment, (row) => ({
     kind: 'comment', at: iso(row.created_at), by: text(row.owner_id),
     summary: 'Commented',
     ref: { commentId: String(row.id) },
@@ -76,13 +87,13 @@ async function comments({ engine }: SourceDeps, read: TimelineRead): Promise<Sou
 
 /** The record's files (sys_file rows): name, type, size and uploader; never bytes or storage keys. */
 async function files({ engine }: SourceDeps, read: TimelineRead): Promise<SourcePage> {
-  const result = await engine.query(FILE_OBJECT, {
+  const rows: Rows = async (limit, offset) => (await engine.query(FILE_OBJECT, {
     where: { object: { $eq: read.object.name }, record_id: { $eq: read.id } },
     select: ['id', 'name', 'content_type', 'size', 'owner_id', 'created_at'],
     orderBy: [{ field: 'created_at', order: 'desc' }, { field: 'id', order: 'desc' }],
-    limit: read.limit + 1, offset: read.offsets.file,
-  }, system(read.ctx), { total: false });
-  return pageOf(result.items, read.limit, (row) => ({
+    limit, offset,
+  }, system(read.ctx), { total: false })).items;
+  return pageOf(rows, read.limit, read.offsets.file, (row) => ({
     kind: 'file', at: iso(row.created_at), by: text(row.owner_id),
     summary: `Attached ${String(row.name)}`,
     ref: { fileId: String(row.id) },
@@ -104,8 +115,7 @@ async function approvals({ engine }: SourceDeps, read: TimelineRead): Promise<So
     limit: MAX_APPROVAL_REQUESTS,
   }, system(read.ctx), { total: false, findHooks: false })).items;
   const visible = await visibleRequests(engine, read.ctx, principal, rows);
-  const shown = visible.slice(read.offsets.approval, read.offsets.approval + read.limit + 1);
-  return pageOf(shown, read.limit, (row) => ({
+  return pageOf(async (limit, offset) => visible.slice(offset, offset + limit), read.limit, read.offsets.approval, (row) => ({
     kind: 'approval', at: iso(row.created_at), by: text(row.owner_id),
     summary: `Approval request (${String(row.process)}): ${String(row.status).replace('_', ' ')}`,
     ref: { approvalRequestId: String(row.id) },

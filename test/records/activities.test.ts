@@ -94,6 +94,7 @@ t.test('activities', async (t) => {
     t.equal(foreign.status, 400, 'a cursor of another record is refused');
     t.equal(foreign.body.error.code, 'BAD_CURSOR');
     t.equal((await w.as('admin', 'GET', `${url}?limit=201`)).status, 400, 'limit at most 200');
+    t.same((await w.must(w.as('admin', 'GET', `${url}?limit=200`), 200)).items, admin.items, 'the largest page');
 
     // A record the caller cannot read: 404, exactly as a missing one; nothing leaks.
     const deal = await w.must(w.as('m1', 'POST', '/api/v1/data/deal', { title: 'PRIVATE-DEAL' }));
