@@ -26,7 +26,7 @@ t.test('activities', async (t) => {
   await eachBackend(t, ['activities'], async (t, site) => {
     const w = await recordsWorld(t, site, { config: { apps: ['test/records/fixtures/app', 'test/records/fixtures/activities'], plugins: { email: { enabled: false } } } });
     await w.must(w.as('admin', 'POST', '/api/v1/data/sys_permission_set', { name: 'ticket_secrets', fields: { 'ticket.secret': { read: true, edit: true } } }));
-    await w.must(w.as('admin', 'POST', '/api/v1/approvals/processes', { name: 'ticket_review', object: 'ticket', steps: [{ name: 'review', approvers: { users: [w.users.m2.id] } }] }));
+    await w.must(w.as('admin', 'POST', '/api/v1/approvals/processes', { name: 'ticket_review', object: 'ticket', steps: [{ name: 'review', approvers: { users: [w.users.m2.id] } }, { name: 'final', approvers: { users: [w.users.admin.id] } }] }));
     const m3 = await addUser(w.rt, w.users.admin.token, 'memberThree');
 
     // One record with each kind: created and updated (history), a comment, a file, an approval request.
@@ -64,6 +64,10 @@ t.test('activities', async (t) => {
     const m2 = (await w.must(w.as('m2', 'GET', url), 200)) as { items: Item[] };
     t.same(m2.items.map((i) => i.kind), ['approval', 'file', 'comment', 'history', 'history'], 'the approver sees the request');
     t.notOk(JSON.stringify(m2).includes('TOP-SECRET'));
+    // Once its step is decided, the approver is no longer on the slate but still sees the request it decided on.
+    await w.must(w.as('m2', 'POST', `/api/v1/approvals/requests/${request.id}/approve`, {}), 200);
+    const decided = (await w.must(w.as('m2', 'GET', url), 200)) as { items: Item[] };
+    t.match(decided.items[0], { kind: 'approval', ref: { approvalRequestId: request.id }, data: { status: 'pending', step: 1 } }, 'a past approver sees it');
 
     // A reader who is neither submitter, approver nor admin: no approval item, no hidden value.
     const outsider = await sendAs(w.rt, m3.token, 'GET', url);
@@ -73,6 +77,7 @@ t.test('activities', async (t) => {
     t.notOk(JSON.stringify(outsider.body).includes('TOP-SECRET'));
 
     // Paging: limit and an opaque cursor walk the same timeline.
+    const whole = ((await w.must(w.as('admin', 'GET', url), 200)) as { items: Item[] }).items;
     const walked: Item[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -84,7 +89,7 @@ t.test('activities', async (t) => {
       pages += 1;
     } while (cursor && pages < 10);
     t.equal(pages, 3);
-    t.same(walked, admin.items, 'the pages join into the whole timeline');
+    t.same(walked, whole, 'the pages join into the whole timeline');
     const first = (await w.must(w.as('admin', 'GET', `${url}?limit=2`), 200)) as { nextCursor: string };
     const bad = await w.as('admin', 'GET', `${url}?cursor=not-a-cursor`);
     t.equal(bad.status, 400);
@@ -94,7 +99,7 @@ t.test('activities', async (t) => {
     t.equal(foreign.status, 400, 'a cursor of another record is refused');
     t.equal(foreign.body.error.code, 'BAD_CURSOR');
     t.equal((await w.as('admin', 'GET', `${url}?limit=201`)).status, 400, 'limit at most 200');
-    t.same((await w.must(w.as('admin', 'GET', `${url}?limit=200`), 200)).items, admin.items, 'the largest page');
+    t.same((await w.must(w.as('admin', 'GET', `${url}?limit=200`), 200)).items, whole, 'the largest page');
 
     // A record the caller cannot read: 404, exactly as a missing one; nothing leaks.
     const deal = await w.must(w.as('m1', 'POST', '/api/v1/data/deal', { title: 'PRIVATE-DEAL' }));
