@@ -32,6 +32,7 @@ export const ERRORS = {
   FEEDS_DISABLED: { status: 403, message: 'Comments are disabled on object {object} (enable.feeds is false).' },
   FILES_DISABLED: { status: 403, message: 'Files are disabled on object {object}: set enable.files to true.' },
   FILE_TYPE_NOT_ALLOWED: { status: 415, message: 'Files of type {contentType} are not accepted here; allowed: {allowed} (plugins.files.allowedTypes).' },
+  ACTIVITIES_DISABLED: { status: 403, message: 'The activity timeline is disabled on object {object}: remove enable.activities: false from its declaration (engine-owned objects have none).' },
   SYSTEM_OBJECT_READ_ONLY: { status: 403, message: 'Object {object} is owned by the engine and is read-only through the data API.' },
   SERVICE_UNAVAILABLE: { status: 503, message: '{service} is unavailable: {reason}. Retry shortly.' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request was not fully received within {timeoutMs} ms; the connection was closed.' },

@@ -5,17 +5,15 @@ import type { MetadataProblem } from './metadataError.ts';
  * be declared-but-unenforced metadata, so the loader refuses them, naming the path. A key leaves this
  * list in the change that makes it do something.
  */
-export const UNENFORCED_OBJECT_KEYS: Readonly<Record<string, string>> = {
-  'enable.activities': 'no activities timeline is served by this runtime yet; remove the key (a record\'s changes are read through enable.trackHistory and GET /data/:object/:id/history)',
-};
+export const UNENFORCED_OBJECT_KEYS: Readonly<Record<string, string>> = {};
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The declared keys of an object (dotted paths) that nothing enforces. */
-export function unenforcedKeyProblems(input: unknown): MetadataProblem[] {
+export function unenforcedKeyProblems(input: unknown, keys: Readonly<Record<string, string>> = UNENFORCED_OBJECT_KEYS): MetadataProblem[] {
   if (!isObject(input)) return [];
   const problems: MetadataProblem[] = [];
-  for (const [path, why] of Object.entries(UNENFORCED_OBJECT_KEYS)) {
+  for (const [path, why] of Object.entries(keys)) {
     if (hasPath(input, path)) problems.push({ path, reason: `is not enforced: ${why}` });
   }
   return problems;

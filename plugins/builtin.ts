@@ -29,6 +29,7 @@ import approvals from './approvals/index.ts';
 import reports from './reports/index.ts';
 import comments from './comments/index.ts';
 import files from './files/index.ts';
+import activities from './activities/index.ts';
 import mcp from './mcp/index.ts';
 
 /** Plugins that need the job queue are off by default when the jobs plugin is turned off. */
@@ -88,6 +89,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: crm, enabledByDefault: false },
   { manifest: comments, enabledByDefault: true },
   { manifest: files, enabledByDefault: true },
+  { manifest: activities, enabledByDefault: true },
   // Opt-in (OS_MCP_SERVER_ENABLED=true or plugins.mcp.enabled): the MCP server at /api/v1/mcp; its public origin defaults to auth's baseURL.
   { manifest: mcp, enabledByDefault: false, optionsFrom: (config) => mcpOriginFrom(config.plugins.auth?.baseURL) },
 ];

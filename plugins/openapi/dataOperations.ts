@@ -164,6 +164,8 @@ const KNOWN: Record<string, Known> = {
     }),
   },
   'DELETE /{id}/files/{fileId}': { methods: ['update'], verb: 'deleteFile', system: false, when: (o) => o.enable.files, build: (o, r) => generic(o, r, `Delete a file of a ${o.label.toLowerCase()} (edit access)`) },
+  // The activity timeline (plugins/activities): on unless enable.activities is false.
+  'GET /{id}/activities': { methods: ['get'], verb: 'listActivities', system: false, when: (o) => o.enable.activities, build: (o, r) => generic(o, r, `Timeline of a ${o.label.toLowerCase()}, newest first: history, comments, files, approval requests`) },
   'POST /import': { methods: ['import'], verb: 'import', build: (o, r) => importOperation(o, r) },
   'POST /export': {
     methods: ['export'], verb: 'export',

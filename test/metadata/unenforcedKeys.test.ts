@@ -1,7 +1,7 @@
 /** Declared means enforced: a key the loader accepts does something, or the load fails naming its path. */
 import t from 'tap';
 import { loadApps } from '../../metadata/loadApps.ts';
-import { UNENFORCED_OBJECT_KEYS } from '../../metadata/unenforcedKeys.ts';
+import { UNENFORCED_OBJECT_KEYS, unenforcedKeyProblems } from '../../metadata/unenforcedKeys.ts';
 import { rows, writeApp } from './helpers.ts';
 
 const note = { name: 'note', fields: { title: { type: 'text' } } };
@@ -14,17 +14,21 @@ t.test('a made-up enable flag is a load error naming its path', async (t) => {
   t.equal(objects.size, 0);
 });
 
-t.test('every key nothing enforces is a load error naming its path', async (t) => {
-  t.same(Object.keys(UNENFORCED_OBJECT_KEYS), ['enable.activities'], 'the list this runtime refuses');
+t.test('a key nothing enforces is a load error naming its path; enable.activities is enforced', async (t) => {
+  t.same(Object.keys(UNENFORCED_OBJECT_KEYS), [], 'every enable flag is acted on today');
+  const made = { 'enable.timeline': 'nothing serves a timeline flag; remove the key' };
+  t.same(unenforcedKeyProblems({ ...note, enable: { timeline: true } }, made), [{ path: 'enable.timeline', reason: 'is not enforced: nothing serves a timeline flag; remove the key' }]);
+  t.same(unenforcedKeyProblems({ ...note, enable: { feeds: true } }, made), [], 'an absent key is no problem');
+  const unknown = writeApp(t, { 'note.json': { ...note, enable: { timeline: true } } });
+  t.same(rows((await loadApps([unknown])).errors, unknown).map((r) => [r.file, r.path]), [['objects/note.json', 'enable.timeline']], 'a made-up flag stays refused');
   for (const value of [true, false]) {
     const dir = writeApp(t, { 'note.json': { ...note, enable: { activities: value } } });
     const { objects, errors } = await loadApps([dir]);
-    t.same(rows(errors, dir), [{
-      code: 'METADATA_INVALID', file: 'objects/note.json', path: 'enable.activities',
-      reason: `is not enforced: ${UNENFORCED_OBJECT_KEYS['enable.activities']}`,
-    }], `enable.activities: ${value}`);
-    t.equal(objects.size, 0);
+    t.same(errors, [], `enable.activities: ${value} is accepted`);
+    t.equal(objects.get('note')!.enable.activities, value);
   }
+  const dir = writeApp(t, { 'note.json': note });
+  t.equal((await loadApps([dir])).objects.get('note')!.enable.activities, true, 'on by default');
 });
 
 t.test('the enforced enable flags and field keys stay accepted', async (t) => {

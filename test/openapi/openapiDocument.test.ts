@@ -77,16 +77,16 @@ t.test('requireAuth false, CRM and a fixture app with limits', async (t) => {
     t.equal(JSON.stringify(doc).includes('sys_meta_'), false, 'nor the engine-owned objects');
     // Operations that apiMethods govern (the record shares are not among them).
     const of = (object: string) => ops.filter((o) => o.op['x-object'] === object && o.op['x-api-method']).map((o) => `${o.method} ${o.path}`).sort();
-    t.same(of('ledger_line'), ['DELETE /data/ledger_line/{id}/comments/{commentId}', 'GET /data/ledger_line', 'GET /data/ledger_line/{id}', 'GET /data/ledger_line/{id}/comments', 'PATCH /data/ledger_line/{id}/comments/{commentId}', 'POST /data/ledger_line/query', 'POST /data/ledger_line/{id}/comments'], 'list and get (query lists), comments (get: enable.feeds is on by default)');
+    t.same(of('ledger_line'), ['DELETE /data/ledger_line/{id}/comments/{commentId}', 'GET /data/ledger_line', 'GET /data/ledger_line/{id}', 'GET /data/ledger_line/{id}/activities', 'GET /data/ledger_line/{id}/comments', 'PATCH /data/ledger_line/{id}/comments/{commentId}', 'POST /data/ledger_line/query', 'POST /data/ledger_line/{id}/comments'], 'list and get (query lists), comments and activities (get: enable.feeds and enable.activities are on by default)');
     t.same(of('metric'), ['POST /data/metric/query'], 'aggregate: the query only');
     t.same(of('binned_note'), [
       'DELETE /data/binned_note/{id}', 'DELETE /data/binned_note/{id}/comments/{commentId}', 'DELETE /data/binned_note/{id}/purge', 'GET /data/binned_note/trash', 'GET /data/binned_note/{id}',
-      'GET /data/binned_note/{id}/comments', 'PATCH /data/binned_note/{id}/comments/{commentId}', 'POST /data/binned_note/{id}/comments', 'POST /data/binned_note/{id}/restore',
+      'GET /data/binned_note/{id}/activities', 'GET /data/binned_note/{id}/comments', 'PATCH /data/binned_note/{id}/comments/{commentId}', 'POST /data/binned_note/{id}/comments', 'POST /data/binned_note/{id}/restore',
     ], 'a trash: its listing, restore and purge; no history without trackHistory');
     t.same(of('intake'), ['POST /data/intake', 'POST /data/intake/import'], 'create and import');
     t.same(of('account'), [
       'DELETE /data/account/{id}', 'DELETE /data/account/{id}/comments/{commentId}', 'DELETE /data/account/{id}/files/{fileId}', 'GET /data/account', 'GET /data/account/{id}',
-      'GET /data/account/{id}/comments', 'GET /data/account/{id}/files', 'GET /data/account/{id}/files/{fileId}', 'GET /data/account/{id}/history', 'PATCH /data/account/{id}',
+      'GET /data/account/{id}/activities', 'GET /data/account/{id}/comments', 'GET /data/account/{id}/files', 'GET /data/account/{id}/files/{fileId}', 'GET /data/account/{id}/history', 'PATCH /data/account/{id}',
       'PATCH /data/account/{id}/comments/{commentId}', 'POST /data/account', 'POST /data/account/bulk', 'POST /data/account/export', 'POST /data/account/import',
       'POST /data/account/query', 'POST /data/account/{id}/comments', 'POST /data/account/{id}/files',
     ], 'no apiMethods: every operation (upsert needs a unique field, which account has not; files: enable.files)');
