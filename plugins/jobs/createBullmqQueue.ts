@@ -1,4 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
 import type { JobHandler, JobInfo, JobsQueue, JobCount, JobState } from '../../capabilities/jobsQueue.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
@@ -45,6 +47,8 @@ export function createBullmqQueue(deps: {
     if (!queue) queues.set(key, (queue = new Queue(name, { connection, prefix: bullmqPrefix(environmentId) })));
     return queue;
   };
+  let lockClient: Redis | null = null;
+  const locks = () => (lockClient ??= new Redis(deps.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false }));
   const known = (name: string) => {
     if (!handlers.has(name)) throw codedError('JOB_UNKNOWN_NAME', { name });
   };
@@ -94,7 +98,19 @@ export function createBullmqQueue(deps: {
       known(name);
       const spec = checkRepeat(key, repeat);
       const job = newJob(name, data, options, new Date());
-      await queueOf(env(options.environmentId), name).upsertJobScheduler(
+      const environmentId = env(options.environmentId);
+      const q = queueOf(environmentId, name);
+      // Every process schedules at start: an unchanged schedule is left alone, and of processes
+      // writing one at the same moment only one does. (BullMQ runs an 'every' job at once on each
+      // upsert, so a second upsert would run a second job in the same period.)
+      const existing = await q.getJobScheduler(key);
+      const unchanged = existing !== undefined && (spec.pattern ? existing.pattern === spec.pattern : Number(existing.every) === spec.every)
+        && JSON.stringify(existing.template?.data ?? null) === JSON.stringify(job.data ?? null);
+      if (unchanged) return;
+      const version = createHash('sha256').update(JSON.stringify([spec.pattern ?? null, spec.every ?? null, job.data ?? null])).digest('hex').slice(0, 16);
+      const claimed = await locks().set(`${bullmqPrefix(environmentId)}:schedule-lock:${name}:${key}:${version}`, String(process.pid), 'PX', 10_000, 'NX');
+      if (claimed === null) return;
+      await q.upsertJobScheduler(
         key,
         spec.pattern ? { pattern: spec.pattern, tz: 'UTC' } : { every: spec.every! },
         { name, data: job.data, opts: jobOptions(job) },
@@ -177,6 +193,8 @@ export function createBullmqQueue(deps: {
     },
     async close() {
       await deps.mirror?.settled();
+      lockClient?.disconnect();
+      lockClient = null;
       await Promise.all([...queues.values()].map((q) => q.close()));
       queues.clear();
     },
