@@ -8,8 +8,8 @@ import type { NotificationsSend } from '../../capabilities/notificationsSend.ts'
 import type { Logger } from '../../kernel/logger.ts';
 import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { ApprovalOutcome } from '../../metadata/approvalTypes.ts';
-import { OUTCOME_RECORD_INPUT } from '../../metadata/resolveApprovalProcess.ts';
 import { readDecisionBody, type DecisionBody } from './decisionBody.ts';
+import { runOutcome } from './runOutcome.ts';
 import {
   assigneeList, ATTACHMENT_OBJECT, DECISION_OBJECT, ESCALATE_JOB, openKey, REMIND_INTERVAL_MS, REQUEST_OBJECT, type RequestAction,
 } from './names.ts';
@@ -114,15 +114,7 @@ export function createApprovalService(deps: ApprovalDeps) {
     if (followups.outcome && principal) {
       const { outcome, kind } = followups.outcome;
       try {
-        if (outcome.flow !== undefined) {
-          if (!deps.flows) throw codedError('NOT_FOUND', { what: `Flow '${outcome.flow}'` });
-          const flow = deps.flows.get(outcome.flow);
-          const input = { ...outcome.input, ...(flow?.input[OUTCOME_RECORD_INPUT] ? { [OUTCOME_RECORD_INPUT]: String(request.record_id) } : {}) };
-          await deps.flows.start(outcome.flow, input, { environmentId: env, principal: flow?.runAs === 'system' ? null : principal, trigger: 'action', idempotencyKey: `approval:${String(request.id)}:${request.cycle}:${kind}` });
-        } else {
-          if (!deps.actions) throw codedError('NOT_FOUND', { what: `Action '${outcome.action}'` });
-          await deps.actions.run(outcome.action!, { ...outcome.input, recordId: request.record_id }, principal, { environmentId: env });
-        }
+        await runOutcome(deps, env, request, outcome, kind, principal);
       } catch (error) {
         const code = isCodedError(error) ? error.code : 'INTERNAL';
         log.warn({ err: error, requestId: request.id, action: outcome.action, flow: outcome.flow }, `approvals: the ${kind} outcome failed`);

@@ -4,7 +4,7 @@ import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedAction } from '../../metadata/actionTypes.ts';
 import { FLOW_RUN_STATUSES, type FlowRun, type ResolvedFlow } from '../../metadata/flowTypes.ts';
-import { startableByAction } from '../../metadata/loadFlows.ts';
+import { startableByAction } from '../../metadata/checkFlowActions.ts';
 import { actionBodySchema } from '../actions/inputSchema.ts';
 import type { Runner } from './createFlowsRunner.ts';
 

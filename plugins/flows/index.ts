@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import type { FlowRecordEvent, ResolvedFlow } from '../../metadata/flowTypes.ts';
-import { startableByAction } from '../../metadata/loadFlows.ts';
+import { startableByAction } from '../../metadata/checkFlowActions.ts';
 import { createFlowsRunner, RUN_JOB, systemPrincipal, writers, type Runner } from './createFlowsRunner.ts';
 import { addFlowRoutes, addFlowStartRoute } from './flowRoutes.ts';
 import { flowsOptionsSchema } from './flowsOptions.ts';

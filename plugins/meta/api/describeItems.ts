@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { humanize } from '../../../metadata/names.ts';
 import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
 import type { ResolvedFlow } from '../../../metadata/flowTypes.ts';
+import { startableByAction } from '../../../metadata/checkFlowActions.ts';
 import type { ResolvedDashboard } from '../../../metadata/dashboardTypes.ts';
 import type { ResolvedAgent } from '../../../metadata/agentTypes.ts';
 import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
@@ -70,7 +71,7 @@ export function describeAction(action: ResolvedAction, dirs: ReadonlyMap<string,
 /** A flow as declared (expressions as their source), with its start route when the API starts it, package and source file. */
 export function describeFlow(flow: ResolvedFlow, dirs: ReadonlyMap<string, string>): Doc {
   const { definition, app, source } = flow;
-  const startable = flow.type === 'autolaunched' && !flow.start?.timeRelative;
+  const startable = startableByAction(flow);
   return {
     ...definition, label: flow.label, runAs: flow.runAs, input: flow.input,
     route: startable ? `POST /api/v1/flows/${flow.name}/start` : null,
