@@ -18,6 +18,7 @@ export * from './dataScopes.ts';
 export * from './smsSend.ts';
 export * from './jobsQueue.ts';
 export * from './eventsBus.ts';
+export * from './eventsCounter.ts';
 export * from './actionsRegistry.ts';
 export * from './notificationsSend.ts';
 export * from './lifecycleRetention.ts';

@@ -22,6 +22,7 @@ import { dataScopes } from './dataScopes.ts';
 import { smsSend } from './smsSend.ts';
 import { jobsQueue } from './jobsQueue.ts';
 import { eventsBus } from './eventsBus.ts';
+import { eventsCounter } from './eventsCounter.ts';
 import { actionsRegistry } from './actionsRegistry.ts';
 import { notificationsSend } from './notificationsSend.ts';
 import { flowsRunner } from './flowsRunner.ts';
@@ -31,7 +32,7 @@ import { mcpServer } from './mcpServer.ts';
 import { dataIndexAdvice } from './dataIndexAdvice.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
-  smsSend, jobsQueue, eventsBus, actionsRegistry, notificationsSend, lifecycleRetention,
+  smsSend, jobsQueue, eventsBus, eventsCounter, actionsRegistry, notificationsSend, lifecycleRetention,
   flowsRunner, automationSweep, ioExport, mcpServer, dataIndexAdvice] as const;
 
 type Definition = (typeof definitions)[number];

@@ -12,7 +12,6 @@ import { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
 import { phoneNumberOptionsOf } from './phoneNumberOptions.ts';
 import { PrincipalCache } from './principalCache.ts';
 import { RateLimiter } from './rateLimiter.ts';
-import { redisRateCounter } from './redisRateCounter.ts';
 
 // One map per kernel: the kernel hands the same context object to every phase of a plugin.
 const states = new WeakMap<object, Map<string, EnvironmentAuth>>();
@@ -29,7 +28,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys'],
-  optional: ['email.send', 'sms.send', 'events.bus'],
+  optional: ['email.send', 'sms.send', 'events.bus', 'events.counter'],
   provides: ['auth.session', 'auth.identity'],
   // Creating the tables of several environments on a remote database takes a while.
   timeoutMs: 60_000,
@@ -66,9 +65,10 @@ export default definePlugin({
     const info = ctx.resolve('runtime.info');
     const keys = ctx.resolve('secrets.keys');
     checkPasskeyConfig(ctx.options, info.production);
-    if (info.redisUrl) {
+    const counter = ctx.has('events.counter') ? ctx.resolve('events.counter') : null;
+    if (counter?.shared) {
       const onError = (error: unknown) => ctx.log.warn({ err: error }, 'auth: the shared rate-limit count in Redis failed; counting in this process meanwhile');
-      limiters.get(ctx)!.share(redisRateCounter(info.redisUrl, onError), onError);
+      limiters.get(ctx)!.share(counter, onError);
     }
     checkMailOrigin(ctx.options, info.production, ctx.has('email.send'));
     const phoneOn = phoneNumberOptionsOf(ctx.options.phoneNumber) !== null;

@@ -1,6 +1,6 @@
 import { codedError } from '../../kernel/errors.ts';
 import type { RateFamily, RateLimitOptions } from './authOptions.ts';
-import type { SharedRateCounter } from './redisRateCounter.ts';
+import type { EventsCounter } from '../../capabilities/eventsCounter.ts';
 
 interface Window {
   count: number;
@@ -17,18 +17,17 @@ const MAX_KEYS = 100_000;
  */
 export class RateLimiter {
   private windows = new Map<string, Window>();
-  private shared: SharedRateCounter | null = null;
+  private shared: EventsCounter | null = null;
   private onSharedError: (error: unknown) => void = () => undefined;
 
   constructor(private readonly options: RateLimitOptions, private readonly now: () => number = Date.now) {}
 
   async close(): Promise<void> {
-    await this.shared?.close();
     this.shared = null;
   }
 
   /** Count in Redis from now on; a failed Redis call falls back to this process's count. */
-  share(counter: SharedRateCounter | null, onError: (error: unknown) => void = () => undefined): void {
+  share(counter: EventsCounter | null, onError: (error: unknown) => void = () => undefined): void {
     this.shared = counter;
     this.onSharedError = onError;
   }
@@ -49,7 +48,7 @@ export class RateLimiter {
   private async countAnywhere(key: string, rule: { max: number; windowSeconds: number }): Promise<number> {
     if (this.shared) {
       try {
-        const { count, ttlMs } = await this.shared.hit(key, rule.windowSeconds * 1000);
+        const { count, ttlMs } = await this.shared.hit(`osr:ratelimit:${key}`, rule.windowSeconds * 1000);
         return count > rule.max ? Math.max(1, Math.ceil(ttlMs / 1000)) : 0;
       } catch (error) {
         this.onSharedError(error);

@@ -3,21 +3,25 @@ import { createEventsBus } from './createEventsBus.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { postgresTransport } from './postgresTransport.ts';
 import { redisTransport } from './redisTransport.ts';
+import { redisCounter } from './redisCounter.ts';
+import { localCounter } from './localCounter.ts';
 
 const buses = new WeakMap<object, ReturnType<typeof createEventsBus>>();
+const counters = new WeakMap<object, { close(): void }>();
 
 const localTransport: Transport = { kind: 'local', send: async () => undefined, open: async () => undefined, close: async () => undefined };
 
 /**
  * Cross-process events: Redis pub/sub when redis.url is set, else LISTEN/NOTIFY when the main
  * database is PostgreSQL, else nothing leaves the process (one process on SQLite needs nothing).
+ * Also the shared fixed-window counter rate limits use: in Redis when set, else in this process.
  */
 export default definePlugin({
   name: 'events',
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
-  provides: ['events.bus'],
+  provides: ['events.bus', 'events.counter'],
   register(ctx) {
     const info = ctx.resolve('runtime.info');
     const onError = (error: unknown) => ctx.log.warn({ err: error }, 'events: cross-process message failed; caches fall back to their TTL');
@@ -26,6 +30,13 @@ export default definePlugin({
     const bus = createEventsBus(transport, onError);
     buses.set(ctx, bus);
     ctx.provide('events.bus', { transport: bus.transport, publish: bus.publish, subscribe: bus.subscribe });
+    if (info.redisUrl) {
+      const counter = redisCounter(info.redisUrl, (error) => ctx.log.warn({ err: error }, 'events: the shared count in Redis failed; rate limits count in this process meanwhile'));
+      counters.set(ctx, counter);
+      ctx.provide('events.counter', { shared: true, hit: counter.hit });
+    } else {
+      ctx.provide('events.counter', localCounter());
+    }
   },
   async start(ctx) {
     const bus = buses.get(ctx)!;
@@ -34,5 +45,6 @@ export default definePlugin({
   },
   async stop(ctx) {
     await buses.get(ctx)!.close();
+    counters.get(ctx)?.close();
   },
 });

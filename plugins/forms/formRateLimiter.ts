@@ -1,6 +1,6 @@
 import { codedError } from '../../kernel/errors.ts';
 import type { FormRateLimit } from '../../metadata/formTypes.ts';
-import type { SharedRateCounter } from './redisRateCounter.ts';
+import type { EventsCounter } from '../../capabilities/eventsCounter.ts';
 
 /** Bounds memory under a flood of distinct addresses; expired windows are swept first. */
 const MAX_KEYS = 100_000;
@@ -11,18 +11,20 @@ const MAX_KEYS = 100_000;
  */
 export class FormRateLimiter {
   private windows = new Map<string, { count: number; resetAt: number }>();
-  private shared: SharedRateCounter | null = null;
+  private shared: EventsCounter | null = null;
+  private prefix = '';
   private onSharedError: (error: unknown) => void = () => undefined;
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  share(counter: SharedRateCounter | null, onError: (error: unknown) => void = () => undefined): void {
+  /** Count through `counter` (keys prefixed with `prefix`) from now on; a failed call falls back to this process's count. */
+  share(counter: EventsCounter | null, prefix: string, onError: (error: unknown) => void = () => undefined): void {
     this.shared = counter;
+    this.prefix = prefix;
     this.onSharedError = onError;
   }
 
   async close(): Promise<void> {
-    await this.shared?.close();
     this.shared = null;
   }
 
@@ -35,7 +37,7 @@ export class FormRateLimiter {
   private async countAnywhere(key: string, rule: FormRateLimit): Promise<number> {
     if (this.shared) {
       try {
-        const { count, ttlMs } = await this.shared.hit(key, rule.windowSeconds * 1000);
+        const { count, ttlMs } = await this.shared.hit(`${this.prefix}${key}`, rule.windowSeconds * 1000);
         return count > rule.max ? Math.max(1, Math.ceil(ttlMs / 1000)) : 0;
       } catch (error) {
         this.onSharedError(error);

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { createFormsService, type FormsService } from './createFormsService.ts';
 import { addFormRoutes } from './formRoutes.ts';
-import { redisRateCounter } from './redisRateCounter.ts';
 
 const optionsSchema = z.strictObject({
   /** Prefix of the rate-limit keys in Redis (default `osr:forms:`): deployments sharing one Redis keep their counts apart. */
@@ -23,6 +22,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['data.engine', 'data.database', 'access.grants', 'metadata.registry', 'http.routes', 'runtime.info'],
+  optional: ['events.counter'],
   options: optionsSchema,
   register(ctx) {
     services.set(ctx, createFormsService(ctx.resolve('metadata.registry'), ctx.resolve('data.engine'), ctx.resolve('data.database'), ctx.resolve('access.grants'), ctx.log));
@@ -30,9 +30,10 @@ export default definePlugin({
   async start(ctx) {
     const service = services.get(ctx)!;
     const info = ctx.resolve('runtime.info');
-    if (info.redisUrl) {
+    const counter = ctx.has('events.counter') ? ctx.resolve('events.counter') : null;
+    if (counter?.shared) {
       const onError = (error: unknown) => ctx.log.warn({ err: error }, 'forms: the shared rate-limit count in Redis failed; counting in this process meanwhile');
-      service.limiter.share(redisRateCounter(info.redisUrl, ctx.options.redisKeyPrefix, onError), onError);
+      service.limiter.share(counter, ctx.options.redisKeyPrefix, onError);
     }
     const [script, style, icon] = await Promise.all(['form.js', 'form.css', 'icon.svg'].map((file) => readFile(new URL(`./page/${file}`, import.meta.url), 'utf8')));
     addFormRoutes(ctx.resolve('http.routes'), service, { script: script!, style: style!, icon: icon! }, info.defaultEnvironment);
