@@ -63,7 +63,8 @@ export function createReportDelivery(deps: DeliveryDeps) {
    * Runs the report as its owner (the owner's row and field security at run time) and mails the
    * file to each recipient. When the owner no longer exists, is banned, or may no longer run the
    * query, nothing is sent: the failure is logged and kept on the report. A delivery failure of
-   * the mail provider is thrown, so the job retries.
+   * the mail provider is thrown, so the job retries; for a scheduled slot, the recipients already
+   * mailed are kept on the report and the retry mails only the others.
    */
   async function deliver(environmentId: string, data: DeliverData): Promise<{ sent: number; rows?: number; error?: string }> {
     const report = await store.find(environmentId, data.reportId);
@@ -92,8 +93,14 @@ export function createReportDelivery(deps: DeliveryDeps) {
     const file = await deps.files.render(report.schedule.format, run.columns, run.items, { label: report.name, title: `${report.name} (${stamp} UTC)` });
     const filename = `${report.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'report'}-${stamp.slice(0, 10)}.${file.extension}`;
     const text = `${report.name}: ${run.items.length} row(s) of ${run.object.pluralLabel}${run.truncated ? ' (more rows match; the report returns its first page)' : ''}. The file ${filename} is attached.`;
+    // A retry of a slot whose mail failed partway mails only the recipients not yet mailed for it.
+    const slot = data.slot ?? null;
+    const mailed = new Set(slot !== null && report.deliverySlot === slot ? report.deliveredTo : []);
     for (const to of report.schedule.recipients) {
+      if (mailed.has(to)) continue;
       await email.send({ to, subject: `Report: ${report.name}`, text, attachments: [{ filename, content: file.body, contentType: file.contentType }] });
+      mailed.add(to);
+      if (slot !== null) await store.update(environmentId, report.id, { delivery_slot: slot, delivered_to: [...mailed] });
     }
     await store.update(environmentId, report.id, { last_delivery_at: new Date().toISOString(), last_delivery_error: null });
     log.info({ ...where, rows: run.items.length, recipients: report.schedule.recipients.length }, `scheduled report ${report.id} sent`);

@@ -17,6 +17,9 @@ export interface StoredReport {
   schedule: Schedule | null;
   lastDeliveryAt: string | null;
   lastDeliveryError: string | null;
+  /** The schedule slot of the delivery under way or last made, and the recipients mailed for it. */
+  deliverySlot: string | null;
+  deliveredTo: string[];
   createdAt: string;
   updatedAt: string;
   version: number;
@@ -39,6 +42,8 @@ export function toStored(row: DataRecord): StoredReport {
     schedule: json<Schedule>(row.schedule),
     lastDeliveryAt: (row.last_delivery_at as string | null | undefined) ?? null,
     lastDeliveryError: (row.last_delivery_error as string | null | undefined) ?? null,
+    deliverySlot: (row.delivery_slot as string | null | undefined) ?? null,
+    deliveredTo: json<string[]>(row.delivered_to) ?? [],
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
     version: Number(row.version),

@@ -21,6 +21,8 @@ export interface SmtpSink {
   logins: string[];
   /** The next mail to `to` (waits for it, up to `timeoutMs`). */
   next(to: string, timeoutMs?: number): Promise<SunkMail>;
+  /** Refuse the next `times` messages to `address` at RCPT TO (a 550 the sender sees as a failed send). */
+  refuse(address: string, times?: number): void;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export async function startSmtpSink(options: { user?: string; password?: string 
   const mails: SunkMail[] = [];
   const logins: string[] = [];
   const waiters: Array<{ to: string; resolve: (mail: SunkMail) => void }> = [];
+  const refusals = new Map<string, number>();
   const server = new SMTPServer({
     // Plain text on loopback: no certificate to make, and no STARTTLS offered.
     disabledCommands: options.user ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
@@ -87,6 +90,15 @@ export async function startSmtpSink(options: { user?: string; password?: string 
       } else {
         callback(new Error('Invalid username or password'));
       }
+    },
+    onRcptTo(address, _session, callback) {
+      const left = refusals.get(address.address) ?? 0;
+      if (left > 0) {
+        refusals.set(address.address, left - 1);
+        callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
+        return;
+      }
+      callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -126,6 +138,9 @@ export async function startSmtpSink(options: { user?: string; password?: string 
         const timer = setTimeout(() => reject(new Error(`no mail to ${to} within ${timeoutMs} ms`)), timeoutMs);
         waiters.push({ to, resolve: (mail) => { clearTimeout(timer); seen = mails.indexOf(mail) + 1; resolve(mail); } });
       });
+    },
+    refuse(address, times = 1) {
+      refusals.set(address, times);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

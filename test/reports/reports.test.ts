@@ -197,6 +197,23 @@ t.test('reports', async (t) => {
       if (w.queue.backend === 'embedded') t.same(await ticks(), [], 'no check is left');
     });
 
+    await t.test('a retried slot mails only the recipients its failed attempt did not reach', async (t) => {
+      const report = await w.as('owner', 'POST', '/api/v1/reports', { name: 'Retry docs', query: PLAIN });
+      t.equal(report.status, 201, JSON.stringify(report.body));
+      const recipients = ['first@example.com', 'second@example.com', 'third@example.com'];
+      t.equal((await w.as('owner', 'POST', `/api/v1/reports/${report.body.id}/schedule`, { cron: '0 8 * * *', recipients, format: 'csv' })).status, 200);
+      w.sink.refuse('second@example.com', 1);
+      const before = w.sink.mails.length;
+      const job = await w.queue.add('reports.deliver', { reportId: report.body.id, slot: '2026-01-05T08:00:00.000Z' }, { environmentId: w.environmentId, attempts: 3, backoff: 20 });
+      t.equal(await finished(w.queue, job.id, w.environmentId), 'completed');
+      const sent = w.sink.mails.slice(before).map((m) => m.to.join(','));
+      t.same(sent.sort(), [...recipients].sort(), 'each recipient got the report once, the first one no second time on the retry');
+      t.same((await w.queue.get(job.id, w.environmentId))?.attempts, 2, 'the first attempt failed at the second recipient');
+      const again = await w.queue.add('reports.deliver', { reportId: report.body.id, slot: '2026-01-06T08:00:00.000Z' }, { environmentId: w.environmentId });
+      t.equal(await finished(w.queue, again.id, w.environmentId), 'completed');
+      t.equal(w.sink.mails.length - before, 6, 'the next slot mails everyone again');
+    });
+
     await t.test('dashboards: declared in metadata, each widget run as the caller', async (t) => {
       const list = await w.as('owner', 'GET', '/api/v1/dashboards');
       t.equal(list.status, 200);
