@@ -21,6 +21,8 @@ export const rateLimitSchema = z.strictObject({
   passwordReset: family([10, 300], [5, 900]),
   /** `/auth/send-verification-email`, `/auth/verify-email`. */
   verification: family([10, 300], [5, 900]),
+  /** `POST /oauth/register` (dynamic client registration of the OAuth provider): per IP only, there is no account yet. */
+  clientRegistration: z.strictObject({ perIp: rule(10, 3600) }).default({ perIp: { max: 10, windowSeconds: 3600 } }),
 });
 
 /**
@@ -127,6 +129,7 @@ export const authOptionsSchema = z.strictObject({
     signIn: { perIp: { max: 30, windowSeconds: 60 }, perAccount: { max: 10, windowSeconds: 300 } },
     passwordReset: { perIp: { max: 10, windowSeconds: 300 }, perAccount: { max: 5, windowSeconds: 900 } },
     verification: { perIp: { max: 10, windowSeconds: 300 }, perAccount: { max: 5, windowSeconds: 900 } },
+    clientRegistration: { perIp: { max: 10, windowSeconds: 3600 } },
   }),
 });
 

@@ -49,7 +49,7 @@ export default definePlugin({
     if (provider.enabled && !ctx.options.baseURL) {
       throw codedError('CONFIG_INVALID', { path: 'plugins.auth.baseURL', reason: 'the OAuth provider (plugins.auth.oauthProvider.enabled) needs the server\'s public origin as its issuer: set baseURL, e.g. https://app.example.com' });
     }
-    const oauth = provider.enabled ? oauthEndpoints(new URL(ctx.options.baseURL!).origin, (id) => oauthServers.get(id) ?? null, provider.loginPage, (id) => cache.clear(id)) : null;
+    const oauth = provider.enabled ? oauthEndpoints(new URL(ctx.options.baseURL!).origin, (id) => oauthServers.get(id) ?? null, provider.loginPage, (id) => cache.clear(id), (environmentId, ip) => limiter.hit('clientRegistration', { environmentId, ip })) : null;
     ctx.provide('auth.session', createAuthenticator(environments, cache, ctx.log, ctx.options, oauthServers));
     ctx.provide('auth.identity', createIdentityService({
       oauth,

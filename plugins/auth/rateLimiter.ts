@@ -41,7 +41,7 @@ export class RateLimiter {
     const rules = this.options[family];
     let wait = 0;
     wait = Math.max(wait, await this.countAnywhere(`${family}|ip|${input.ip}`, rules.perIp));
-    if (input.account) wait = Math.max(wait, await this.countAnywhere(`${family}|account|${input.environmentId}|${input.account.trim().toLowerCase()}`, rules.perAccount));
+    if (input.account && 'perAccount' in rules) wait = Math.max(wait, await this.countAnywhere(`${family}|account|${input.environmentId}|${input.account.trim().toLowerCase()}`, rules.perAccount));
     if (wait > 0) throw codedError('RATE_LIMITED', { retryAfter: wait, limit: family });
   }
 

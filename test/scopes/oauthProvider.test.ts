@@ -206,3 +206,20 @@ t.test('oauth provider for connected agents', async (t) => {
     });
   });
 });
+
+t.test('dynamic client registration is bounded per IP', async (t) => {
+  await eachBackend(t, ['oauth-limit'], async (t, site) => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const s = await serveCrm(site, { port, auth: { baseURL: base, oauthProvider: { enabled: true }, rateLimit: { enabled: true, clientRegistration: { perIp: { max: 3, windowSeconds: 3600 } } } } });
+    const body = { client_name: 'flood', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] };
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await s.call('POST', '/api/v1/oauth/register', { body }));
+    t.same(answers.map((a) => a.status), [201, 201, 201, 429, 429], 'the fourth registration from this address within the hour is refused');
+    t.equal(answers[3]!.body.error.code, 'RATE_LIMITED');
+    t.equal(answers[3]!.body.error.details.limit, 'clientRegistration');
+    t.ok(Number(answers[3]!.body.error.details.retryAfter) > 3000, 'with the seconds left in the hour');
+    const clients = await site.query(site.ids[0]!, 'select count(*) as n from sys_oauth_store where model = ?', ['Client']);
+    t.equal(Number(clients[0]!.n), 3, 'a refused registration stores no client');
+  });
+});

@@ -27,7 +27,10 @@ function resourceOf(params: Record<string, unknown>, issuer: string): string {
  * The HTTP face of the OAuth server: its own endpoints get the raw request (a form body still
  * unread, a JSON body as parsed), and the consent step is answered by the signed-in session.
  */
-export function oauthEndpoints(issuer: string, serverOf: ServerOf, loginPage: string | undefined, revoked: (environmentId: string) => void): OAuthEndpoints {
+/** Counts one dynamic client registration from this IP; throws RATE_LIMITED past the limit. */
+type RegistrationLimit = (environmentId: string, ip: string) => Promise<void>;
+
+export function oauthEndpoints(issuer: string, serverOf: ServerOf, loginPage: string | undefined, revoked: (environmentId: string) => void, limitRegistration: RegistrationLimit): OAuthEndpoints {
   const serverFor = (request: FastifyRequest): OAuthServer => {
     const server = serverOf(request.environmentId);
     if (!server) throw codedError('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0]!.slice(0, 200) }, 'The OAuth server serves the default environment only.');
@@ -68,6 +71,8 @@ export function oauthEndpoints(issuer: string, serverOf: ServerOf, loginPage: st
         const q = raw.url?.indexOf('?') ?? -1;
         raw.url = q >= 0 ? `${path}${raw.url!.slice(q)}` : path;
       }
+      // Registration is open to anyone: bounded per IP, before anything is written.
+      if (request.method === 'POST' && raw.url?.split('?')[0] === OAUTH_ROUTES.registration) await limitRegistration(request.environmentId, request.ip);
       reply.hijack();
       const revoking = raw.url?.startsWith(OAUTH_ROUTES.revocation) === true;
       // A revoked token is refused at once: what was verified of it is forgotten, before and after.
