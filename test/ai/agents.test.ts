@@ -1,6 +1,7 @@
 /** Agents in conversations: tools run as the caller (RLS, FLS), writes queue pending actions, on SQLite and PostgreSQL. */
 import t from 'tap';
 import { databaseCases } from '../harness/databases.ts';
+import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { bootAi, type AiRuntime, type Person } from './aiFixture.ts';
 
 /** The notes of the world: ada's and bob's, each with a secret only admins read. */
@@ -210,5 +211,28 @@ for (const driver of await databaseCases()) {
     t.equal(late.body.error.code, 'AI_ACTION_DECIDED');
     t.equal(late.body.error.details.status, 'expired');
     t.notOk((await titles(s)).includes('LATE'), 'an expired action never applies');
+  });
+}
+
+for (const driver of await databaseCases()) {
+  await t.test(`${driver.name}: an approval cut off while applying ends failed once it is stale, and never applies later`, { skip: driver.skip }, async (t) => {
+    const s = await bootAi(t, driver.name);
+    const id = await conversation(s, s.reader);
+    s.fake.queue.push({ toolCalls: [{ name: 'create_record', args: { object: 'note', values: { title: 'CUT-OFF' } } }] }, { content: 'Queued.' });
+    const turn = await s.send('POST', `/api/v1/ai/conversations/${id}/messages`, s.reader, { content: 'go' });
+    const [pendingId] = turn.body.pendingActions as string[];
+    // The state a process leaves when it stops between the claim and the apply's commit.
+    const engine = s.rt.runtime.kernel.service<DataEngine>('data.engine')!;
+    const system = { environmentId: s.environmentId, principal: null, system: true };
+    const claimedAt = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+    await engine.update('sys_ai_pending_action', pendingId!, { status: 'applying', decided_by: s.approver.id, decided_at: claimedAt(2) }, {}, system);
+    t.equal((await s.send('GET', `/api/v1/ai/pending-actions/${pendingId}`, s.approver)).body.status, 'applying', 'a recent claim is left alone: its apply may still be running');
+    await engine.update('sys_ai_pending_action', pendingId!, { decided_at: claimedAt(11) }, {}, system);
+    const listed = await s.send('GET', '/api/v1/ai/pending-actions', s.approver);
+    t.same(listed.body.items.map((a: { status: string; error: { code: string } | null }) => [a.status, a.error?.code]), [['failed', 'AI_APPLY_INTERRUPTED']], 'reading the queue settles the stale claim');
+    const again = await s.send('POST', `/api/v1/ai/pending-actions/${pendingId}/approve`, s.approver);
+    t.equal(again.status, 409);
+    t.equal(again.body.error.code, 'AI_ACTION_DECIDED');
+    t.notOk((await titles(s)).includes('CUT-OFF'), 'nothing was applied');
   });
 }
