@@ -9,6 +9,13 @@ export const APPROVE_KEY = 'ai:approve';
 const DAY = 86_400_000;
 /** Expired actions marked per read of the queue: the sweep is lazy and bounded. */
 const SWEEP_BATCH = 100;
+/** An approval still `applying` this long after its claim was cut off (the process stopped): it is marked failed. */
+export const APPLY_STALE_MS = 10 * 60_000;
+/** The error kept on an action whose apply was cut off. */
+export const INTERRUPTED = {
+  code: 'AI_APPLY_INTERRUPTED',
+  message: 'The process applying this action stopped before recording its outcome. A create, update or delete was not applied (it commits with its applied mark); an action may have run: check the record before proposing it again.',
+};
 
 export interface Caller {
   environmentId: string;
@@ -74,7 +81,8 @@ export interface PendingActions {
  * The approval queue. Reading: a user sees the actions of their own conversations; ai:approve
  * holders see every one of the environment. A decision takes the row from pending in one
  * conditional statement (its version), so two concurrent approvals apply it once. Approval
- * applies the mutation through the data engine as the approving user; expiry is checked lazily.
+ * applies the mutation through the data engine as the approving user. Expiry, and approvals cut
+ * off while applying (the process stopped), are settled lazily when the queue is read.
  */
 export function createPendingActions(deps: { engine: DataEngine; actions: () => ActionsRegistry | undefined; ttlDays: number }): PendingActions {
   const { engine } = deps;
@@ -82,12 +90,19 @@ export function createPendingActions(deps: { engine: DataEngine; actions: () => 
   async function sweep(caller: Caller): Promise<void> {
     const now = new Date().toISOString();
     const due = await engine.query(PENDING_OBJECT, { where: { status: 'pending', expires_at: { $lt: now } }, limit: SWEEP_BATCH }, system(caller), { total: false });
-    for (const row of due.items) {
-      try {
-        await engine.update(PENDING_OBJECT, String(row.id), { status: 'expired', decided_at: now }, { expectedVersion: Number(row.version) }, system(caller));
-      } catch (error) {
-        if (!isCodedError(error) || error.code !== 'CONCURRENT_UPDATE') throw error;
-      }
+    for (const row of due.items) await settle(caller, row, { status: 'expired', decided_at: now });
+    const cutOff = new Date(Date.now() - APPLY_STALE_MS).toISOString();
+    const stuck = await engine.query(PENDING_OBJECT, { where: { status: 'applying', decided_at: { $lt: cutOff } }, limit: SWEEP_BATCH }, system(caller), { total: false });
+    for (const row of stuck.items) await settle(caller, row, { status: 'failed', error: INTERRUPTED });
+  }
+
+  /** One conditional write on the row's version; a row changed meanwhile is left to whoever changed it. */
+  async function settle(caller: Caller, row: DataRecord, patch: DataRecord): Promise<DataRecord> {
+    try {
+      return await engine.update(PENDING_OBJECT, String(row.id), patch, { expectedVersion: Number(row.version) }, system(caller));
+    } catch (error) {
+      if (!isCodedError(error) || error.code !== 'CONCURRENT_UPDATE') throw error;
+      return engine.get(PENDING_OBJECT, String(row.id), {}, system(caller));
     }
   }
 
@@ -186,7 +201,10 @@ export function createPendingActions(deps: { engine: DataEngine; actions: () => 
     async get(caller, id) {
       const row = await visible(caller, id);
       if (row.status === 'pending' && Date.parse(String(row.expires_at)) <= Date.now()) {
-        return pendingView(await engine.update(PENDING_OBJECT, id, { status: 'expired', decided_at: new Date().toISOString() }, { expectedVersion: Number(row.version) }, system(caller)));
+        return pendingView(await settle(caller, row, { status: 'expired', decided_at: new Date().toISOString() }));
+      }
+      if (row.status === 'applying' && Date.parse(String(row.decided_at)) <= Date.now() - APPLY_STALE_MS) {
+        return pendingView(await settle(caller, row, { status: 'failed', error: INTERRUPTED }));
       }
       return pendingView(row);
     },
