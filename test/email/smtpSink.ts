@@ -68,7 +68,7 @@ export function parseMail(raw: string): Omit<SunkMail, 'to' | 'from' | 'raw'> {
   return { subject, text, html };
 }
 
-export async function startSmtpSink(options: { user?: string; password?: string } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(options: { user?: string; password?: string; /** Recipients the server refuses (550). */ reject?: string[] } = {}): Promise<SmtpSink> {
   const mails: SunkMail[] = [];
   const logins: string[] = [];
   const waiters: Array<{ to: string; resolve: (mail: SunkMail) => void }> = [];
@@ -87,6 +87,10 @@ export async function startSmtpSink(options: { user?: string; password?: string 
       } else {
         callback(new Error('Invalid username or password'));
       }
+    },
+    onRcptTo(address, _session, callback) {
+      if (options.reject?.includes(address.address)) callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+      else callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
