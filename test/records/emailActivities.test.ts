@@ -88,6 +88,14 @@ t.test('emails about a record', async (t) => {
     t.equal(hidden.status, 404);
     t.equal(hidden.body.error.code, 'NOT_FOUND');
     t.notOk(JSON.stringify(hidden.body).includes('Claim:'));
+    // The same on an object without history, whose timeline reads no source as the caller: the record check alone guards it.
+    const notice = await w.must(w.as('m1', 'POST', '/api/v1/data/notice', { title: 'Closure', contact: 'bob@example.com' }));
+    await logRows(site, notice.id, 1);
+    t.same((await w.must(w.as('m1', 'GET', `/api/v1/data/notice/${notice.id}/activities`), 200)).items.map((i: Item) => i.summary), ['Email sent: Notice: Closure'], 'its owner sees the email');
+    const hiddenNotice = await w.as('m2', 'GET', `/api/v1/data/notice/${notice.id}/activities`);
+    t.equal(hiddenNotice.status, 404, 'a member who cannot read it: 404');
+    t.equal(hiddenNotice.body.error.code, 'NOT_FOUND');
+    t.notOk(JSON.stringify(hiddenNotice.body).includes('Notice:'));
 
     // Paging across the mixed kinds joins into the whole timeline, at every page size.
     for (const size of [1, 2, 3]) {
