@@ -97,6 +97,25 @@ t.test('emails about a record', async (t) => {
     t.equal(hiddenNotice.body.error.code, 'NOT_FOUND');
     t.notOk(JSON.stringify(hiddenNotice.body).includes('Notice:'));
 
+    // POST /email/send with `about`: only about a record the caller can read; the sender then sees the recipients.
+    const mailers = await w.must(w.as('admin', 'POST', '/api/v1/data/sys_permission_set', { name: 'mailers', permissions: ['email:send'] }));
+    for (const m of ['m1', 'm2'] as const) await w.must(w.as('admin', 'POST', '/api/v1/data/sys_user_permission_set', { user_id: w.users[m].id, permission_set: mailers.id }));
+    const delivered = sink.mails.length;
+    const sneaky = await w.as('m2', 'POST', '/api/v1/email/send', { to: 'eve@example.com', subject: 'Sneaky', text: 'x', about: { object: 'notice', recordId: notice.id } });
+    t.equal(sneaky.status, 404, 'about a record the caller cannot read: 404');
+    t.equal(sneaky.body.error.code, 'NOT_FOUND');
+    t.equal((await w.as('m1', 'POST', '/api/v1/email/send', { to: 'eve@example.com', subject: 'S', text: 'x', about: { object: 'sys_email_log', recordId: notice.id } })).status, 404, 'an engine-owned object is no record to mail about');
+    t.equal(sink.mails.length, delivered, 'nothing was sent');
+    await w.must(w.as('m1', 'POST', '/api/v1/email/send', { to: 'carol@example.com', subject: 'By hand', text: `Hello ${BODY_MARKER}`, about: { object: 'notice', recordId: notice.id } }), 200);
+    const byHand = (await site.query(site.ids[0]!, 'select * from sys_email_log where record_id = ? and subject = ?', [notice.id, 'By hand']))[0]!;
+    t.match(byHand, { object: 'notice', status: 'sent', sent_by: w.users.m1.id });
+    t.equal((await site.query(site.ids[0]!, 'select id from sys_email_log where subject = ?', ['Sneaky'])).length, 0, 'no row for the refused one');
+    const senderView = (await w.must(w.as('m1', 'GET', `/api/v1/data/notice/${notice.id}/activities`), 200)).items as Item[];
+    t.match(senderView[0], { kind: 'email', by: w.users.m1.id, summary: 'Email sent: By hand', data: { recipients: ['carol@example.com'], recipientCount: 1 } }, 'the sender sees the recipients of its mail');
+    t.notOk('recipients' in senderView[1]!.data, 'but not those of the flow\'s mail');
+    t.notOk(JSON.stringify(senderView).includes(BODY_MARKER), 'no body in the answer');
+    t.notOk((await site.dump(site.ids[0]!)).includes(BODY_MARKER), 'nor in the database');
+
     // Paging across the mixed kinds joins into the whole timeline, at every page size.
     for (const size of [1, 2, 3]) {
       const walked: Item[] = [];
