@@ -34,7 +34,10 @@ t.test('emails about a record', async (t) => {
     const w = await recordsWorld(t, site, {
       config: {
         apps: ['test/records/fixtures/app', 'test/records/fixtures/emails'],
-        plugins: { email: { provider: 'smtp', from: FROM, smtp: { host: '127.0.0.1', port: sink.port } } },
+        plugins: {
+          email: { provider: 'smtp', from: FROM, smtp: { host: '127.0.0.1', port: sink.port } },
+          'notify-probe': { path: 'test/notifications/fixtures/notify-probe', grants: ['notifications.send', 'http.routes'] },
+        },
       },
     });
 
@@ -115,6 +118,18 @@ t.test('emails about a record', async (t) => {
     t.notOk('recipients' in senderView[1]!.data, 'but not those of the flow\'s mail');
     t.notOk(JSON.stringify(senderView).includes(BODY_MARKER), 'no body in the answer');
     t.notOk((await site.dump(site.ids[0]!)).includes(BODY_MARKER), 'nor in the database');
+
+    // A notification about a record mails about it; one about an engine-owned or unknown object leaves no row.
+    const position = await w.must(w.as('admin', 'POST', '/api/v1/data/sys_position', { name: 'clerk' }));
+    for (const record of [{ object: 'notice', id: notice.id }, { object: 'sys_position', id: position.id }, { object: 'opportunity', id: '42' }]) {
+      const notified = await w.as('admin', 'POST', '/api/v1/probe/notify', { to: { emails: ['dan@example.com'] }, channels: ['email'], title: `Heads up ${record.object}`, body: `Look ${BODY_MARKER}`, record });
+      t.same(notified.body.results.map((r: { status: string }) => r.status), ['sent'], `${record.object}: the mail went`);
+    }
+    const notifiedRows = await site.query(site.ids[0]!, "select object, record_id, subject, sent_by, status from sys_email_log where subject like 'Heads up%'");
+    t.same(notifiedRows, [{ object: 'notice', record_id: notice.id, subject: 'Heads up notice', sent_by: null, status: 'sent' }], 'only the one about an app record');
+    const ownerNotice = (await w.must(w.as('m1', 'GET', `/api/v1/data/notice/${notice.id}/activities`), 200)).items as Item[];
+    t.match(ownerNotice[0], { kind: 'email', by: null, summary: 'Email sent: Heads up notice', data: { recipientCount: 1 } });
+    t.notOk(JSON.stringify(ownerNotice).includes('dan@example.com'), 'its recipient hidden from a reader who did not send it');
 
     // Paging across the mixed kinds joins into the whole timeline, at every page size.
     for (const size of [1, 2, 3]) {
