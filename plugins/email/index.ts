@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { EMAIL_LOG_OBJECT, EMAIL_LOG_RETENTION_DAYS, withEmailLog } from './emailLog.ts';
 import { emailOptionsSchema } from './emailOptions.ts';
@@ -14,14 +15,15 @@ const providers = new WeakMap<object, Provider>();
  * Outgoing mail: provides `email.send` (password reset, verification, invitations, magic links)
  * through SMTP, or a log-only provider in development. `email-routes` serves `POST /api/v1/email/send`.
  * A message sent with `about` (the record it is about) leaves a row in the engine-owned
- * sys_email_log, sent or failed, without its body: the record's timeline shows it. See docs/email.md.
+ * sys_email_log, sent or failed, without its body: the record's timeline shows it; a record deleted
+ * for good takes its rows with it. See docs/auth.md (Email, Email log).
  */
 export default definePlugin({
   name: 'email',
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
-  optional: ['data.engine', 'metadata.registry'],
+  optional: ['data.engine', 'data.database', 'metadata.registry'],
   provides: ['email.send'],
   options: emailOptionsSchema,
   register(ctx) {
@@ -35,8 +37,15 @@ export default definePlugin({
     providers.set(ctx, provider);
     const metadata = ctx.resolve('metadata.registry');
     // The log lives in each environment's database: without the data engine no row is kept.
-    if (metadata && ctx.resolve('data.engine')) {
+    const database = ctx.resolve('data.database');
+    if (metadata && ctx.resolve('data.engine') && database) {
       metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
+      // A record deleted for good (a delete without trash, or a purge) takes its email log with it, in the same transaction.
+      ctx.hook('data.afterDelete', async (event: { object: string; previous: { id: unknown }; trash?: boolean; ctx: { environmentId: string }; engine: DataEngine }) => {
+        if (event.trash || metadata.object(event.object)?.system !== false) return;
+        await database.withDatabase(event.ctx.environmentId, ({ knex }) =>
+          knex(EMAIL_LOG_OBJECT).where({ object: event.object, record_id: String(event.previous.id) }).delete(), event.engine);
+      });
       ctx.retention({
         name: 'email.log', object: EMAIL_LOG_OBJECT, keepDays: ctx.options.logRetentionDays ?? EMAIL_LOG_RETENTION_DAYS, action: 'delete', ageField: 'sent_at',
         description: 'Emails sent about a record (recipients, subject, sender, status; never the body): deleted once older than the window.',

@@ -131,6 +131,13 @@ t.test('emails about a record', async (t) => {
     t.match(ownerNotice[0], { kind: 'email', by: null, summary: 'Email sent: Heads up notice', data: { recipientCount: 1 } });
     t.notOk(JSON.stringify(ownerNotice).includes('dan@example.com'), 'its recipient hidden from a reader who did not send it');
 
+    // A record deleted for good takes its email log with it.
+    const gone = await w.must(w.as('m1', 'POST', '/api/v1/data/notice', { title: 'Short-lived', contact: 'gus@example.com' }));
+    await logRows(site, gone.id, 1);
+    await w.must(w.as('admin', 'DELETE', `/api/v1/data/notice/${gone.id}`), 204);
+    t.same(await site.query(site.ids[0]!, 'select id from sys_email_log where record_id = ?', [gone.id]), [], 'its rows are gone');
+    t.ok((await site.query(site.ids[0]!, 'select id from sys_email_log where record_id = ?', [notice.id])).length > 0, "another record's stay");
+
     // Paging across the mixed kinds joins into the whole timeline, at every page size.
     for (const size of [1, 2, 3]) {
       const walked: Item[] = [];
