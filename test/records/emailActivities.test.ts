@@ -64,6 +64,8 @@ t.test('emails about a record', async (t) => {
     t.equal(sink.mails.length, 1, 'the refused one was not delivered');
     t.notOk((await site.dump(site.ids[0]!)).includes(BODY_MARKER), 'the body is stored nowhere');
 
+    t.equal((await w.as('admin', 'GET', '/api/v1/data/sys_email_log')).status, 404, 'the log is not served under /data, not even to an admin');
+
     // An email without a record leaves no row.
     await w.must(w.as('admin', 'POST', '/api/v1/email/send', { to: 'plain@example.com', subject: 'No record', text: 'x' }), 200);
     t.equal((await site.query(site.ids[0]!, 'select id from sys_email_log')).length, 2, 'only the two about the claim');
