@@ -33,9 +33,10 @@ function activitiesOn(object: ResolvedObject): void {
 
 /**
  * GET /data/:object/:id/activities: a record's timeline, newest first, merging its history,
- * comments, files, approval requests and the emails sent about it. Checked in the order that leaks nothing: the object is
- * served for `get` (404, 405), its timeline is on (403), the caller can read the record (a hidden
- * record is 404 like a missing one); then each source is read with a bound and filtered for the caller.
+ * comments, files, approval requests and the emails sent about it. Checked in the order that leaks
+ * nothing: the object is served for `get` (404, 405), its timeline is on (403), the caller can read
+ * the record (a hidden record is 404 like a missing one); then each source is read with a bound and
+ * filtered for the caller.
  */
 export function addActivityRoutes(routes: HttpRoutes, deps: SourceDeps): void {
   routes.add({

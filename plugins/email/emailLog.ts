@@ -26,7 +26,8 @@ export function emailLogRow(message: EmailMessage, outcome: { status: 'sent'; me
     object: about.object,
     record_id: about.recordId,
     recipients: [message.to],
-    subject: message.subject,
+    // The column's bound: a longer subject (a flow's expression) is cut, not lost with the row.
+    subject: message.subject.slice(0, 998),
     sent_by: about.sentBy ?? null,
     sent_at: at.toISOString(),
     status: outcome.status,
