@@ -8,6 +8,22 @@ export interface EmailMessage {
   html?: string;
   /** Files sent with the message (a scheduled report's export). */
   attachments?: EmailAttachment[];
+  /**
+   * The record the message is about: its sending (or failure) is then kept in the engine-owned
+   * email log (recipient, subject, sender, time, status, provider id; never the body) and shown on
+   * the record's timeline. Messages without it leave no row.
+   */
+  about?: EmailAbout;
+}
+
+export interface EmailAbout {
+  /** The environment whose record it is. */
+  environmentId: string;
+  /** The record's object (an app object; engine-owned objects have no timeline and leave no row). */
+  object: string;
+  recordId: string;
+  /** The user on whose behalf it goes (a caller flow's starter), or null/absent for the system. */
+  sentBy?: string | null;
 }
 
 export interface EmailAttachment {

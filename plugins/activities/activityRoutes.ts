@@ -16,7 +16,7 @@ const ID = { type: 'string', minLength: 1, maxLength: 64 };
 const activity = {
   type: 'object',
   properties: {
-    kind: { type: 'string', enum: ['history', 'comment', 'file', 'approval'] },
+    kind: { type: 'string', enum: ['history', 'comment', 'file', 'approval', 'email'] },
     at: { type: 'string' },
     by: { type: ['string', 'null'] },
     summary: { type: 'string' },
@@ -33,14 +33,15 @@ function activitiesOn(object: ResolvedObject): void {
 
 /**
  * GET /data/:object/:id/activities: a record's timeline, newest first, merging its history,
- * comments, files and approval requests. Checked in the order that leaks nothing: the object is
- * served for `get` (404, 405), its timeline is on (403), the caller can read the record (a hidden
- * record is 404 like a missing one); then each source is read with a bound and filtered for the caller.
+ * comments, files, approval requests and the emails sent about it. Checked in the order that leaks
+ * nothing: the object is served for `get` (404, 405), its timeline is on (403), the caller can read
+ * the record (a hidden record is 404 like a missing one); then each source is read with a bound and
+ * filtered for the caller.
  */
 export function addActivityRoutes(routes: HttpRoutes, deps: SourceDeps): void {
   routes.add({
     method: 'GET', path: '/data/:object/:id/activities', tags: ['data'],
-    summary: `A record's timeline, newest first: history, comments, files and approval requests; limit (1-${MAX_PAGE}), cursor`,
+    summary: `A record's timeline, newest first: history, comments, files, approval requests and emails sent about it; limit (1-${MAX_PAGE}), cursor`,
     errorStatuses: [403],
     schema: {
       params: { type: 'object', properties: { object: NAME, id: ID }, required: ['object', 'id'] },

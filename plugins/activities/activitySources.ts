@@ -9,6 +9,7 @@ export const COMMENT_OBJECT = 'sys_comment';
 export const FILE_OBJECT = 'sys_file';
 export const REQUEST_OBJECT = 'sys_approval_request';
 export const DECISION_OBJECT = 'sys_approval_decision';
+export const EMAIL_LOG_OBJECT = 'sys_email_log';
 /** The most recent approval requests of a record a timeline considers (filtered per caller in memory). */
 export const MAX_APPROVAL_REQUESTS = 200;
 
@@ -143,8 +144,47 @@ async function visibleRequests(engine: DataEngine, ctx: DataContext, principal: 
 }
 
 /**
+ * Who may see an email's recipients (personal data): an admin, and the user it went on behalf of.
+ * Every other reader of the record sees that it went, its subject, status and how many recipients.
+ */
+export function seesRecipients(principal: Principal | null, sentBy: string | null): boolean {
+  if (!principal || principal.kind === 'system') return false;
+  return principal.isAdmin || (sentBy !== null && principal.userId === sentBy);
+}
+
+/**
+ * Emails sent about the record (sys_email_log rows of the email plugin): subject, status, sender and
+ * the recipient count; the addresses and the provider's id only to those seesRecipients allows.
+ * The body is never stored, so never shown.
+ */
+async function emails({ engine }: SourceDeps, read: TimelineRead): Promise<SourcePage> {
+  const rows: Rows = async (limit, offset) => (await engine.query(EMAIL_LOG_OBJECT, {
+    where: { object: { $eq: read.object.name }, record_id: { $eq: read.id } },
+    select: ['id', 'recipients', 'subject', 'sent_by', 'sent_at', 'status', 'message_id', 'error'],
+    orderBy: [{ field: 'sent_at', order: 'desc' }, { field: 'id', order: 'desc' }],
+    limit, offset,
+  }, system(read.ctx), { total: false, findHooks: false })).items;
+  return pageOf(rows, read.limit, read.offsets.email, (row) => {
+    const sentBy = text(row.sent_by);
+    const recipients = Array.isArray(row.recipients) ? row.recipients.map(String) : [];
+    const failed = row.status === 'failed';
+    return {
+      kind: 'email', at: iso(row.sent_at), by: sentBy,
+      summary: `${failed ? 'Email failed' : 'Email sent'}: ${String(row.subject)}`,
+      ref: { emailId: String(row.id) },
+      data: {
+        subject: String(row.subject), status: String(row.status), recipientCount: recipients.length,
+        ...(failed ? { error: text(row.error) } : {}),
+        ...(seesRecipients(read.ctx.principal ?? null, sentBy) ? { recipients, messageId: text(row.message_id) } : {}),
+      },
+    };
+  });
+}
+
+/**
  * The sources that apply to the object: history when it tracks history and serves it, comments when
- * its feed is on, files when they are on, approvals when the approvals plugin's objects exist.
+ * its feed is on, files when they are on, approvals when the approvals plugin's objects exist, emails
+ * when the email plugin keeps its log.
  */
 export function sourcesFor(deps: SourceDeps, object: ResolvedObject): Partial<Record<Source, (read: TimelineRead) => Promise<SourcePage>>> {
   const serves = (method: 'history') => !object.apiMethods || object.apiMethods.includes(method);
@@ -153,5 +193,6 @@ export function sourcesFor(deps: SourceDeps, object: ResolvedObject): Partial<Re
     ...(object.enable.feeds && deps.metadata.object(COMMENT_OBJECT) ? { comment: (read: TimelineRead) => comments(deps, read) } : {}),
     ...(object.enable.files && deps.metadata.object(FILE_OBJECT) ? { file: (read: TimelineRead) => files(deps, read) } : {}),
     ...(deps.metadata.object(REQUEST_OBJECT) && deps.metadata.object(DECISION_OBJECT) ? { approval: (read: TimelineRead) => approvals(deps, read) } : {}),
+    ...(deps.metadata.object(EMAIL_LOG_OBJECT) ? { email: (read: TimelineRead) => emails(deps, read) } : {}),
   };
 }

@@ -4,8 +4,9 @@ import { addActivityRoutes } from './activityRoutes.ts';
 /**
  * A record's activity timeline (`enable.activities`, on by default; false answers 403
  * ACTIVITIES_DISABLED): GET /data/:object/:id/activities merges the record's history, comments,
- * files and approval requests, newest first, each filtered for the caller. It owns no rows: it reads
- * those of the data engine, the comments, files and approvals plugins. See docs/activities.md.
+ * files, approval requests and emails sent about it, newest first, each filtered for the caller. It
+ * owns no rows: it reads those of the data engine, the comments, files, approvals and email
+ * plugins. See docs/activities.md.
  */
 export default definePlugin({
   name: 'activities',

@@ -1,6 +1,6 @@
 import { SOURCES, type Offsets, type Source } from './timelineCursor.ts';
 
-export type ActivityKind = 'history' | 'comment' | 'file' | 'approval';
+export type ActivityKind = 'history' | 'comment' | 'file' | 'approval' | 'email';
 
 export interface Activity {
   kind: ActivityKind;

@@ -1,23 +1,29 @@
-import type { EmailSend } from '../../capabilities/emailSend.ts';
+import { fileURLToPath } from 'node:url';
+import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
+import { EMAIL_LOG_OBJECT, EMAIL_LOG_RETENTION_DAYS, withEmailLog } from './emailLog.ts';
 import { emailOptionsSchema } from './emailOptions.ts';
 import { logProvider } from './logProvider.ts';
 import { resolveEmailSettings } from './resolveEmailSettings.ts';
 import { smtpProvider } from './smtpProvider.ts';
 
-type Provider = EmailSend & { close(): Promise<void> };
+type Provider = ReturnType<typeof logProvider>;
 
 const providers = new WeakMap<object, Provider>();
 
 /**
  * Outgoing mail: provides `email.send` (password reset, verification, invitations, magic links)
  * through SMTP, or a log-only provider in development. `email-routes` serves `POST /api/v1/email/send`.
+ * A message sent with `about` (the record it is about) leaves a row in the engine-owned
+ * sys_email_log, sent or failed, without its body: the record's timeline shows it; a record deleted
+ * for good takes its rows with it. See docs/auth.md (Email, Email log).
  */
 export default definePlugin({
   name: 'email',
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
+  optional: ['data.engine', 'data.database', 'metadata.registry'],
   provides: ['email.send'],
   options: emailOptionsSchema,
   register(ctx) {
@@ -29,7 +35,24 @@ export default definePlugin({
       ctx.log.warn('plugins.email.provider is log: mails are not delivered, only their recipient and subject are logged.');
     }
     providers.set(ctx, provider);
-    ctx.provide('email.send', { send: (message) => provider.send(message) });
+    const metadata = ctx.resolve('metadata.registry');
+    // The log lives in each environment's database: without the data engine no row is kept.
+    const database = ctx.resolve('data.database');
+    if (metadata && ctx.resolve('data.engine') && database) {
+      metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
+      // A record deleted for good (a delete without trash, or a purge) takes its email log with it, in the same transaction.
+      ctx.hook('data.afterDelete', async (event: { object: string; previous: { id: unknown }; trash?: boolean; ctx: { environmentId: string }; engine: DataEngine }) => {
+        if (event.trash || metadata.object(event.object)?.system !== false) return;
+        await database.withDatabase(event.ctx.environmentId, ({ knex }) =>
+          knex(EMAIL_LOG_OBJECT).where({ object: event.object, record_id: String(event.previous.id) }).delete(), event.engine);
+      });
+      ctx.retention({
+        name: 'email.log', object: EMAIL_LOG_OBJECT, keepDays: ctx.options.logRetentionDays ?? EMAIL_LOG_RETENTION_DAYS, action: 'delete', ageField: 'sent_at',
+        description: 'Emails sent about a record (recipients, subject, sender, status; never the body): deleted once older than the window.',
+      });
+    }
+    const send = withEmailLog((message) => provider.send(message), { engine: () => ctx.resolve('data.engine'), metadata: () => metadata, log: ctx.log });
+    ctx.provide('email.send', { send });
   },
   async stop(ctx) {
     await providers.get(ctx)?.close();

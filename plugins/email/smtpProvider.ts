@@ -1,14 +1,15 @@
 import type { Transporter } from 'nodemailer';
-import type { EmailSend } from '../../capabilities/emailSend.ts';
+import type { EmailMessage } from '../../capabilities/emailSend.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
+import type { Delivery } from './emailLog.ts';
 import type { SmtpSettings } from './resolveEmailSettings.ts';
 
 /**
  * Delivery through an SMTP server (nodemailer), one pooled transport per process. The library is
  * loaded and the transport created by the first message, not at start.
  */
-export function smtpProvider(settings: SmtpSettings, log: Logger): EmailSend & { close(): Promise<void> } {
+export function smtpProvider(settings: SmtpSettings, log: Logger): { send(message: EmailMessage): Promise<Delivery>; close(): Promise<void> } {
   let transport: Promise<Transporter> | null = null;
   const open = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({
     host: settings.host,
@@ -25,7 +26,7 @@ export function smtpProvider(settings: SmtpSettings, log: Logger): EmailSend & {
     async send(message) {
       const mailer = await open();
       try {
-        await mailer.sendMail({
+        const info = await mailer.sendMail({
           from: settings.from,
           to: message.to,
           subject: message.subject,
@@ -33,6 +34,7 @@ export function smtpProvider(settings: SmtpSettings, log: Logger): EmailSend & {
           ...(message.html !== undefined ? { html: message.html } : {}),
           ...(message.attachments ? { attachments: message.attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })) } : {}),
         });
+        return { messageId: typeof info.messageId === 'string' && info.messageId ? info.messageId.slice(0, 998) : null };
       } catch (error) {
         const e = error as { code?: unknown; responseCode?: unknown; message?: unknown };
         // The reason names the failure, never the message: the body may hold a link or a code.

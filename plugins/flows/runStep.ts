@@ -105,7 +105,11 @@ export async function runStep(deps: StepDeps, step: ResolvedFlowStep, run: StepR
       if (!email) throw codedError('FLOW_STEP_FAILED', { step: step.id, flow: run.flow.name, reason: 'no plugin provides email.send (enable the email plugin)' });
       const to = text(step.to!.evaluate(scope), 'to', step);
       const html = step.html?.evaluate(scope);
-      await email.send({ to, subject: text(step.subject!.evaluate(scope), 'subject', step), text: text(step.text!.evaluate(scope), 'text', step), ...(typeof html === 'string' && html ? { html } : {}) });
+      // A record or time-relative flow mails about its record: the record's timeline shows it.
+      const about = run.flow.recordObject && scope.record && scope.record.id !== undefined && scope.record.id !== null
+        ? { about: { environmentId: run.environmentId, object: run.flow.recordObject, recordId: String(scope.record.id), sentBy: run.principal.kind === 'system' ? null : run.principal.userId } }
+        : {};
+      await email.send({ to, subject: text(step.subject!.evaluate(scope), 'subject', step), text: text(step.text!.evaluate(scope), 'text', step), ...(typeof html === 'string' && html ? { html } : {}), ...about });
       return { to };
     }
     case 'notify': {

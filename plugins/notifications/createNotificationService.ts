@@ -104,6 +104,8 @@ export function createNotificationService(deps: NotificationDeps) {
     const email = deps.email();
     const sms = deps.sms();
     const text = { email: emailText(request), sms: smsText(request) };
+    // A notification about a record mails about it: the record's timeline shows the email.
+    const about = request.record ? { about: { environmentId: request.environmentId, object: request.record.object, recordId: request.record.id } } : {};
     const outcomes = new Map<number, DeliveryResult>();
     await eachLimited(outbound.map((item, index) => ({ ...item, index })), async (item) => {
       const base = { recipient: item.recipient, channel: item.channel };
@@ -111,7 +113,7 @@ export function createNotificationService(deps: NotificationDeps) {
       if (!provider) return void outcomes.set(item.index, { ...base, status: 'unavailable' });
       if (!item.address) return void outcomes.set(item.index, { ...base, status: 'no_address' });
       try {
-        if (item.channel === 'email') await email!.send({ to: item.address, subject: request.title, text: text.email });
+        if (item.channel === 'email') await email!.send({ to: item.address, subject: request.title, text: text.email, ...about });
         else await sms!.send({ to: item.address, body: text.sms });
         outcomes.set(item.index, { ...base, status: 'sent' });
       } catch (error) {

@@ -70,7 +70,7 @@ export function parseMail(raw: string): Omit<SunkMail, 'to' | 'from' | 'raw'> {
   return { subject, text, html };
 }
 
-export async function startSmtpSink(options: { user?: string; password?: string } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(options: { user?: string; password?: string; /** Recipients the server refuses (550). */ reject?: string[] } = {}): Promise<SmtpSink> {
   const mails: SunkMail[] = [];
   const logins: string[] = [];
   const waiters: Array<{ to: string; resolve: (mail: SunkMail) => void }> = [];
@@ -93,7 +93,7 @@ export async function startSmtpSink(options: { user?: string; password?: string 
     },
     onRcptTo(address, _session, callback) {
       const left = refusals.get(address.address) ?? 0;
-      if (left > 0) {
+      if (left > 0 || options.reject?.includes(address.address)) {
         refusals.set(address.address, left - 1);
         callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
         return;

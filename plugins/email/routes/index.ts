@@ -11,9 +11,9 @@ export default definePlugin({
   kernel: '^16.0.0',
   requires: ['http.routes'],
   // Optional: with the email plugin disabled there is nothing to serve, and no boot error either.
-  optional: ['email.send'],
+  optional: ['email.send', 'data.engine', 'metadata.registry'],
   register(ctx) {
     const email = ctx.resolve('email.send');
-    if (email) addEmailRoutes(ctx.resolve('http.routes'), email);
+    if (email) addEmailRoutes(ctx.resolve('http.routes'), email, { engine: ctx.resolve('data.engine'), metadata: ctx.resolve('metadata.registry') });
   },
 });
