@@ -1,3 +1,4 @@
+import { createReadPoolPolicy, defaultReaders } from './query/readPool.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError, KernelBootError } from '../../kernel/errors.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
@@ -79,6 +80,7 @@ export default definePlugin({
       plans: createByIdPlans(),
       listPlans: createListPlans(),
       cost: { timeoutMs: ctx.options.queryTimeoutMs, maxJoins: ctx.options.maxJoins },
+      readPool: createReadPoolPolicy(ctx.options.pooledReadMs),
       scopeFilter: (callCtx) => scopes.filter(callCtx),
       cursorKey(environmentId) {
         let key = cursorKeys.get(environmentId);
@@ -99,7 +101,7 @@ export default definePlugin({
     if (problems.length > 0) throw new KernelBootError(problems);
     try {
       for (const env of ctx.resolve('runtime.info').environments) {
-        const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, ...(env.schema ? { schema: env.schema } : {}) });
+        const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, readers: ctx.options.readers ?? defaultReaders(), ...(env.schema ? { schema: env.schema } : {}) });
         databases.set(env.id, db);
         if (ctx.options.schemaSync !== 'off') {
           const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });

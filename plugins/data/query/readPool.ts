@@ -1,0 +1,55 @@
+import { availableParallelism } from 'node:os';
+import type { QueryAst } from './types.ts';
+
+/**
+ * Which SQLite reads run in the read workers (sqliteReadWorkers.ts) rather than on the main
+ * thread. A worker costs a round trip (a message each way and a structured clone of the rows,
+ * about 0.1 ms), which is more than a by-id read or an indexed page costs in full; a read that
+ * scans pays it back many times, and no longer holds the event loop while it runs.
+ *
+ * Pooled: aggregations and distinct reads (they read every matching row to answer a few), and
+ * any other list or query whose last run of the same shape took `pooledReadMs` or more (a
+ * filter on an unindexed field, a count the count cache does not hold). Never pooled: by-id
+ * reads, and reads inside a transaction (they must see its writes; the workers' connections
+ * see what was committed).
+ */
+export interface ReadPoolPolicy {
+  /** Whether a read of this AST and shape key goes to the workers. */
+  pooled(ast: QueryAst, key: string): boolean;
+  /** Records the time (ms) the read of a shape key took, where it ran. */
+  ran(key: string, ms: number): void;
+}
+
+/** Shapes remembered as slow, at most; least recently slow out. */
+const MAX_SLOW_SHAPES = 512;
+
+/** plugins.data.pooledReadMs by default: above the worker's round trip, below what a scan of 10,000 rows costs. */
+export const DEFAULT_POOLED_READ_MS = 2;
+
+export function createReadPoolPolicy(pooledReadMs: number): ReadPoolPolicy {
+  const slow = new Map<string, true>();
+  return {
+    pooled(ast, key) {
+      return ast.aggregate || ast.distinct || slow.has(key);
+    },
+    ran(key, ms) {
+      if (ms < pooledReadMs) {
+        // Quick where it ran (a worker included, round trip and all): back to the main thread.
+        slow.delete(key);
+        return;
+      }
+      slow.delete(key);
+      slow.set(key, true);
+      if (slow.size > MAX_SLOW_SHAPES) slow.delete(slow.keys().next().value!);
+    },
+  };
+}
+
+/**
+ * plugins.data.readers when not set: one worker per core beside the main thread's, at least one
+ * and at most four (bench/README.md, Read workers: on two cores, two workers answered aggregations
+ * faster than one, the main thread keeping HTTP and quick reads).
+ */
+export function defaultReaders(cores = availableParallelism()): number {
+  return Math.min(4, Math.max(1, cores));
+}
