@@ -55,7 +55,8 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const { workers, signal } = options;
   const inWorker = (sql: string, bindings: readonly unknown[]): Promise<Rows> => {
     if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
-    return workers!.read({ sql, bindings: bindings.map(formatBinding) }, options.workersDeadline ?? options.deadline!, signal);
+    // A costly statement tests its deadline (os_budget) and ends when its worker is terminated; any other finishes.
+    return workers!.read({ sql, bindings: bindings.map(formatBinding) }, options.workersDeadline ?? options.deadline!, signal, options.deadline !== undefined ? 'terminate' : 'finish');
   };
   const native = (statement: NativeStatement): Rows | Promise<Rows> => (workers ? inWorker(statement.sql, statement.bindings) : runNative(knex, statement));
   const run = (query: Knex.QueryBuilder): Rows | Promise<Rows> => {

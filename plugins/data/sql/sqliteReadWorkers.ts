@@ -36,8 +36,13 @@ export interface WorkerStatement {
  *   terminated: the next call of `os_budget` in that thread fails, which ends the statement.
  */
 export interface ReadWorkers {
-  /** Runs a select; `signal` aborted (the client went away) drops it from the queue or terminates its worker. */
-  read(statement: WorkerStatement, deadline: number, signal?: AbortSignal): Promise<Rows>;
+  /**
+   * Runs a select; `signal` aborted (the client went away) drops it from the queue, and once it
+   * runs terminates its worker (`onAbort: 'terminate'`, for statements that test their deadline
+   * in `os_budget`) or rejects at once and lets the statement finish (`'finish'`: a read without
+   * that test, bounded by its deadline, where a new thread would cost more than the rest of it).
+   */
+  read(statement: WorkerStatement, deadline: number, signal?: AbortSignal, onAbort?: 'terminate' | 'finish'): Promise<Rows>;
   /** Workers running, jobs running or queued, and workers terminated whose thread has not ended yet. */
   stats(): { workers: number; busy: number; queued: number; stuck: number };
   close(): Promise<void>;
@@ -201,25 +206,29 @@ export function createReadWorkers(filename: string, options: ReadWorkersOptions 
   };
 
   return {
-    read(statement, deadline, signal) {
+    read(statement, deadline, signal, onAbort = 'terminate') {
       if (closed) return Promise.reject(new Error('the SQLite read workers are closed'));
       if (signal?.aborted) return Promise.reject(aborted());
       if (stuck >= MAX_STUCK) return Promise.reject(Object.assign(new Error(WORKERS_BUSY), { code: WORKERS_BUSY }));
       return new Promise<Rows>((resolve, reject) => {
         const job: Job = { statement, deadline, signal, resolve, reject };
         if (signal) {
-          const onAbort = () => {
+          const abort = () => {
             const waiting = queue.indexOf(job);
             if (waiting !== -1) {
               queue.splice(waiting, 1);
               reject(aborted());
               return;
             }
+            if (onAbort === 'finish') {
+              reject(aborted());
+              return;
+            }
             const slot = slots.find((s) => s.job === job);
             if (slot) stop(slot, aborted());
           };
-          signal.addEventListener('abort', onAbort, { once: true });
-          const settle = () => signal.removeEventListener('abort', onAbort);
+          signal.addEventListener('abort', abort, { once: true });
+          const settle = () => signal.removeEventListener('abort', abort);
           job.resolve = (rows) => {
             settle();
             resolve(rows);
