@@ -7,7 +7,7 @@
 import t from 'tap';
 import type { DataContext } from '../../capabilities/dataEngine.ts';
 import { readWorkers } from '../../plugins/data/sql/sqliteReadWorkers.ts';
-import { onEachDriver, type Rest } from '../rest/restFixtures.ts';
+import { bootRest, onEachDriver, type Rest } from '../rest/restFixtures.ts';
 
 const api = '/api/v1/data';
 
@@ -125,4 +125,16 @@ t.test('health answers while a slow pooled read runs', async (t) => {
     t.same(res.body.items, [{ type: 'customer', names: rows + 1 }], 'the slow read answers in full');
     if (rest.driver === 'sqlite') t.same(order, ['health', 'slow'], 'health answered before the slow read ended');
   });
+});
+
+t.test('stopping the runtime ends its read workers', async (t) => {
+  const rest = await bootRest(t, 'sqlite', 'readstop');
+  await rest.create('account', { name: 'One', type: 'partner' });
+  const groups = await rest.send('POST', `${api}/account/query`, { groupBy: ['type'], aggregations: [{ function: 'count', alias: 'n' }] });
+  t.same(groups.body.items, [{ type: 'partner', n: 1 }], 'an aggregation ran');
+  const workers = await rest.database().withDatabase(rest.environments[0]!, async ({ knex }) => readWorkers(knex)!);
+  t.equal(workers.stats().workers, 1, 'in a worker');
+  await rest.rt.runtime.stop();
+  t.same(workers.stats(), { workers: 0, busy: 0, queued: 0, stuck: 0 }, 'stop ended the worker');
+  await t.rejects(workers.read({ sql: 'select 1 as one', bindings: [] }, Date.now() + 1000), { message: 'the SQLite read workers are closed' }, 'and the pool takes no more reads');
 });
