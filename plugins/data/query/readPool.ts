@@ -4,7 +4,7 @@ import type { QueryAst } from './types.ts';
 /**
  * Which SQLite reads run in the read workers (sqliteReadWorkers.ts) rather than on the main
  * thread. A worker costs a round trip (a message each way and a structured clone of the rows,
- * about 0.1 ms), which is more than a by-id read or an indexed page costs in full; a read that
+ * 0.02 to 0.04 ms, bench/readPool.ts), which is more than a by-id read or an indexed page costs in full; a read that
  * scans pays it back many times, and no longer holds the event loop while it runs.
  *
  * Pooled: aggregations and distinct reads (they read every matching row to answer a few), and
@@ -23,8 +23,8 @@ export interface ReadPoolPolicy {
 /** Shapes remembered as slow, at most; least recently slow out. */
 const MAX_SLOW_SHAPES = 512;
 
-/** plugins.data.pooledReadMs by default: above the worker's round trip, below what a scan of 10,000 rows costs. */
-export const DEFAULT_POOLED_READ_MS = 2;
+/** plugins.data.pooledReadMs by default: many times the worker's round trip (0.02-0.04 ms, bench/readPool.ts), a scan of about 50,000 rows. */
+export const DEFAULT_POOLED_READ_MS = 1;
 
 export function createReadPoolPolicy(pooledReadMs: number): ReadPoolPolicy {
   const slow = new Map<string, true>();
