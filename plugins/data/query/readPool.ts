@@ -3,9 +3,9 @@ import type { QueryAst } from './types.ts';
 
 /**
  * Which SQLite reads run in the read workers (sqliteReadWorkers.ts) rather than on the main
- * thread. A worker costs a round trip (a message each way and a structured clone of the rows,
- * 0.02 to 0.04 ms, bench/readPool.ts), which is more than a by-id read or an indexed page costs in full; a read that
- * scans pays it back many times, and no longer holds the event loop while it runs.
+ * thread. A worker costs a round trip (a message each way and a structured clone of the rows:
+ * 0.02 to 0.04 ms, bench/readPool.ts), more than a by-id read costs in full and about half of an
+ * indexed page; a read that scans pays it back many times, and no longer holds the event loop.
  *
  * Pooled: aggregations and distinct reads (they read every matching row to answer a few), and
  * any other list or query whose last run of the same shape took `pooledReadMs` or more (a
