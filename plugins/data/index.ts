@@ -1,4 +1,3 @@
-import { createReadPoolPolicy, defaultReaders } from './query/readPool.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError, KernelBootError } from '../../kernel/errors.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
@@ -13,6 +12,7 @@ import { RECORD_HISTORY } from './engine/recordHistory.ts';
 import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
 import { createCountCache } from './query/countCache.ts';
+import { createReadPoolPolicy, defaultReaders } from './query/readPool.ts';
 import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
 import { recordSlowQueries } from './advice/recordSlowQueries.ts';
 import { createSlowQueryRecorder } from './advice/slowQueryRecorder.ts';
