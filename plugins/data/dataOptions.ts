@@ -22,7 +22,7 @@ export const dataOptionsSchema = z.strictObject({
    */
   readers: z.number().int().min(0).max(16).optional(),
   /**
-   * SQLite: a list or query read of a shape whose last run took at least this many ms goes to the
+   * SQLite: a list or query read of a shape whose last two runs took at least this many ms goes to the
    * read workers next time (aggregations and distinct reads always do; by-id reads never).
    */
   pooledReadMs: z.number().min(0).max(600_000).default(DEFAULT_POOLED_READ_MS),

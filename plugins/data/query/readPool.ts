@@ -8,7 +8,7 @@ import type { QueryAst } from './types.ts';
  * indexed page; a read that scans pays it back many times, and no longer holds the event loop.
  *
  * Pooled: aggregations and distinct reads (they read every matching row to answer a few), and
- * any other list or query whose last run of the same shape took `pooledReadMs` or more (a
+ * any other list or query whose last two runs of the same shape took `pooledReadMs` or more (a
  * filter on an unindexed field, a count the count cache does not hold). Never pooled: by-id
  * reads, and reads inside a transaction (they must see its writes; the workers' connections
  * see what was committed).
@@ -26,20 +26,22 @@ const MAX_SLOW_SHAPES = 512;
 /** plugins.data.pooledReadMs by default: many times the worker's round trip (0.02-0.04 ms, bench/readPool.ts), a scan of about 50,000 rows. */
 export const DEFAULT_POOLED_READ_MS = 1;
 
+/** Slow runs in a row that send a shape to the pool: one slow run may be the machine's, not the read's (a thread preempted mid-read). */
+const SLOW_RUNS = 2;
+
 export function createReadPoolPolicy(pooledReadMs: number): ReadPoolPolicy {
-  const slow = new Map<string, true>();
+  /** Slow runs in a row of each shape; least recently slow first. */
+  const slow = new Map<string, number>();
   return {
     pooled(ast, key) {
-      return ast.aggregate || ast.distinct || slow.has(key);
+      return ast.aggregate || ast.distinct || (slow.get(key) ?? 0) >= SLOW_RUNS;
     },
     ran(key, ms) {
-      if (ms < pooledReadMs) {
-        // Quick where it ran (a worker included, round trip and all): back to the main thread.
-        slow.delete(key);
-        return;
-      }
+      const runs = slow.get(key) ?? 0;
       slow.delete(key);
-      slow.set(key, true);
+      // Quick where it ran (a worker included, round trip and all): back to the main thread.
+      if (ms < pooledReadMs) return;
+      slow.set(key, Math.min(SLOW_RUNS, runs + 1));
       if (slow.size > MAX_SLOW_SHAPES) slow.delete(slow.keys().next().value!);
     },
   };

@@ -16,7 +16,7 @@ export interface WorkerStatement {
  * Reads of one SQLite file run in worker threads, each with its own read-only connection, so a
  * long read never blocks the process (better-sqlite3 runs a statement to its end in the thread
  * that calls it), and reads of the file use every core. The engine sends the reads that cost
- * (readPool.ts: joins that multiply rows, aggregations, distinct rows, and shapes whose last run
+ * (readPool.ts: joins that multiply rows, aggregations, distinct rows, and shapes whose last runs
  * took plugins.data.pooledReadMs or more); by-id reads and quick pages stay on the main thread,
  * where a read costs less than the round trip to a worker (bench/README.md, Read workers).
  * Workers open the file read-only, in WAL mode: each statement sees what was committed before it
