@@ -17,6 +17,8 @@ export interface BenchArgs {
   profile: boolean;
   /** A git revision whose compiled runtime takes the baseline's place (see compareTree.ts); null for the baseline. */
   compare: string | null;
+  /** plugins.data.readers of the runtime (SQLite read workers; 0 reads on the main thread only); null for its default. */
+  readers: number | null;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -30,6 +32,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --profile                       write a --cpu-prof profile of each server child
   --compare REV                   measure the runtime against its own compiled tree at git
                                   revision REV (in place of the baseline; no targets, no latest.json)
+  --readers N                     the runtime's plugins.data.readers (SQLite read workers, 0 = none;
+                                  default: the runtime's own)
   -h, --help`;
 
 function positive(name: string, raw: string | undefined, fallback: number, allowZero = false): number {
@@ -52,6 +56,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
       scenario: { type: 'string' },
       profile: { type: 'boolean', default: false },
       compare: { type: 'string' },
+      readers: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -69,5 +74,6 @@ export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
     scenarios: values.scenario === undefined ? null : values.scenario.split(',').map((name) => name.trim()).filter((name) => name !== ''),
     profile: values.profile ?? false,
     compare: values.compare ?? null,
+    readers: values.readers === undefined ? null : Math.floor(positive('readers', values.readers, 0, true)),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_QUERY_COST } from './query/queryCost.ts';
+import { DEFAULT_POOLED_READ_MS } from './query/readPool.ts';
 
 export const dataOptionsSchema = z.strictObject({
   /**
@@ -13,6 +14,18 @@ export const dataOptionsSchema = z.strictObject({
    * it a read answers 400 QUERY_TOO_COSTLY. Keep it under server.requestTimeoutMs.
    */
   queryTimeoutMs: z.number().int().min(100).max(600_000).default(DEFAULT_QUERY_COST.timeoutMs),
+  /**
+   * SQLite file: worker threads reading the database beside the main thread (readPool.ts), each
+   * with a read-only connection, started on the first read sent to them; 0 runs every read on the
+   * main thread (queries whose joins multiply rows then run there too, under the time budget).
+   * Default: the number of cores, at least 1 and at most 4. In-memory databases have none.
+   */
+  readers: z.number().int().min(0).max(16).optional(),
+  /**
+   * SQLite: a list or query read of a shape whose last two runs took at least this many ms goes to the
+   * read workers next time (aggregations and distinct reads always do; by-id reads never).
+   */
+  pooledReadMs: z.number().min(0).max(600_000).default(DEFAULT_POOLED_READ_MS),
   /** Joins one query may hold (at most 8); more answers 400 QUERY_TOO_COSTLY. */
   maxJoins: z.number().int().min(0).max(8).default(DEFAULT_QUERY_COST.maxJoins),
   /**

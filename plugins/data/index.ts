@@ -12,6 +12,7 @@ import { RECORD_HISTORY } from './engine/recordHistory.ts';
 import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
 import { createCountCache } from './query/countCache.ts';
+import { createReadPoolPolicy, defaultReaders } from './query/readPool.ts';
 import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
 import { recordSlowQueries } from './advice/recordSlowQueries.ts';
 import { createSlowQueryRecorder } from './advice/slowQueryRecorder.ts';
@@ -79,6 +80,7 @@ export default definePlugin({
       plans: createByIdPlans(),
       listPlans: createListPlans(),
       cost: { timeoutMs: ctx.options.queryTimeoutMs, maxJoins: ctx.options.maxJoins },
+      readPool: createReadPoolPolicy(ctx.options.pooledReadMs),
       scopeFilter: (callCtx) => scopes.filter(callCtx),
       cursorKey(environmentId) {
         let key = cursorKeys.get(environmentId);
@@ -99,7 +101,7 @@ export default definePlugin({
     if (problems.length > 0) throw new KernelBootError(problems);
     try {
       for (const env of ctx.resolve('runtime.info').environments) {
-        const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, ...(env.schema ? { schema: env.schema } : {}) });
+        const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, readers: ctx.options.readers ?? defaultReaders(), ...(env.schema ? { schema: env.schema } : {}) });
         databases.set(env.id, db);
         if (ctx.options.schemaSync !== 'off') {
           const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { openDatabase } from '../../plugins/data/sql/openDatabase.ts';
-import { readWorkers } from '../../plugins/data/sql/sqliteReadWorkers.ts';
+import { createReadWorkers, readWorkers } from '../../plugins/data/sql/sqliteReadWorkers.ts';
 
 t.test('read workers of a SQLite file', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'osr-workers-'));
@@ -50,4 +50,46 @@ t.test('read workers of a SQLite file', async (t) => {
   for (let i = 0; i < 40 && workers.stats().stuck > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
   t.same(workers.stats(), { workers: 0, busy: 0, queued: 0, stuck: 0 }, 'its thread ended');
   t.same(await workers.read({ sql: 'select count(*) as n from t', bindings: [] }, far), [{ n: 12 }], 'a new worker takes the next job');
+});
+
+t.test('a worker that crashes is replaced, and close ends every worker', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-workers-'));
+  const db = await openDatabase({ url: `sqlite:${join(dir, 'w.db')}`, readers: 0 });
+  t.teardown(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await db.knex.raw('create table t (id text primary key, n integer)');
+  await db.knex('t').insert([{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
+  // A small heap: a result of millions of rows ends the worker (V8 out of memory), not the process.
+  const workers = createReadWorkers(join(dir, 'w.db'), { size: 1, heapMb: 8 });
+  const far = Date.now() + 60_000;
+  t.same(await workers.read({ sql: 'select id, n from t order by id', bindings: [] }, far), [{ id: 'a', n: 1 }, { id: 'b', n: 2 }], 'a read before the crash');
+  const huge = 'with recursive r(i) as (select 1 union all select i + 1 from r where i < 400000) select i, hex(randomblob(64)) as h from r';
+  await t.rejects(workers.read({ sql: huge, bindings: [] }, far), { code: 'ERR_WORKER_OUT_OF_MEMORY' }, 'the job of the crashed worker is rejected with the cause');
+  t.same(workers.stats(), { workers: 0, busy: 0, queued: 0, stuck: 0 }, 'the crashed worker left the pool');
+  t.same(await workers.read({ sql: 'select count(*) as n from t', bindings: [] }, far), [{ n: 2 }], 'a new worker answers the next read');
+  t.equal(workers.stats().workers, 1, 'one worker again');
+
+  // Committed writes are seen by the next read of a worker (its own read-only connection, WAL).
+  await db.knex('t').insert({ id: 'c', n: 3 });
+  t.same(await workers.read({ sql: 'select count(*) as n from t', bindings: [] }, far), [{ n: 3 }], 'a committed write is seen');
+  await t.rejects(workers.read({ sql: "insert into t (id, n) values ('x', 9) returning id", bindings: [] }, far), { code: 'SQLITE_READONLY' }, 'a worker cannot write');
+
+  await workers.close();
+  t.same(workers.stats(), { workers: 0, busy: 0, queued: 0, stuck: 0 }, 'close ends the workers');
+  await t.rejects(workers.read({ sql: 'select 1 as one', bindings: [] }, far), { message: 'the SQLite read workers are closed' }, 'and refuses reads after');
+});
+
+t.test('an in-memory database and readers 0 have no read workers', async (t) => {
+  const memory = await openDatabase({ url: 'sqlite::memory:', readers: 4 });
+  t.teardown(() => memory.close());
+  t.equal(readWorkers(memory.knex), undefined, 'in memory: none (a second connection would be another database)');
+  const dir = mkdtempSync(join(tmpdir(), 'osr-workers-'));
+  const off = await openDatabase({ url: `sqlite:${join(dir, 'w.db')}`, readers: 0 });
+  t.teardown(async () => {
+    await off.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  t.equal(readWorkers(off.knex), undefined, 'readers 0: none');
 });

@@ -138,12 +138,19 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     // statements bind their deadline); on a SQLite file, in the read workers (sqliteReadWorkers.ts).
     const costly = isCostly(ast);
     if (costly) listPlan = undefined;
+    // Reads that cost (aggregations, shapes slow before) go to the SQLite read workers, planned or
+    // not, outside transactions (readPool.ts); by-id reads and quick pages stay on the main thread.
+    const workers = !costly && planId === undefined && deps.readPool && !binding ? readWorkers(knex) : undefined;
+    const shapeKey = workers ? `${ctx.environmentId}\u0000${object.name}\u0000${listKey ?? JSON.stringify(before.query)}` : '';
+    const pooled = workers !== undefined && deps.readPool!.pooled(ast, shapeKey);
+    const started = workers ? performance.now() : 0;
     let result: ListResult;
     try {
       result = await executeQuery(ast, knex, {
         cursorKey,
         cel,
         ...(costly ? costlyRun(knex, ctx.signal) : {}),
+        ...(pooled ? { workers, workersDeadline: Date.now() + cost.timeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) } : {}),
         ...(plan ? { statement: { sql: plan.sql, bindings: bindId(plan, planId!) } } : {}),
         ...(listPlan ? { plan: listPlan } : {}),
         ...(page ? { after: page.after, statement: page.statement } : {}),
@@ -152,9 +159,10 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
         ...(options.total === false || options.total === 'estimated' ? { total: options.total } : {}),
       });
     } catch (error) {
-      if (costly && ctx.signal?.aborted) throw requestClosed();
+      if ((costly || pooled) && ctx.signal?.aborted) throw requestClosed();
       throw budgetError(error, cost) ?? driverInputError(error) ?? error;
     }
+    if (workers && !ast.aggregate && !ast.distinct) deps.readPool!.ran(shapeKey, performance.now() - started);
     // Conditional visibility is decided on the record as read, before field security removes anything.
     if (!ctx.system) hideInvisibleIn(result.items, ast, cel);
     if (access) stripHidden(result.items, ast, access.profile);

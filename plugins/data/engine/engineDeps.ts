@@ -1,3 +1,4 @@
+import type { ReadPoolPolicy } from '../query/readPool.ts';
 import type { DataContext } from '../../../capabilities/dataEngine.ts';
 import type { HooksRegistry } from '../../../capabilities/hooksRegistry.ts';
 import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
@@ -34,6 +35,8 @@ export interface EngineDeps {
   listPlans?: ListPlans;
   /** Bounds of a query's cost: time budget and joins (queryCost.ts; default DEFAULT_QUERY_COST). */
   cost?: QueryCost;
+  /** Which SQLite reads go to the read workers (readPool.ts); without it, only costly queries do. */
+  readPool?: ReadPoolPolicy;
 }
 
 /** The caller's access profile; null (without a promise) for engine work and calls without a principal. */

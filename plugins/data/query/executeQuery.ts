@@ -33,8 +33,10 @@ export interface ExecuteOptions {
   after?: CursorPosition;
   /** A costly query (queryCost.ts), not planned: the end of its time budget (epoch ms), tested in its SQLite statements. */
   deadline?: number;
-  /** SQLite: run the page and count in these read workers, off the main thread (with `deadline`). */
+  /** SQLite: run the page and count (planned or not) in these read workers, off the main thread, with `workersDeadline`. */
   workers?: ReadWorkers;
+  /** The end of a pooled read's time (epoch ms): past it, and a grace period, its worker is replaced and the read answers QUERY_TOO_COSTLY. Default `deadline`. */
+  workersDeadline?: number;
   /** A costly query: aborted when its client goes away, which cancels the page and count in flight. */
   signal?: AbortSignal;
 }
@@ -51,11 +53,16 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const reader = directReader(knex);
   type Rows = Array<Record<string, unknown>>;
   const { workers, signal } = options;
+  const inWorker = (sql: string, bindings: readonly unknown[]): Promise<Rows> => {
+    if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
+    // A costly statement tests its deadline (os_budget) and ends when its worker is terminated; any other finishes.
+    return workers!.read({ sql, bindings: bindings.map(formatBinding) }, options.workersDeadline ?? options.deadline!, signal, options.deadline !== undefined ? 'terminate' : 'finish');
+  };
+  const native = (statement: NativeStatement): Rows | Promise<Rows> => (workers ? inWorker(statement.sql, statement.bindings) : runNative(knex, statement));
   const run = (query: Knex.QueryBuilder): Rows | Promise<Rows> => {
     if (workers) {
       const { sql, bindings } = query.toSQL();
-      if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
-      return workers.read({ sql, bindings: bindings.map(formatBinding) }, options.deadline!, signal);
+      return inWorker(sql, bindings);
     }
     if (signal && dialect === 'postgres') {
       const { sql, bindings } = query.toSQL().toNative();
@@ -64,7 +71,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     return reader ? reader(query) : query;
   };
   // The SQLite file reader answers synchronously: its rows are taken without awaiting.
-  const page = () => (options.statement ? runNative(knex, options.statement) : plan ? runNative(knex, plan.page) : run(compiled!.page));
+  const page = () => (options.statement ? native(options.statement) : plan ? native(plan.page) : run(compiled!.page));
   // PostgreSQL keeps no totals (countCache.ts is for SQLite), so a cursor walk counts once: its
   // first page signs the total into the cursor with the hash of the count statement, scope and
   // bindings included, and later pages of the same count answer it (a cursor handed to a caller
@@ -76,7 +83,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const count = async () => {
     if (carries && after?.total && after.total.count === hashOfCount()) return after.total.n;
     const statement = plan ? null : compiled!.count();
-    const counted = async (): Promise<number> => Number((await (statement ? run(statement) : runNative(knex, plan!.count)))[0]?.n ?? 0);
+    const counted = async (): Promise<number> => Number((await (statement ? run(statement) : native(plan!.count)))[0]?.n ?? 0);
     if (!options.counts) return counted();
     const sql = statement ? statement.toSQL() : plan!.count;
     const key = `${sql.sql}\u0000${JSON.stringify(sql.bindings)}`;

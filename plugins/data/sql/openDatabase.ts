@@ -24,6 +24,12 @@ export interface OpenDatabaseOptions {
    * its own transaction.
    */
   statementTimeoutMs?: number;
+  /**
+   * SQLite file only: read worker threads (sqliteReadWorkers.ts), each with a read-only
+   * connection, started as reads need them; 0 runs every read on the main thread. Default 1.
+   * An in-memory database has none (a second connection would be another database).
+   */
+  readers?: number;
 }
 
 export interface Database {
@@ -124,7 +130,8 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
   }
   // An in-memory database lives in its one connection: a second one would be another database.
   const closeReader = filename === ':memory:' ? () => undefined : attachSqliteReader(knex, filename, setupConnection);
-  const closeWorkers = filename === ':memory:' ? async () => undefined : attachReadWorkers(knex, filename);
+  const readers = Math.max(0, Math.floor(options.readers ?? 1));
+  const closeWorkers = filename === ':memory:' || readers === 0 ? async () => undefined : attachReadWorkers(knex, filename, { size: readers });
   const stopStatistics = keepStatistics(knex);
   return {
     knex, dialect: 'sqlite', schema: null, serverVersion,

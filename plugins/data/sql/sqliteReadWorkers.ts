@@ -15,8 +15,12 @@ export interface WorkerStatement {
 /**
  * Reads of one SQLite file run in worker threads, each with its own read-only connection, so a
  * long read never blocks the process (better-sqlite3 runs a statement to its end in the thread
- * that calls it). Today the engine sends only the queries that may cost much (queryCost.ts: joins
- * that multiply rows); the pool is built to take every read later, with `size` workers.
+ * that calls it), and reads of the file use every core. The engine sends the reads that cost
+ * (readPool.ts: joins that multiply rows, aggregations, distinct rows, and shapes whose last runs
+ * took plugins.data.pooledReadMs or more); by-id reads and quick pages stay on the main thread,
+ * where a read costs less than the round trip to a worker (bench/README.md, Read workers).
+ * Workers open the file read-only, in WAL mode: each statement sees what was committed before it
+ * started; reads inside a transaction never come here (they must see its writes).
  *
  * - A worker starts on first use (a SQLite deployment that never sends such a query starts none).
  * - A job carries a deadline (epoch ms). The worker's connection binds it to `os_budget` in the
@@ -32,8 +36,13 @@ export interface WorkerStatement {
  *   terminated: the next call of `os_budget` in that thread fails, which ends the statement.
  */
 export interface ReadWorkers {
-  /** Runs a select; `signal` aborted (the client went away) drops it from the queue or terminates its worker. */
-  read(statement: WorkerStatement, deadline: number, signal?: AbortSignal): Promise<Rows>;
+  /**
+   * Runs a select; `signal` aborted (the client went away) drops it from the queue, and once it
+   * runs terminates its worker (`onAbort: 'terminate'`, for statements that test their deadline
+   * in `os_budget`) or rejects at once and lets the statement finish (`'finish'`: a read without
+   * that test, bounded by its deadline, where a new thread would cost more than the rest of it).
+   */
+  read(statement: WorkerStatement, deadline: number, signal?: AbortSignal, onAbort?: 'terminate' | 'finish'): Promise<Rows>;
   /** Workers running, jobs running or queued, and workers terminated whose thread has not ended yet. */
   stats(): { workers: number; busy: number; queued: number; stuck: number };
   close(): Promise<void>;
@@ -70,7 +79,7 @@ interface Slot {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Sqlite = require(workerData.driver);
-const db = new Sqlite(workerData.filename);
+const db = new Sqlite(workerData.filename, { readonly: true });
 db.pragma('query_only = ON');
 db.pragma('busy_timeout = 5000');
 db.function(workerData.lower, { deterministic: true }, (value) => (typeof value === 'string' ? value.toLowerCase() : value));
@@ -81,12 +90,16 @@ db.function(workerData.budget, { varargs: true }, (deadline) => {
 const statements = new Map();
 parentPort.on('message', ({ sql, bindings }) => {
   try {
-    let statement = statements.get(sql);
-    if (!statement) {
+    let entry = statements.get(sql);
+    if (!entry) {
       if (statements.size >= 64) statements.delete(statements.keys().next().value);
-      statements.set(sql, (statement = db.prepare(sql)));
+      const statement = db.prepare(sql).raw(true);
+      statements.set(sql, (entry = { statement, columns: statement.columns().map((c) => c.name) }));
     }
-    parentPort.postMessage({ rows: statement.all(bindings) });
+    const rows = entry.statement.all(bindings);
+    // A row of another width than the names known: the statement was re-prepared after a schema change.
+    if (rows.length > 0 && rows[0].length !== entry.columns.length) entry.columns = entry.statement.columns().map((c) => c.name);
+    parentPort.postMessage({ columns: entry.columns, rows });
   } catch (error) {
     parentPort.postMessage({ error: { message: String(error && error.message), code: error && error.code } });
   }
@@ -95,7 +108,22 @@ parentPort.on('message', ({ sql, bindings }) => {
 
 const require = createRequire(import.meta.url);
 
-export function createReadWorkers(filename: string, size = 1): ReadWorkers {
+/** The size of a pool of read workers and the memory each may hold. */
+export interface ReadWorkersOptions {
+  /** Worker threads at most (each with its own connection), started as jobs need them. */
+  size: number;
+  /**
+   * V8 old-generation limit of each worker, in MB: a worker past it ends (its job rejected) and
+   * is replaced on the next job, so one huge result cannot grow the process without bound.
+   */
+  heapMb?: number;
+}
+
+/** Old-generation limit of a worker by default: a page of the largest size is a few MB. */
+export const WORKER_HEAP_MB = 64;
+
+export function createReadWorkers(filename: string, options: ReadWorkersOptions = { size: 1 }): ReadWorkers {
+  const size = Math.max(1, options.size);
   const driver = require.resolve('better-sqlite3');
   const slots: Slot[] = [];
   const queue: Job[] = [];
@@ -106,15 +134,16 @@ export function createReadWorkers(filename: string, size = 1): ReadWorkers {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { driver, filename, lower: SQLITE_LOWER, budget: SQLITE_BUDGET, exceeded: BUDGET_EXCEEDED },
+      resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB },
     });
     // An idle worker does not keep the process alive.
     worker.unref();
     const slot: Slot = { worker, job: null, timer: null, stuck: false };
-    worker.on('message', (message: { rows?: Rows; error?: { message: string; code?: string } }) => {
+    worker.on('message', (message: { columns?: string[]; rows?: unknown[][]; error?: { message: string; code?: string } }) => {
       const job = finish(slot);
       if (!job) return;
       if (message.error) job.reject(Object.assign(new Error(message.error.message), message.error.code ? { code: message.error.code } : {}));
-      else job.resolve(message.rows!);
+      else job.resolve(rowObjects(message.columns!, message.rows!));
       next();
     });
     const lost = (error: Error) => {
@@ -177,25 +206,29 @@ export function createReadWorkers(filename: string, size = 1): ReadWorkers {
   };
 
   return {
-    read(statement, deadline, signal) {
+    read(statement, deadline, signal, onAbort = 'terminate') {
       if (closed) return Promise.reject(new Error('the SQLite read workers are closed'));
       if (signal?.aborted) return Promise.reject(aborted());
       if (stuck >= MAX_STUCK) return Promise.reject(Object.assign(new Error(WORKERS_BUSY), { code: WORKERS_BUSY }));
       return new Promise<Rows>((resolve, reject) => {
         const job: Job = { statement, deadline, signal, resolve, reject };
         if (signal) {
-          const onAbort = () => {
+          const abort = () => {
             const waiting = queue.indexOf(job);
             if (waiting !== -1) {
               queue.splice(waiting, 1);
               reject(aborted());
               return;
             }
+            if (onAbort === 'finish') {
+              reject(aborted());
+              return;
+            }
             const slot = slots.find((s) => s.job === job);
             if (slot) stop(slot, aborted());
           };
-          signal.addEventListener('abort', onAbort, { once: true });
-          const settle = () => signal.removeEventListener('abort', onAbort);
+          signal.addEventListener('abort', abort, { once: true });
+          const settle = () => signal.removeEventListener('abort', abort);
           job.resolve = (rows) => {
             settle();
             resolve(rows);
@@ -221,6 +254,24 @@ export function createReadWorkers(filename: string, size = 1): ReadWorkers {
   };
 }
 
+/**
+ * Rows cross the thread boundary as arrays (a structured clone of arrays costs less than of
+ * objects repeating every key) and become objects here, later columns of a name winning as in
+ * better-sqlite3's own objects. Values are SQLite's: numbers, strings and null (the engine stores
+ * booleans as 0/1, JSON as text and reads no integers as BigInt), decoded by the codec as the
+ * direct reader's are.
+ */
+function rowObjects(columns: string[], raw: unknown[][]): Rows {
+  const rows: Rows = new Array(raw.length);
+  for (let r = 0; r < raw.length; r++) {
+    const values = raw[r]!;
+    const row: Record<string, unknown> = {};
+    for (let c = 0; c < columns.length; c++) row[columns[c]!] = values[c];
+    rows[r] = row;
+  }
+  return rows;
+}
+
 function aborted(): Error {
   return Object.assign(new Error('the request was closed'), { name: 'AbortError' });
 }
@@ -237,8 +288,8 @@ export function readWorkers(knex: Knex): ReadWorkers | undefined {
 }
 
 /** Gives a knex instance on a SQLite file its read workers; returns the function that closes them. */
-export function attachReadWorkers(knex: Knex, filename: string, size = 1): () => Promise<void> {
-  const workers = createReadWorkers(filename, size);
+export function attachReadWorkers(knex: Knex, filename: string, options: ReadWorkersOptions = { size: 1 }): () => Promise<void> {
+  const workers = createReadWorkers(filename, options);
   pools.set(knex, workers);
   return () => {
     pools.delete(knex);
