@@ -33,7 +33,7 @@ export function s3SettingsOf(storage: S3StorageOptions, env: NodeJS.ProcessEnv):
 }
 
 /** The store the options choose: local disk (default `<dataDir>/files`) or an S3-compatible bucket. */
-export function createFileStore(options: FileOptions, dataDir: string, env: NodeJS.ProcessEnv = process.env): FileStore {
+export async function createFileStore(options: FileOptions, dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<FileStore> {
   if (options.storage.driver === 's3') return createS3Store(s3SettingsOf(options.storage, env));
   const dir = options.dir ?? join(dataDir, 'files');
   return createDiskStore(isAbsolute(dir) ? dir : join(process.cwd(), dir));

@@ -20,9 +20,9 @@ export default definePlugin({
   requires: ['data.engine', 'data.database', 'metadata.registry', 'http.routes', 'runtime.info'],
   optional: ['access.grants'],
   options: fileOptionsSchema,
-  register(ctx) {
+  async register(ctx) {
     const info = ctx.resolve('runtime.info');
-    const store = createFileStore(ctx.options, info.dataDir);
+    const store = await createFileStore(ctx.options, info.dataDir);
     const database = ctx.resolve('data.database');
     const engine = ctx.resolve('data.engine');
     const metadata = ctx.resolve('metadata.registry');

@@ -1,5 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { checkStoreKey, type FileStore } from './fileStore.ts';
 
@@ -25,7 +24,11 @@ export const UPLOAD_QUEUE = 2;
  * most UPLOAD_QUEUE parts; a failed one is aborted, so no object appears. Downloads stream the
  * object's body.
  */
-export function createS3Store(settings: S3StoreSettings, client: S3Client = s3ClientOf(settings)): FileStore {
+export async function createS3Store(settings: S3StoreSettings): Promise<FileStore> {
+  // Loaded only when the s3 driver is configured: the SDK takes a noticeable part of a second to import.
+  const { DeleteObjectCommand, GetObjectCommand } = await import('@aws-sdk/client-s3');
+  const { Upload } = await import('@aws-sdk/lib-storage');
+  const client = await s3ClientOf(settings);
   const objectKey = (environmentId: string, key: string): string => {
     checkStoreKey(environmentId, key);
     return `${settings.prefix ? `${settings.prefix}/` : ''}${environmentId}/${key}`;
@@ -56,7 +59,8 @@ export function createS3Store(settings: S3StoreSettings, client: S3Client = s3Cl
   };
 }
 
-export function s3ClientOf(settings: S3StoreSettings): S3Client {
+export async function s3ClientOf(settings: S3StoreSettings): Promise<S3Client> {
+  const { S3Client } = await import('@aws-sdk/client-s3');
   // The SDK warns once per process that later releases will need Node 22; the version in use runs
   // on Node 20. Only that warning is switched off, by the SDK's own variable, and an operator who set it keeps their value.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -45,7 +45,7 @@ t.test('an upload cut off by the client leaves nothing', async (t) => {
 
   for (const driver of ['local', 's3'] as const) await t.test(driver, (t) => eachBackend(t, ['files'], async (t, site) => {
     const bucket = `osr-abort-${site.backend}`;
-    const client = s3ClientOf({ bucket, region: 'us-east-1', endpoint, forcePathStyle: true, partSize: 5 * MIB, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const client = await s3ClientOf({ bucket, region: 'us-east-1', endpoint, forcePathStyle: true, partSize: 5 * MIB, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
     const objects = async () => ((await client.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map((o) => String(o.Key));
     const uploadsDir = join(directory, bucket, '._S3rver_uploads');
     const store = {

@@ -61,7 +61,7 @@ t.test('files in an S3-compatible bucket', async (t) => {
 
   await eachBackend(t, ['files'], async (t, site) => {
     const bucket = `osr-files-${site.backend}`;
-    const client: S3Client = s3ClientOf({ bucket, region: 'us-east-1', endpoint, forcePathStyle: true, partSize: 5 * 1024 * 1024, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const client: S3Client = await s3ClientOf({ bucket, region: 'us-east-1', endpoint, forcePathStyle: true, partSize: 5 * 1024 * 1024, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
     const objects = async () => ((await client.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map((o) => String(o.Key)).sort();
     const storage = { driver: 's3' as const, bucket, region: 'us-east-1', endpoint, forcePathStyle: true, prefix: 'osr/test', accessKeyIdEnv: KEY_ID_ENV, secretAccessKeyEnv: SECRET_ENV };
     const w = await recordsWorld(t, site, { plugins: [blocker], config: { apps: ['test/records/fixtures/app'], plugins: { email: { enabled: false }, files: { maxBytes: 1000, allowedTypes: ['text/*', 'application/octet-stream'], storage } } } });
