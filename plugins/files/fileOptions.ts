@@ -31,7 +31,7 @@ const s3Storage = z.strictObject({
   secretAccessKeyEnv: envName.optional(),
   /** Variable holding a session token, for temporary credentials; needs the other two. */
   sessionTokenEnv: envName.optional(),
-  /** Bytes per part of a multipart upload, in MiB (5 to 100): an upload holds at most two parts in memory. */
+  /** Bytes per part of a multipart upload, in MiB (5 to 100): an upload holds about three parts in memory (two being sent, one filling). */
   partSizeMiB: z.number().int().min(5).max(100).default(5),
 });
 

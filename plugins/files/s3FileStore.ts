@@ -20,9 +20,9 @@ export const UPLOAD_QUEUE = 2;
 
 /**
  * Files in an S3-compatible bucket (AWS S3, MinIO, Ceph, R2 and the like) under
- * `<prefix>/<environmentId>/<key>`. Uploads stream through the SDK's multipart upload, holding at
- * most UPLOAD_QUEUE parts; a failed one is aborted, so no object appears. Downloads stream the
- * object's body.
+ * `<prefix>/<environmentId>/<key>`. Uploads stream through the SDK's multipart upload, holding
+ * UPLOAD_QUEUE parts being sent and one filling; a failed one is aborted, so no object appears.
+ * Downloads stream the object's body.
  */
 export async function createS3Store(settings: S3StoreSettings): Promise<FileStore> {
   // Loaded only when the s3 driver is configured: the SDK takes a noticeable part of a second to import.
