@@ -7,7 +7,7 @@ import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedObject } from '../../metadata/types.ts';
 import { author, readableRecord, systemCtx } from '../../capabilities/recordRouteAccess.ts';
 import { contentDisposition, declaredType, safeFileName, servedType, typeAllowed } from './fileNames.ts';
-import type { FileStore } from './fileStore.ts';
+import { type FileStore, MissingBytes } from './fileStore.ts';
 import { boundaryOf, parseMultipart } from './parseMultipart.ts';
 import { storeFilePart, type StoredBytes } from './storeFilePart.ts';
 
@@ -173,8 +173,9 @@ export function addFileRoutes(routes: HttpRoutes, deps: FileDeps): void {
       const { object, id, ctx } = await readable(request, 'get');
       const { fileId } = request.params as { fileId: string };
       const row = await fileOf(ctx, object, id, fileId);
-      const bytes = await store.open(ctx.environmentId, String(row.storage_key)).catch(() => {
-        throw codedError('NOT_FOUND', { what: `The bytes of file '${String(row.id)}'` });
+      const bytes = await store.open(ctx.environmentId, String(row.storage_key)).catch((error: unknown) => {
+        // Bytes gone are a 404; a store that fails (unreachable, refused credentials) is the server's error, logged.
+        throw error instanceof MissingBytes ? codedError('NOT_FOUND', { what: `The bytes of file '${String(row.id)}'` }) : error;
       });
       reply.headers({
         'content-type': servedType(String(row.content_type)),

@@ -11,10 +11,18 @@ import { pipeline } from 'node:stream/promises';
 export interface FileStore {
   /** Stores the stream's bytes under the key; on any failure (the stream's too) nothing is left under it. */
   put(environmentId: string, key: string, data: Readable): Promise<void>;
-  /** The bytes as a stream; rejects when the key holds nothing. */
+  /** The bytes as a stream; rejects with MissingBytes when the key holds nothing, with the store's error otherwise. */
   open(environmentId: string, key: string): Promise<Readable>;
   /** Removes the bytes; a missing key is no error. */
   remove(environmentId: string, key: string): Promise<void>;
+}
+
+/** The key holds nothing: the bytes were removed behind the runtime's back (a 404, unlike a store that fails). */
+export class MissingBytes extends Error {
+  constructor(key: string) {
+    super(`file store: nothing is stored under ${key}`);
+    this.name = 'MissingBytes';
+  }
 }
 
 const KEY = /^[0-9a-f-]{36}$/;
@@ -48,7 +56,9 @@ export function createDiskStore(dir: string): FileStore {
     },
     async open(environmentId, key) {
       const path = pathOf(environmentId, key);
-      await stat(path);
+      await stat(path).catch((error: NodeJS.ErrnoException) => {
+        throw error.code === 'ENOENT' ? new MissingBytes(key) : error;
+      });
       return createReadStream(path);
     },
     async remove(environmentId, key) {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import t from 'tap';
 import { definePlugin } from '../../kernel/definePlugin.ts';
-import { s3ClientOf } from '../../plugins/files/s3FileStore.ts';
+import { MissingBytes } from '../../plugins/files/fileStore.ts';
+import { createS3Store, s3ClientOf } from '../../plugins/files/s3FileStore.ts';
 import { bearer, eachBackend } from '../auth/authHarness.ts';
 import { recordsWorld, type RecordsWorld, type Who } from './recordsWorld.ts';
 
@@ -58,6 +59,17 @@ t.test('files in an S3-compatible bucket', async (t) => {
   const { port } = await server.run();
   t.teardown(() => server.close());
   const endpoint = `http://127.0.0.1:${port}`;
+
+  await t.test('a missing object is MissingBytes; a missing bucket is not', async (t) => {
+    const settings = { bucket: buckets[0]!, region: 'us-east-1', endpoint, forcePathStyle: true, partSize: 5 * 1024 * 1024 };
+    const store = await createS3Store({ ...settings, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    await t.rejects(store.open('main', '00000000-0000-4000-8000-000000000000'), MissingBytes);
+    const wrong = await createS3Store({ ...settings, bucket: 'osr-no-such-bucket', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const failing = await wrong.open('main', '00000000-0000-4000-8000-000000000000').then(() => null, (error: unknown) => error);
+    t.notOk(failing instanceof MissingBytes, 'a missing bucket is no 404');
+    t.match(failing, { name: 'NoSuchBucket' });
+    await t.rejects(store.open('../other', '00000000-0000-4000-8000-000000000000'), /refused key/, 'an environment id that is not one is refused');
+  });
 
   await eachBackend(t, ['files'], async (t, site) => {
     const bucket = `osr-files-${site.backend}`;
