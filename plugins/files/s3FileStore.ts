@@ -1,6 +1,6 @@
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { checkStoreKey, type FileStore } from './fileStore.ts';
+import { checkStoreKey, type FileStore, MissingBytes } from './fileStore.ts';
 
 export interface S3StoreSettings {
   bucket: string;
@@ -48,7 +48,10 @@ export async function createS3Store(settings: S3StoreSettings): Promise<FileStor
       }
     },
     async open(environmentId, key) {
-      const answer = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(environmentId, key) }));
+      // Only a missing key is missing bytes: a missing bucket (also a 404) is a store that fails.
+      const answer = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(environmentId, key) })).catch((error: { name?: string }) => {
+        throw error.name === 'NoSuchKey' ? new MissingBytes(key) : error;
+      });
       if (!answer.Body) throw new Error('file store: the object has no body');
       return answer.Body as Readable;
     },
