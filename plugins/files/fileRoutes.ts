@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
@@ -8,8 +7,9 @@ import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedObject } from '../../metadata/types.ts';
 import { author, readableRecord, systemCtx } from '../../capabilities/recordRouteAccess.ts';
 import { contentDisposition, declaredType, safeFileName, servedType, typeAllowed } from './fileNames.ts';
-import type { FileStore } from './fileStore.ts';
+import { type FileStore, MissingBytes } from './fileStore.ts';
 import { boundaryOf, parseMultipart } from './parseMultipart.ts';
+import { storeFilePart, type StoredBytes } from './storeFilePart.ts';
 
 export const FILE_OBJECT = 'sys_file';
 export const DEFAULT_PAGE = 20;
@@ -132,26 +132,33 @@ export function addFileRoutes(routes: HttpRoutes, deps: FileDeps): void {
       if (!boundary || !isStream(request.body)) {
         throw codedError('VALIDATION_ERROR', { summary: 'send the file as multipart/form-data with a part named file', errors: [{ path: 'body', message: 'must be multipart/form-data' }] });
       }
-      const chunks: Buffer[] = [];
-      for await (const chunk of request.body) chunks.push(chunk);
-      const part = parseMultipart(Buffer.concat(chunks), boundary).find((p) => p.name === 'file' && p.filename !== undefined);
-      if (!part) throw codedError('VALIDATION_ERROR', { summary: 'the form has no file part: name it file', errors: [{ path: 'file', message: 'is required: a part named file with a filename' }] });
-      if (part.data.length > options.maxBytes) throw codedError('PAYLOAD_TOO_LARGE', { limit: options.maxBytes });
-      const contentType = declaredType(part.contentType);
-      if (!typeAllowed(contentType, options.allowedTypes)) {
-        throw codedError('FILE_TYPE_NOT_ALLOWED', { contentType, allowed: (options.allowedTypes ?? []).join(', ') });
+      let stored: (StoredBytes & { name: string; contentType: string }) | undefined;
+      try {
+        // Parts other than the first file part are skipped unread; the file's bytes stream into the store.
+        for await (const part of parseMultipart(request.body, boundary)) {
+          if (stored || part.name !== 'file' || part.filename === undefined) continue;
+          const contentType = declaredType(part.contentType);
+          if (!typeAllowed(contentType, options.allowedTypes)) {
+            throw codedError('FILE_TYPE_NOT_ALLOWED', { contentType, allowed: (options.allowedTypes ?? []).join(', ') });
+          }
+          const bytes = await storeFilePart(store, ctx.environmentId, part.data, options.maxBytes);
+          stored = { ...bytes, name: safeFileName(part.filename), contentType };
+        }
+      } catch (error) {
+        // A form broken after its file part: the stored bytes go too.
+        if (stored) await store.remove(ctx.environmentId, stored.key);
+        throw error;
       }
-      const key = randomUUID();
-      await store.put(ctx.environmentId, key, part.data);
+      if (!stored) throw codedError('VALIDATION_ERROR', { summary: 'the form has no file part: name it file', errors: [{ path: 'file', message: 'is required: a part named file with a filename' }] });
       try {
         const row = await engine.create(FILE_OBJECT, {
-          object: object.name, record_id: id, name: safeFileName(part.filename), content_type: contentType,
-          size: part.data.length, sha256: createHash('sha256').update(part.data).digest('hex'), storage_key: key, owner_id: principal.userId,
+          object: object.name, record_id: id, name: stored.name, content_type: stored.contentType,
+          size: stored.size, sha256: stored.sha256, storage_key: stored.key, owner_id: principal.userId,
         }, systemCtx(ctx));
         reply.code(201);
         return view(row);
       } catch (error) {
-        await store.remove(ctx.environmentId, key);
+        await store.remove(ctx.environmentId, stored.key);
         throw error;
       }
     },
@@ -166,8 +173,9 @@ export function addFileRoutes(routes: HttpRoutes, deps: FileDeps): void {
       const { object, id, ctx } = await readable(request, 'get');
       const { fileId } = request.params as { fileId: string };
       const row = await fileOf(ctx, object, id, fileId);
-      const bytes = await store.open(ctx.environmentId, String(row.storage_key)).catch(() => {
-        throw codedError('NOT_FOUND', { what: `The bytes of file '${String(row.id)}'` });
+      const bytes = await store.open(ctx.environmentId, String(row.storage_key)).catch((error: unknown) => {
+        // Bytes gone are a 404; a store that fails (unreachable, refused credentials) is the server's error, logged.
+        throw error instanceof MissingBytes ? codedError('NOT_FOUND', { what: `The bytes of file '${String(row.id)}'` }) : error;
       });
       reply.headers({
         'content-type': servedType(String(row.content_type)),

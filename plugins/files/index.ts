@@ -1,27 +1,17 @@
-import { isAbsolute, join } from 'node:path';
 import type { Knex } from 'knex';
-import { z } from 'zod';
 import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { addFileRoutes, FILE_OBJECT } from './fileRoutes.ts';
-import { createDiskStore } from './fileStore.ts';
+import { createFileStore } from './createFileStore.ts';
+import { fileOptionsSchema } from './fileOptions.ts';
 
-export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
-
-const optionsSchema = z.strictObject({
-  /** Where file bytes are kept; relative paths are read from the working directory. Default: `<dataDir>/files`. */
-  dir: z.string().min(1).optional(),
-  /** Largest file accepted, in bytes (default 10 MiB, at most 1 GiB). */
-  maxBytes: z.number().int().min(1).max(1024 * 1024 * 1024).default(DEFAULT_MAX_BYTES),
-  /** Media types accepted (`image/png`, `image/*`); unset accepts any. */
-  allowedTypes: z.array(z.string().regex(/^([a-z0-9][a-z0-9!#$&^_.+-]*|\*)\/([a-z0-9][a-z0-9!#$&^_.+-]*|\*)$/, 'must be a media type such as image/png or image/*')).min(1).optional(),
-});
+export { DEFAULT_MAX_BYTES } from './fileOptions.ts';
 
 /**
  * Files attached to records of objects with `enable.files: true` (otherwise 403 FILES_DISABLED):
- * /data/:object/:id/files. Rows in the engine-owned sys_file; bytes on local disk through a store
- * interface. A record deleted for good takes its files along: rows in the delete's transaction,
- * bytes once it committed. See docs/files.md.
+ * /data/:object/:id/files. Rows in the engine-owned sys_file; bytes in a store, on local disk or
+ * in an S3-compatible bucket. A record deleted for good takes its files along: rows in the
+ * delete's transaction, bytes once it committed. See docs/files.md.
  */
 export default definePlugin({
   name: 'files',
@@ -29,11 +19,10 @@ export default definePlugin({
   kernel: '^16.0.0',
   requires: ['data.engine', 'data.database', 'metadata.registry', 'http.routes', 'runtime.info'],
   optional: ['access.grants'],
-  options: optionsSchema,
-  register(ctx) {
+  options: fileOptionsSchema,
+  async register(ctx) {
     const info = ctx.resolve('runtime.info');
-    const dir = ctx.options.dir ?? join(info.dataDir, 'files');
-    const store = createDiskStore(isAbsolute(dir) ? dir : join(process.cwd(), dir));
+    const store = await createFileStore(ctx.options, info.dataDir);
     const database = ctx.resolve('data.database');
     const engine = ctx.resolve('data.engine');
     const metadata = ctx.resolve('metadata.registry');

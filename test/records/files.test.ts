@@ -72,9 +72,13 @@ t.test('files', async (t) => {
     t.equal((await w.as('m1', 'GET', '/api/v1/data/sys_file')).status, 404, 'the rows are not served through /data');
 
     // Limits: size and type.
+    const written = readdirSync(filesDir).sort();
     const big = await upload(w, 'm1', url, multipart('big.txt', 'text/plain', Buffer.alloc(1001, 65)));
     t.equal(big.status, 413);
     t.equal(big.body.error.code, 'PAYLOAD_TOO_LARGE');
+    const cut = await upload(w, 'm1', url, multipart('cut.txt', 'text/plain', 'NO-END').subarray(0, -`\r\n--${BOUNDARY}--\r\n`.length));
+    t.equal(cut.status, 400, 'a body cut off inside the file part');
+    t.same(readdirSync(filesDir).sort(), written, 'neither leaves bytes, whole or partial, on disk');
     const exe = await upload(w, 'm1', url, multipart('tool.exe', 'application/x-msdownload', 'MZ'));
     t.equal(exe.status, 415);
     t.equal(exe.body.error.code, 'FILE_TYPE_NOT_ALLOWED');

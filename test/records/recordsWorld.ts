@@ -1,6 +1,7 @@
 /** A runtime with the record-features fixture app, an admin and two members, on one backend. */
 import type { Test } from 'tap';
 import type { AnyPlugin } from '../../kernel/definePlugin.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import { signIn, type Site } from '../auth/authHarness.ts';
 import { addUser, sendAs, type Reply } from '../access/accessWorld.ts';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
@@ -16,8 +17,8 @@ export interface RecordsWorld {
   must(reply: Promise<Reply>, status?: number): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-export async function recordsWorld(t: Test, site: Site, options: { config?: RuntimeConfigInput; plugins?: AnyPlugin[] } = {}): Promise<RecordsWorld> {
-  const rt = await site.boot({ config: { apps: ['test/records/fixtures/app'], ...options.config }, ...(options.plugins ? { plugins: options.plugins } : {}) });
+export async function recordsWorld(t: Test, site: Site, options: { config?: RuntimeConfigInput; plugins?: AnyPlugin[]; logger?: Logger } = {}): Promise<RecordsWorld> {
+  const rt = await site.boot({ config: { apps: ['test/records/fixtures/app'], ...options.config }, ...(options.plugins ? { plugins: options.plugins } : {}), ...(options.logger ? { logger: options.logger } : {}) });
   const session = await signIn(rt);
   const admin = { id: String(session.user.id), token: session.token };
   const users = { admin, m1: await addUser(rt, admin.token, 'memberOne'), m2: await addUser(rt, admin.token, 'memberTwo') };
