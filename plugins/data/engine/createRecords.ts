@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { HookRegistration } from '../../../capabilities/hooksRegistry.ts';
 import type { CreateOutcome, DataContext, DataEngine, DataRecord } from '../../../capabilities/dataEngine.ts';
 import { isCodedError } from '../../../kernel/errors.ts';
 import { checkValidationRules } from '../../../metadata/checkValidationRules.ts';
@@ -13,9 +14,8 @@ import { newId } from '../sql/newId.ts';
 import { objectColumns } from '../sql/objectColumns.ts';
 import { checkReferenceBatch, type BatchReference } from './checkReferenceBatch.ts';
 import type { FieldError } from './coerceInput.ts';
-import { celContext, validationError, type EngineDeps } from './engineDeps.ts';
+import { accessKnown, celContext, validationError, type EngineDeps } from './engineDeps.ts';
 import { createdChanges, RECORD_HISTORY } from './recordHistory.ts';
-import { runHooks } from './runHooks.ts';
 import { assertWritable, coerceOrThrow, guardObject, referenceScope, type WriteScope } from './writeRecords.ts';
 import { SEQUENCE_TABLE } from './nextSequence.ts';
 
@@ -92,14 +92,18 @@ async function createBatch(
   const references: BatchReference[] = [];
   const now = new Date().toISOString();
   const userId = ctx.principal?.userId ?? null;
+  // Without access checks (engine work, no principal) the guard has nothing to wait for.
+  const guarded = accessKnown(deps, ctx) !== null;
+  const beforeHooks = deps.hooks.handlers('data.beforeInsert', object.name);
   for (const [index, input] of inputs.entries()) {
     try {
       assertWritable(object, ctx, 'create');
-      const { access, values: sent, vetted } = await guardObject(deps, trx, object, ctx, 'create', coerceOrThrow(object, input, 'create', ctx));
+      const coerced = coerceOrThrow(object, input, 'create', ctx);
+      const { access, values: sent, vetted } = guarded ? await guardObject(deps, trx, object, ctx, 'create', coerced) : { access: null, values: coerced, vetted: NO_VETTED };
       // As in createRecord, the hooks change `sent` itself: what they add counts as sent.
       const event = { object: object.name, record: sent, ctx, engine };
       const before = { ...sent };
-      const running = runHooks(deps.hooks, 'data.beforeInsert', object.name, event);
+      const running = runHandlers(beforeHooks, event);
       if (running) await running;
       // Values the hooks left as they were are coerced already.
       const values = event.record === sent && sameValues(sent, before) ? sent : coerceOrThrow(object, event.record, 'create', 'hook');
@@ -136,12 +140,13 @@ async function createBatch(
     // A unique value taken (by a row before it or in the batch), a value the driver refuses: each row says which.
     throw new OneByOne();
   }
+  const afterHooks = deps.hooks.handlers('data.afterInsert', object.name);
   const stored = await readAll(object, valid.map((v) => String(v.record.id)), ctx, readBack);
   for (const item of valid) {
     const record = stored.get(String(item.record.id));
     if (!record) throw new OneByOne();
     try {
-      const running = runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record, ctx, engine });
+      const running = runHandlers(afterHooks, { object: object.name, record, ctx, engine });
       if (running) await running;
     } catch (error) {
       if (!ownError(error)) throw error;
@@ -150,6 +155,17 @@ async function createBatch(
     outcomes[item.index] = { record };
   }
   return outcomes;
+}
+
+const NO_VETTED: ReadonlySet<string> = new Set();
+
+/** runHooks (runHooks.ts) that waits only for handlers answering a promise: none waited for, none made. */
+function runHandlers(handlers: readonly HookRegistration[], event: object): Promise<void> | undefined {
+  for (const [i, registration] of handlers.entries()) {
+    const result = registration.handler(event) as PromiseLike<unknown> | undefined;
+    if (typeof result?.then === 'function') return Promise.resolve(result).then(() => runHandlers(handlers.slice(i + 1), event));
+  }
+  return undefined;
 }
 
 /** Whether `b` has exactly the keys and (identical) values of `a`. */
