@@ -168,11 +168,15 @@ function runHandlers(handlers: readonly HookRegistration[], event: object): Prom
   return undefined;
 }
 
-/** Whether `b` has exactly the keys and (identical) values of `a`. */
+/**
+ * Whether `b` has exactly the keys and values of `a`, every value plain (an array or object a hook
+ * may have changed inside counts as changed).
+ */
 function sameValues(a: DataRecord, b: DataRecord): boolean {
   let count = 0;
   for (const key in a) {
-    if (!Object.hasOwn(b, key) || a[key] !== b[key]) return false;
+    const value = a[key];
+    if (!Object.hasOwn(b, key) || value !== b[key] || (typeof value === 'object' && value !== null)) return false;
     count++;
   }
   return count === Object.keys(b).length;
