@@ -66,6 +66,9 @@ export interface UpsertResult {
   record: DataRecord;
 }
 
+/** What createMany did with one input: the record create answers, or the coded error create throws. */
+export type CreateOutcome = { record: DataRecord; error?: undefined } | { error: unknown; record?: undefined };
+
 export interface DataEngine {
   /** The structured query of the interface (where, orderBy, limit, offset, cursor, expand, joins, groupBy, aggregations...). */
   query(object: string, query: Record<string, unknown>, ctx: DataContext, options?: QueryOptions): Promise<ListResult>;
@@ -79,6 +82,13 @@ export interface DataEngine {
    */
   getNow(object: string, id: string, ctx: DataContext): DataRecord | undefined;
   create(object: string, input: DataRecord, ctx: DataContext): Promise<DataRecord>;
+  /**
+   * Creates each input as `create` would (checks, hooks, security), in one transaction, and answers
+   * each one's outcome in order: a failed input undoes only itself. A fault that is not a coded
+   * request error rejects the whole call. Written together (one insert per batch) when the object's
+   * insert hooks allow it (`batched`, docs/plugins.md), else one by one.
+   */
+  createMany(object: string, inputs: readonly DataRecord[], ctx: DataContext): Promise<CreateOutcome[]>;
   update(object: string, id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext): Promise<DataRecord>;
   delete(object: string, id: string, options: WriteOptions, ctx: DataContext): Promise<void>;
   /** A record's history entries, newest first (objects with enable.trackHistory); the caller must be able to read the record. */

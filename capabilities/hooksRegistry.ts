@@ -29,6 +29,13 @@ export interface HookRegistration {
   object?: string;
   /** Lower runs first; ties keep plugin boot order. */
   priority: number;
+  /**
+   * data.beforeInsert / data.afterInsert only: the handler looks at its own row alone, so a bulk
+   * create (an import) may run it for a batch of rows at once: every row's before-handlers, one
+   * write of the batch, then every row's after-handlers. A before-handler so marked changes or
+   * refuses its event's record and writes nothing. Without it, such writes go row by row.
+   */
+  batched?: true;
   handler: HookHandler;
 }
 

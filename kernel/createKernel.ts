@@ -103,7 +103,7 @@ export function createKernel(options: KernelOptions): Kernel {
         }
         provided.set(token, [...lookup(token).filter((p) => p.provider !== m.name), { provider: m.name, service }]);
       },
-      hook: (name: string, handler: (event: unknown) => unknown, opts?: { object?: string; priority?: number }) => {
+      hook: (name: string, handler: (event: unknown) => unknown, opts?: { object?: string; priority?: number; batched?: boolean }) => {
         if (frozen) throw frozenError(m.name, `register a '${name}' hook`);
         hooks.add(m.name, name, handler, opts, order.indexOf(m.name));
       },

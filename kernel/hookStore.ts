@@ -15,7 +15,7 @@ export class HookStore {
   /** handlers() answers by hook, then object ('' for none), computed once until the next add or removal. */
   private lists = new Map<string, Map<string, readonly HookRegistration[]>>();
 
-  add(plugin: string, hook: string, handler: HookHandler, options: { object?: string; priority?: number } = {}, rank = 0): void {
+  add(plugin: string, hook: string, handler: HookHandler, options: { object?: string; priority?: number; batched?: boolean } = {}, rank = 0): void {
     if (!(HOOK_NAMES as readonly string[]).includes(hook)) {
       throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: `use one of: ${HOOK_NAMES.join(', ')}` });
     }
@@ -26,8 +26,12 @@ export class HookStore {
     if (typeof priority !== 'number' || !Number.isFinite(priority)) {
       throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: 'pass a finite number as the priority (lower runs first)' });
     }
+    if (options.batched !== undefined && (options.batched !== true || (hook !== 'data.beforeInsert' && hook !== 'data.afterInsert'))) {
+      throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: 'batched takes true, on data.beforeInsert and data.afterInsert handlers only' });
+    }
     const registration: HookRegistration = { hook: hook as HookName, plugin, handler, priority };
     if (options.object !== undefined) registration.object = options.object;
+    if (options.batched === true) registration.batched = true;
     // Frozen so that a reader of the registry cannot reorder or retarget another plugin's handler.
     this.entries.push({ registration: Object.freeze(registration), rank, seq: this.seq++ });
     this.lists.clear();

@@ -80,7 +80,8 @@ export default definePlugin({
           if (flow.when && flow.when.evaluate({ input: {}, steps: {}, record, context: { now: new Date(), user: e.ctx?.user ?? null } }) !== true) continue;
           await runner.startForRecord(flow, record, e.ctx.environmentId, e.engine);
         }
-      }, { priority: 900 });
+        // A run starts from its own record alone: an import may run this for a batch of rows after writing them.
+      }, { priority: 900, ...(hook === 'data.afterInsert' ? { batched: true } : {}) });
     }
     addFlowRoutes(ctx.resolve('http.routes'), runner);
     ctx.retention({

@@ -38,7 +38,9 @@ export interface ImportResult {
 class Undo extends Error {}
 
 const PROGRESS_EVERY = 1000;
-/** Rows between yields to the event loop (SQLite answers without I/O, so a long import would otherwise hold it). */
+/** Rows created together by one engine call. */
+const BATCH_ROWS = 250;
+/** Rows between turns of the event loop, and after each batch (SQLite answers without I/O, so a long import would otherwise hold it). */
 const YIELD_EVERY = 50;
 
 /** A row's failure as reported: coded request errors only; anything else is a fault that fails the whole request. */
@@ -57,9 +59,9 @@ function reported(error: unknown, row: ImportRow): { code: string; errors: RowEr
 }
 
 /**
- * Imports rows through engine.create, one savepoint per row inside one transaction, so every
- * row gets the engine's full checks and hooks, unique and lookup checks see the rows before it,
- * and a failed row undoes only itself. Every row is tried, whatever fails before it. The
+ * Imports rows through engine.createMany in batches inside one transaction, so every row gets the
+ * engine's full checks and hooks as a single create, unique and lookup checks see the rows before
+ * it, and a failed row undoes only itself. Every row is tried, whatever fails before it. The
  * transaction is then committed, or rolled back for a dry run and for an atomic import with
  * a failed row.
  */
@@ -72,43 +74,59 @@ export async function runImport(
   const created: Array<{ row: number; id: string }> = [];
   const started = Date.now();
 
-  async function importRow(tx: DataEngine, row: ImportRow): Promise<void> {
+  /** A row whose values could not all be read: it fails, and the engine still checks the rest of it. */
+  async function probeRow(tx: DataEngine, row: ImportRow): Promise<void> {
     if (row.unreadable) {
       errors.push({ row: row.row, code: 'VALIDATION_ERROR', errors: row.errors });
       return;
     }
-    if (row.errors.length > 0) {
-      // Values that could not be read are left out; the engine still checks the rest of the
-      // row, in a savepoint that is always undone, so the report names every problem at once.
-      const unread = new Set(row.errors.map((e) => e.path));
-      let rest: RowError[] = [];
-      try {
-        await tx.transaction(ctx, async (probe) => {
-          await probe.create(object, row.input, ctx);
-          throw new Undo();
-        });
-      } catch (error) {
-        if (!(error instanceof Undo)) rest = reported(error, row).errors.filter((e) => !unread.has(e.path));
-      }
-      errors.push({ row: row.row, code: 'VALIDATION_ERROR', errors: [...row.errors, ...rest] });
-      return;
-    }
+    // Values that could not be read are left out; the engine still checks the rest of the
+    // row, in a savepoint that is always undone, so the report names every problem at once.
+    const unread = new Set(row.errors.map((e) => e.path));
+    let rest: RowError[] = [];
     try {
-      const record = await tx.create(object, row.input, ctx);
-      created.push({ row: row.row, id: String(record.id) });
+      await tx.transaction(ctx, async (probe) => {
+        await probe.create(object, row.input, ctx);
+        throw new Undo();
+      });
     } catch (error) {
-      errors.push({ row: row.row, ...reported(error, row) });
+      if (!(error instanceof Undo)) rest = reported(error, row).errors.filter((e) => !unread.has(e.path));
+    }
+    errors.push({ row: row.row, code: 'VALIDATION_ERROR', errors: [...row.errors, ...rest] });
+  }
+
+  /** Rows read in full, created together: each still fails or succeeds on its own. */
+  async function createRows(tx: DataEngine, batch: ImportRow[]): Promise<void> {
+    if (batch.length === 0) return;
+    const outcomes = await tx.createMany(object, batch.map((row) => row.input), ctx);
+    for (const [i, outcome] of outcomes.entries()) {
+      const row = batch[i]!;
+      if (outcome.record) created.push({ row: row.row, id: String(outcome.record.id) });
+      else errors.push({ row: row.row, ...reported(outcome.error, row) });
     }
   }
 
   let committed = false;
   try {
     await engine.transaction(ctx, async (tx) => {
+      let batch: ImportRow[] = [];
       for (const [i, row] of rows.entries()) {
-        await importRow(tx, row);
-        if ((i + 1) % YIELD_EVERY === 0) await nextTurn();
-        if ((i + 1) % PROGRESS_EVERY === 0 && i + 1 < rows.length) {
-          log.info({ object, requestId: ctx.requestId, done: i + 1, total: rows.length, failed: errors.length }, `import into ${object}: ${i + 1} of ${rows.length} rows`);
+        if (row.unreadable || row.errors.length > 0) {
+          // The rows before it are written first: its unique and lookup checks see them.
+          await createRows(tx, batch);
+          batch = [];
+          await probeRow(tx, row);
+        } else {
+          batch.push(row);
+        }
+        const done = i + 1;
+        if (batch.length >= BATCH_ROWS || done === rows.length) {
+          await createRows(tx, batch);
+          batch = [];
+        }
+        if (batch.length === 0 || done % YIELD_EVERY === 0) await nextTurn();
+        if (done % PROGRESS_EVERY === 0 && done < rows.length) {
+          log.info({ object, requestId: ctx.requestId, done, total: rows.length, failed: errors.length }, `import into ${object}: ${done} of ${rows.length} rows`);
         }
       }
       if (options.dryRun || (options.atomic && errors.length > 0)) throw new Undo();
@@ -117,6 +135,9 @@ export async function runImport(
   } catch (error) {
     if (!(error instanceof Undo)) throw error;
   }
+  const byRow = (a: { row: number }, b: { row: number }) => a.row - b.row;
+  errors.sort(byRow);
+  created.sort(byRow);
   const result: ImportResult = {
     dryRun: options.dryRun,
     atomic: options.atomic,

@@ -15,7 +15,8 @@ export default definePlugin({
     const metadata = ctx.resolve('metadata.registry');
     ctx.resolve('data.scopes').add(orgScope);
     // First among the before-hooks, so other hooks see the stamped value.
-    ctx.hook('data.beforeInsert', (event) => stampOrganization(event, metadata.object(event.object)), { priority: -1000 });
+    // It stamps or refuses its own record and writes nothing: an import may run it for a batch of rows.
+    ctx.hook('data.beforeInsert', (event) => stampOrganization(event, metadata.object(event.object)), { priority: -1000, batched: true });
     ctx.hook('data.beforeUpdate', (event) => keepOrganization(event, metadata.object(event.object)), { priority: -1000 });
   },
 });

@@ -39,7 +39,8 @@ export default definePlugin({
 
     // Write hooks get the engine bound to the write's transaction: the index commits or rolls back with it.
     // The record is read again in a system context: event.record is the writer's view of it.
-    ctx.hook('data.afterInsert', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, String(event.record!.id)), { priority: HOOK_PRIORITY });
+    // It indexes its own record alone: an import may run it for a batch of rows after writing them.
+    ctx.hook('data.afterInsert', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, String(event.record!.id)), { priority: HOOK_PRIORITY, batched: true });
     // event.previous is the full stored record (every field), compared with the full one after the write.
     ctx.hook('data.afterUpdate', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, String(event.previous!.id), event.previous!), { priority: HOOK_PRIORITY });
     ctx.hook('data.afterDelete', (event: HookEvent) => service.remove(event.engine, event.ctx.environmentId, event.object, String(event.previous!.id)), { priority: HOOK_PRIORITY });

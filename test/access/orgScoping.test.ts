@@ -60,6 +60,11 @@ t.test('org scoping', async (t) => {
     t.match(JSON.parse(hidden), { status: 400, code: 'VALIDATION_ERROR', details: { errors: [{ path: 'project', message: "no project record has id '<id>'" }] } }, 'a lookup into another organization is refused');
     t.equal(hidden, missing, 'with the very error of a missing id');
     const tb = await engine.create('ticket', { title: 'TICKET-B', organization_id: 'org-b', project: pa.id }, system);
+    // Written in a batch (ticket's insert hooks are all batched): stamped, forged and hidden rows alike.
+    const many = await engine.createMany('ticket', [{ title: 'MANY-1' }, { title: 'MANY-forged', organization_id: 'org-a' }, { title: 'MANY-hidden', project: pa.id }], b);
+    t.same(many.map((o) => o.record?.organization_id ?? (o.error as { code: string }).code), ['org-b', 'ORGANIZATION_MISMATCH', 'VALIDATION_ERROR'], 'a batch stamps, refuses a forged organization and a lookup into another one');
+    t.equal(JSON.stringify((many[2]!.error as { details: unknown }).details).split(String(pa.id)).join('<id>'), JSON.stringify(JSON.parse(missing).details), 'the hidden lookup gets the error of a missing id');
+    await engine.delete('ticket', String(many[0]!.record!.id), {}, system);
 
     const listA = await engine.query('project', {}, a);
     t.same({ names: listA.items.map((p) => p.name), total: listA.total }, { names: ['PROJECT-A'], total: 1 }, 'a query sees its organization only');

@@ -90,6 +90,18 @@ async function scenario(t: Test, s: SearchRuntime) {
     t.same(idsOf(await s.search({ q: 'xylophone' })), [a.id, b.id].sort(), 'ascending ids');
   });
 
+  await t.test('an import written in batches is indexed row by row; a rolled-back one is not', async (t) => {
+    const rows = Array.from({ length: 260 }, (_, i) => ({ name: `Imported okapi ${i}` }));
+    const res = await s.send('POST', '/api/v1/data/book/import', { format: 'json', rows });
+    t.same([res.status, res.body.created], [200, 260], JSON.stringify(res.body).slice(0, 200));
+    t.same(idsOf(await s.search({ q: 'okapi', limit: 5 })).length, 5, 'found');
+    t.equal(await s.indexed('book'), 260, 'one document per imported record, over two batches');
+    const dry = await s.send('POST', '/api/v1/data/book/import', { format: 'json', rows: [{ name: 'Dry quokka' }], dryRun: true });
+    t.same([dry.status, dry.body.valid, dry.body.created], [200, 1, 0], 'dry run');
+    t.same(idsOf(await s.search({ q: 'quokka' })), [], 'the dry run left nothing in the index');
+    t.equal(await s.indexed('book'), 260, 'the same documents');
+  });
+
   await t.test('kept in sync on create, update and delete', async (t) => {
     const created = await article({ title: 'Ephemeral walrus' });
     t.same(idsOf(await s.search({ q: 'walrus' })), [created.id], 'found after create');

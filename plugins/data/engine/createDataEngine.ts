@@ -23,6 +23,8 @@ import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
 import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
 import { runHooks } from './runHooks.ts';
+import { createRecords, type ReadBack } from './createRecords.ts';
+import { QUERY_LIMITS } from '../query/queryLimits.ts';
 import { inSavepoint } from './inSavepoint.ts';
 import { RECORD_HISTORY, visibleHistory } from './recordHistory.ts';
 import { DELETED_AT, DELETED_BY, hasTrash, hideTrashed, onlyTrashed } from './trash.ts';
@@ -249,6 +251,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       return binding ? undefined : readNow(deps, objectOrNotFound(deps, name), String(id), withUser(ctx)) ?? undefined;
     },
     create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx))))),
+    createMany: (name, inputs, ctx) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, inTransaction(ctx, (scope) => createRecords(deps, scope, objectOrNotFound(deps, name), inputs, withUser(ctx), readBack(scope.trx))))),
     update: (name, id, patch, options, ctx) => scoped(() => writes(ctx, 'update', name), () => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx))))),
     delete: (name, id, options, ctx) => scoped(() => writes(ctx, 'delete', name), () => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx))))),
     history: (name, id, page, ctx) => scoped(() => reads(ctx, 'history', name), () => readHistory(objectOrNotFound(deps, name), id, page, withUser(ctx))),
@@ -258,6 +261,14 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     upsert: (name, on, values, options, ctx) => scoped(() => writes(ctx, 'upsert', name), () => granting(name, ctx, inTransaction(ctx, (scope) => upsertRecord(deps, scope, objectOrNotFound(deps, name), on, values, options, withUser(ctx))))),
     transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
   };
+
+  /** A batch's read-back: records by id as the caller may see them, without the find hooks (as a create's). */
+  function readBack(trx: Knex.Transaction): ReadBack {
+    return {
+      limit: (object) => Math.min(object.maxPageSize, QUERY_LIMITS.inValues),
+      read: async (object, ids, ctx) => (await find(object, { where: { id: { $in: ids } }, limit: ids.length }, ctx, { total: false }, false, trx)).items,
+    };
+  }
 
   /** Run `call` once `check` passed; a refusal (or a synchronous throw) becomes a rejected promise. */
   function scoped<T>(check: () => void, call: () => Promise<T>): Promise<T> {

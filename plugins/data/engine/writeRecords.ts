@@ -39,7 +39,7 @@ export interface WriteScope {
   read(object: ResolvedObject, id: string, ctx: DataContext): Promise<DataRecord>;
 }
 
-function assertWritable(object: ResolvedObject, ctx: DataContext, action: 'create' | 'update' | 'delete'): void {
+export function assertWritable(object: ResolvedObject, ctx: DataContext, action: 'create' | 'update' | 'delete'): void {
   if (object.system && !ctx.system && object.userActions?.[action] !== true) throw codedError('SYSTEM_OBJECT_READ_ONLY', { object: object.name });
 }
 
@@ -47,7 +47,7 @@ function assertWritable(object: ResolvedObject, ctx: DataContext, action: 'creat
  * Object permission (before the record is read, so the answer does not depend on whether it
  * exists), delegation rules for position assignments, editable fields and ownership.
  */
-async function guardObject(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, ctx: DataContext, action: 'create' | 'edit' | 'delete', values: DataRecord) {
+export async function guardObject(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, ctx: DataContext, action: 'create' | 'edit' | 'delete', values: DataRecord) {
   const access = await accessFor(deps, trx, ctx);
   if (!access) return { access, values, vetted: NONE_VETTED };
   const { profile, principal } = access;
@@ -74,7 +74,7 @@ const DELEGATED_POSITION: ReadonlySet<string> = new Set(['position']);
  * What the lookups a caller sets are checked against: the read scope of the referenced object, as
  * a read by id applies it (row security and contributed scopes). None for engine work.
  */
-function referenceScope(deps: EngineDeps, ctx: DataContext, access: Awaited<ReturnType<typeof accessFor>>, applies: (field: string) => boolean): ReferenceScope | undefined {
+export function referenceScope(deps: EngineDeps, ctx: DataContext, access: Awaited<ReturnType<typeof accessFor>>, applies: (field: string) => boolean): ReferenceScope | undefined {
   if (ctx.system) return undefined;
   const filter = combineScopes(access ? readScope(access.profile) : undefined, deps.scopeFilter?.(ctx));
   return filter && { filter, object: (name) => deps.metadata.object(name), applies };
@@ -102,7 +102,7 @@ export async function guardRow(deps: EngineDeps, trx: Knex.Transaction, object: 
   checkOwnerChange(object, values, access.profile, access.principal, previous.owner_id);
 }
 
-function coerceOrThrow(object: ResolvedObject, input: DataRecord, mode: 'create' | 'update', ctx: DataContext | 'hook') {
+export function coerceOrThrow(object: ResolvedObject, input: DataRecord, mode: 'create' | 'update', ctx: DataContext | 'hook') {
   const { values, errors } = ctx === 'hook'
     ? coerceInput(object, input, mode, true)
     : coerceInput(object, input, mode, ctx.system === true, ctx.trustedFields);

@@ -1,0 +1,238 @@
+import type { Knex } from 'knex';
+import type { HookRegistration } from '../../../capabilities/hooksRegistry.ts';
+import type { CreateOutcome, DataContext, DataEngine, DataRecord } from '../../../capabilities/dataEngine.ts';
+import { isCodedError } from '../../../kernel/errors.ts';
+import { checkValidationRules } from '../../../metadata/checkValidationRules.ts';
+import { conditionProblems } from '../../../metadata/fieldConditions.ts';
+import type { ResolvedObject } from '../../../metadata/types.ts';
+import { ACCESS_OBJECTS } from '../access/accessObjects.ts';
+import { computeFormulas } from '../query/computeFormulas.ts';
+import { formatAutonumber, recordToRow } from '../sql/codec.ts';
+import { dialectOf } from '../sql/dialect.ts';
+import { insertMany } from '../sql/insertMany.ts';
+import { newId } from '../sql/newId.ts';
+import { objectColumns } from '../sql/objectColumns.ts';
+import { checkReferenceBatch, type BatchReference } from './checkReferenceBatch.ts';
+import type { FieldError } from './coerceInput.ts';
+import { accessKnown, celContext, validationError, type EngineDeps } from './engineDeps.ts';
+import { createdChanges, RECORD_HISTORY } from './recordHistory.ts';
+import { assertWritable, coerceOrThrow, guardObject, referenceScope, type WriteScope } from './writeRecords.ts';
+import { SEQUENCE_TABLE } from './nextSequence.ts';
+
+/** Reads records by id as the caller, without the find hooks (a write's read-back); at most `limit` ids a call. */
+export interface ReadBack {
+  limit(object: ResolvedObject): number;
+  read(object: ResolvedObject, ids: string[], ctx: DataContext): Promise<DataRecord[]>;
+}
+
+/** Thrown inside a batch's savepoint to undo it and create its rows one by one instead. */
+class OneByOne extends Error {}
+
+/** A failure that is the input's own (a coded request error); anything else is a fault of the whole call. */
+function ownError(error: unknown): boolean {
+  return isCodedError(error) && error.status < 500;
+}
+
+/** Whether every insert hook of the object may run for a batch of rows (HookRegistration.batched). */
+function batchable(deps: EngineDeps, object: ResolvedObject): boolean {
+  if (ACCESS_OBJECTS.has(object.name)) return false;
+  const hooks = [...deps.hooks.handlers('data.beforeInsert', object.name), ...deps.hooks.handlers('data.afterInsert', object.name)];
+  return hooks.every((h) => h.batched === true);
+}
+
+/**
+ * Creates each input as createRecord would (writeRecords.ts), in the caller's transaction. When
+ * every insert hook of the object is marked `batched`, the inputs are checked first (coercion,
+ * object and field security, before-hooks, references in one query per referenced object,
+ * conditional field rules, validation rules), then the valid ones written together: one block of
+ * autonumbers, multi-row inserts, one history insert, read back by id, then the after-hooks. That
+ * runs in a savepoint; any failure of the writing half (a unique value taken, a record the caller
+ * cannot read back, an after-hook refusing a row) undoes it and the inputs are created one by one
+ * through `create`, each in its own savepoint, so every outcome is the one a single create gives.
+ */
+export async function createRecords(
+  deps: EngineDeps, scope: WriteScope, object: ResolvedObject, inputs: readonly DataRecord[], ctx: DataContext, readBack: ReadBack,
+): Promise<CreateOutcome[]> {
+  if (inputs.length === 0) return [];
+  if (batchable(deps, object)) {
+    try {
+      return await scope.engine.transaction(ctx, (inner) => createBatch(deps, scope.trx, inner, object, inputs, ctx, readBack));
+    } catch (error) {
+      if (!(error instanceof OneByOne)) throw error;
+    }
+  }
+  const outcomes: CreateOutcome[] = [];
+  for (const input of inputs) {
+    try {
+      outcomes.push({ record: await scope.engine.create(object.name, input, ctx) });
+    } catch (error) {
+      if (!ownError(error)) throw error;
+      outcomes.push({ error });
+    }
+  }
+  return outcomes;
+}
+
+interface Checked {
+  index: number;
+  /** The caller's values after coercion and the security checks (what it sent). */
+  sent: DataRecord;
+  /** The values after the before-hooks. */
+  values: DataRecord;
+  record: DataRecord;
+  /** Autonumber counter values by storage column. */
+  numbers: Record<string, number>;
+}
+
+async function createBatch(
+  deps: EngineDeps, trx: Knex.Transaction, engine: DataEngine, object: ResolvedObject, inputs: readonly DataRecord[], ctx: DataContext, readBack: ReadBack,
+): Promise<CreateOutcome[]> {
+  const outcomes: CreateOutcome[] = new Array(inputs.length);
+  const checked: Checked[] = [];
+  const references: BatchReference[] = [];
+  const now = new Date().toISOString();
+  const userId = ctx.principal?.userId ?? null;
+  // Without access checks (engine work, no principal) the guard has nothing to wait for.
+  const guarded = accessKnown(deps, ctx) !== null;
+  const beforeHooks = deps.hooks.handlers('data.beforeInsert', object.name);
+  for (const [index, input] of inputs.entries()) {
+    try {
+      assertWritable(object, ctx, 'create');
+      const coerced = coerceOrThrow(object, input, 'create', ctx);
+      const { access, values: sent, vetted } = guarded ? await guardObject(deps, trx, object, ctx, 'create', coerced) : { access: null, values: coerced, vetted: NO_VETTED };
+      // As in createRecord, the hooks change `sent` itself: what they add counts as sent.
+      const event = { object: object.name, record: sent, ctx, engine };
+      const before = { ...sent };
+      const running = runHandlers(beforeHooks, event);
+      if (running) await running;
+      // Values the hooks left as they were are coerced already.
+      const values = event.record === sent && sameValues(sent, before) ? sent : coerceOrThrow(object, event.record, 'create', 'hook');
+      const record: DataRecord = { ...values, id: newId(), version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId };
+      if (object.owner) record.owner_id = values.owner_id ?? userId;
+      const scoped = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === sent[field]);
+      references.push({ index, values, scope: scoped });
+      checked.push({ index, sent, values, record, numbers: {} });
+    } catch (error) {
+      if (!ownError(error)) throw error;
+      outcomes[index] = { error };
+    }
+  }
+  await numberRecords(trx, object, checked);
+  const problems = await checkReferenceBatch(trx, object, references, (name) => deps.metadata.object(name));
+  const cel = celContext(ctx);
+  const formulas = [...objectColumns(object).formulas.values()];
+  const valid: Checked[] = [];
+  for (const item of checked) {
+    const errors: FieldError[] = problems.get(item.index) ?? [];
+    const next = { ...item.record };
+    if (formulas.length > 0) computeFormulas(next, formulas, cel);
+    errors.push(...conditionProblems(object, { mode: 'create', sent: Object.keys(item.sent), system: ctx.system === true, next }, cel));
+    for (const v of checkValidationRules(object, next, 'create', cel)) errors.push({ path: v.field, message: v.message });
+    if (errors.length > 0) outcomes[item.index] = { error: validationError(errors) };
+    else valid.push(item);
+  }
+  // An autonumber taken by a row that failed would leave a gap a single create does not leave.
+  if (valid.length < checked.length && objectColumns(object).columns.some((c) => c.seqColumn)) throw new OneByOne();
+  try {
+    await insertRows(trx, object, valid.map((v) => ({ ...recordToRow(object, v.record, dialectOf(trx)), ...v.numbers })));
+    await writeHistories(deps, trx, object, valid, ctx, now);
+  } catch {
+    // A unique value taken (by a row before it or in the batch), a value the driver refuses: each row says which.
+    throw new OneByOne();
+  }
+  const afterHooks = deps.hooks.handlers('data.afterInsert', object.name);
+  const stored = await readAll(object, valid.map((v) => String(v.record.id)), ctx, readBack);
+  for (const item of valid) {
+    const record = stored.get(String(item.record.id));
+    if (!record) throw new OneByOne();
+    try {
+      const running = runHandlers(afterHooks, { object: object.name, record, ctx, engine });
+      if (running) await running;
+    } catch (error) {
+      if (!ownError(error)) throw error;
+      throw new OneByOne();
+    }
+    outcomes[item.index] = { record };
+  }
+  return outcomes;
+}
+
+const NO_VETTED: ReadonlySet<string> = new Set();
+
+/** runHooks (runHooks.ts) that waits only for handlers answering a promise: none waited for, none made. */
+function runHandlers(handlers: readonly HookRegistration[], event: object): Promise<void> | undefined {
+  for (const [i, registration] of handlers.entries()) {
+    const result = registration.handler(event) as PromiseLike<unknown> | undefined;
+    if (typeof result?.then === 'function') return Promise.resolve(result).then(() => runHandlers(handlers.slice(i + 1), event));
+  }
+  return undefined;
+}
+
+/**
+ * Whether `b` has exactly the keys and values of `a`, every value plain (an array or object a hook
+ * may have changed inside counts as changed).
+ */
+function sameValues(a: DataRecord, b: DataRecord): boolean {
+  let count = 0;
+  for (const key in a) {
+    const value = a[key];
+    if (!Object.hasOwn(b, key) || value !== b[key] || (typeof value === 'object' && value !== null)) return false;
+    count++;
+  }
+  return count === Object.keys(b).length;
+}
+
+/** One block of each autonumber counter for the rows, in row order. */
+async function numberRecords(trx: Knex.Transaction, object: ResolvedObject, rows: Checked[]): Promise<void> {
+  if (rows.length === 0) return;
+  for (const column of objectColumns(object).columns) {
+    if (!column.seqColumn) continue;
+    const result = await trx.raw(
+      `insert into ${SEQUENCE_TABLE} (name, value) values (?, ?)
+       on conflict (name) do update set value = ${SEQUENCE_TABLE}.value + ?
+       returning value`,
+      [`${object.name}.${column.name}`, rows.length, rows.length],
+    );
+    const last = Number(((Array.isArray(result) ? result : result.rows) as Array<{ value: number | string }>)[0]!.value);
+    for (const [i, row] of rows.entries()) {
+      const sequence = last - rows.length + 1 + i;
+      row.record[column.name] = formatAutonumber(column.field?.format, sequence);
+      row.numbers[column.seqColumn] = sequence;
+    }
+  }
+}
+
+/** Rows with the same columns in multi-row inserts (a column left out keeps its default). */
+async function insertRows(trx: Knex.Transaction, object: ResolvedObject, rows: Record<string, unknown>[]): Promise<void> {
+  const groups = new Map<string, { columns: string[]; values: unknown[][] }>();
+  for (const row of rows) {
+    const columns = Object.keys(row);
+    const key = columns.join('\u0000');
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { columns, values: [] }));
+    group.values.push(columns.map((c) => row[c]));
+  }
+  for (const group of groups.values()) await insertMany(trx, object.name, group.columns, group.values);
+}
+
+/** The history entries of the created records (objects with enable.trackHistory), in one insert. */
+async function writeHistories(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, created: Checked[], ctx: DataContext, now: string): Promise<void> {
+  if (object.enable?.trackHistory !== true || created.length === 0) return;
+  const history = deps.metadata.object(RECORD_HISTORY);
+  if (!history) return;
+  const userId = ctx.principal?.userId ?? null;
+  const rows = created.map((item) => recordToRow(history, {
+    id: newId(), version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId,
+    object: object.name, record_id: String(item.record.id), operation: 'create', record_version: 1, changes: createdChanges(item.values),
+  }, dialectOf(trx)));
+  await insertRows(trx, history, rows);
+}
+
+async function readAll(object: ResolvedObject, ids: string[], ctx: DataContext, readBack: ReadBack): Promise<Map<string, DataRecord>> {
+  const found = new Map<string, DataRecord>();
+  const size = readBack.limit(object);
+  for (let i = 0; i < ids.length; i += size) {
+    for (const record of await readBack.read(object, ids.slice(i, i + size), ctx)) found.set(String(record.id), record);
+  }
+  return found;
+}
