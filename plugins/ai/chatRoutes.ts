@@ -25,7 +25,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
   });
 
   routes.add({
-    method: 'POST', path: '/ai/chat', tags, permission: 'ai:chat', errorStatuses: [429, 502, 504],
+    method: 'POST', path: '/ai/chat', tags, permission: 'ai:chat', scope: 'data:read', errorStatuses: [429, 502, 504],
     summary: 'One chat completion: { model?, messages, temperature?, maxTokens? } -> { message, usage }',
     schema: { querystring: noQuery, body: schemas.chatBody, response: { 200: schemas.chatAnswer } },
     handler: async (request, reply) => {
@@ -44,7 +44,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
   });
 
   routes.add({
-    method: 'POST', path: '/ai/complete', tags, permission: 'ai:chat', errorStatuses: [429, 502, 504],
+    method: 'POST', path: '/ai/complete', tags, permission: 'ai:chat', scope: 'data:read', errorStatuses: [429, 502, 504],
     summary: 'A raw text completion: { model?, prompt, temperature?, maxTokens? } -> { text, usage }',
     schema: { querystring: noQuery, body: schemas.completeBody, response: { 200: schemas.completeAnswer } },
     handler: async (request, reply) => {
@@ -63,7 +63,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
   });
 
   routes.add({
-    method: 'POST', path: '/ai/chat/stream', tags, permission: 'ai:chat', errorStatuses: [429],
+    method: 'POST', path: '/ai/chat/stream', tags, permission: 'ai:chat', scope: 'data:read', errorStatuses: [429],
     summary: 'Chat over server-sent events: `delta` events in order, then `usage`, or `error` when the provider fails; closing the connection aborts the provider request',
     schema: { querystring: noQuery, body: schemas.chatBody },
     handler: async (request, reply) => {

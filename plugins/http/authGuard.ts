@@ -2,7 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
 import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
+import { scopeRefusal } from '../../capabilities/credentialScopes.ts';
 import { codedError } from '../../kernel/errors.ts';
+import { routeScope } from '../../capabilities/routeScope.ts';
 import type { EnvironmentSelector } from './selectEnvironment.ts';
 
 export function hasPermission(principal: Principal, permission: string): boolean {
@@ -22,6 +24,10 @@ function admit(route: RegisteredRoute, principal: Principal | null, requireAuth:
   }
   // Until the password is changed (an auth route, public), the account may do nothing else.
   if (principal.mustChangePassword) throw codedError('PASSWORD_EXPIRED', { subjectId: principal.userId });
+  // A scoped credential holds only its scopes, on every route: writes need data:write unless declared otherwise.
+  const scope = principal.scopes === undefined ? null : routeScope(route);
+  const refusal = scope && scopeRefusal(principal, scope, `${route.method} ${route.fullPath}`);
+  if (refusal) throw refusal;
   if (route.permission && !hasPermission(principal, route.permission)) {
     throw codedError('PERMISSION_DENIED', { permission: route.permission, subjectId: principal.userId });
   }
@@ -29,8 +35,8 @@ function admit(route: RegisteredRoute, principal: Principal | null, requireAuth:
 
 /**
  * Runs first on every route, before the body is parsed or validated: identify the caller, then
- * refuse anonymous calls to non-public routes (when requireAuth) and calls lacking the route's
- * permission key. Fails closed. A callback hook: a request without a credential, or with one
+ * refuse anonymous calls to non-public routes (when requireAuth), scoped credentials lacking the
+ * route's scope, and calls lacking the route's permission key. Fails closed. A callback hook: a request without a credential, or with one
  * verified and resolved moments ago, is decided without a promise.
  */
 export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean, environments: EnvironmentSelector, grants?: AccessGrants) {
