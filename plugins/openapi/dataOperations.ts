@@ -268,7 +268,7 @@ export function dataOperation(object: ResolvedObject, route: RegisteredRoute, re
     'x-object': object.name,
     ...(known?.methods[0] ? { 'x-api-method': known.methods[0] } : {}),
     ...(route.permission ? { 'x-permission': route.permission } : {}),
-    ...(route.public ? {} : { 'x-credential-scope': routeScope(route) ?? 'none' }),
+    ...(route.public && route.scope === undefined ? {} : { 'x-credential-scope': routeScope(route) ?? 'none' }),
   };
   const verb = known?.verb ?? (route.method.toLowerCase() + pascal(rest.replace(/\{[^}]+\}/g, 'by')));
   return { path, operationId: `${verb}${pascal(object.name)}`, operation };

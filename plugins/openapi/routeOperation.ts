@@ -74,7 +74,7 @@ export function routeOperation(route: RegisteredRoute, path: string, contentType
     responses: { ...successResponses(route, contentType ?? route.contentType), ...errorResponses(route, path), ...ownErrorPages(route) },
     'x-plugin': route.owner,
     ...(route.permission ? { 'x-permission': route.permission } : {}),
-    ...(route.public ? {} : { 'x-credential-scope': routeScope(route) ?? 'none' }),
+    ...(route.public && route.scope === undefined ? {} : { 'x-credential-scope': routeScope(route) ?? 'none' }),
   };
   if (route.schema?.body) {
     operation.requestBody = { required: true, content: { 'application/json': { schema: toOpenApiSchema(route.schema.body) } } };
