@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { defineCapability } from './defineCapability.ts';
 import type { Principal } from './authSession.ts';
+import type { CredentialScope } from './credentialScopes.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -23,6 +24,13 @@ export interface RouteDefinition {
   public?: boolean;
   /** Route permission key checked before the handler, for example `ai:chat`. */
   permission?: string;
+  /**
+   * The credential scope a scoped credential (an API key minted with scopes, an OAuth access
+   * token) must hold to call the route, checked by the guard before the handler. Default: `data:read`
+   * for GET, `data:write` for every other method. `none`: the route needs no scope of its own because
+   * every operation it runs checks its scope itself (batch, MCP). Unscoped credentials pass.
+   */
+  scope?: CredentialScope | 'none';
   schema?: RouteSchema;
   /** Per-route body size limit in bytes (defaults to the server's). */
   bodyLimit?: number;

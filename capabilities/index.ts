@@ -26,5 +26,6 @@ export * from './flowsRunner.ts';
 export * from './automationSweep.ts';
 export * from './ioExport.ts';
 export * from './credentialScopes.ts';
+export * from './routeScope.ts';
 export * from './mcpServer.ts';
 export * from './dataIndexAdvice.ts';

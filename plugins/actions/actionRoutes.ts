@@ -19,7 +19,7 @@ const run = (registry: ActionsRegistry, name: string) => (request: FastifyReques
 export function addActionRoute(routes: HttpRoutes, registry: ActionsRegistry, action: ResolvedAction): void {
   const on = action.object ? ` on a ${action.object} record (body.recordId)` : '';
   routes.add({
-    method: 'POST', path: `/actions/${action.name}`, tags,
+    method: 'POST', path: `/actions/${action.name}`, tags, scope: 'actions:execute',
     summary: `${action.label}${on}${action.description ? `: ${action.description}` : ''}`,
     ...(action.permission ? { permission: action.permission } : {}),
     // A record action answers 404 for a record the caller cannot see or that does not exist.
@@ -32,7 +32,7 @@ export function addActionRoute(routes: HttpRoutes, registry: ActionsRegistry, ac
 /** Any other name: 404 NOT_FOUND naming the action (declared actions have their own static routes). */
 export function addUnknownActionRoute(routes: HttpRoutes, registry: ActionsRegistry): void {
   routes.add({
-    method: 'POST', path: '/actions/:action', tags,
+    method: 'POST', path: '/actions/:action', tags, scope: 'actions:execute',
     summary: 'Run a declared action; an action that is not declared is 404',
     schema: { params: { type: 'object', properties: { action: { type: 'string', maxLength: 64 } }, required: ['action'] } },
     handler: (request) => run(registry, (request.params as { action: string }).action)(request),

@@ -26,11 +26,13 @@ export const aiOptionsSchema = z.strictObject({
   maxToolRows: z.number().int().min(1).max(500).default(50),
   /** Days a pending action waits for a decision before it expires. */
   pendingActionTtlDays: z.number().min(0.00001).max(365).default(7),
-  /** Per user and process: AI requests per minute and provider tokens per day. */
+  /** Per user: AI requests per minute and provider tokens per day; over every process when Redis is configured, else per process. */
   limits: z.strictObject({
     requestsPerMinute: z.number().int().min(1).max(100_000).default(30),
     tokensPerDay: z.number().int().min(1).max(1_000_000_000).default(200_000),
   }).default({ requestsPerMinute: 30, tokensPerDay: 200_000 }),
+  /** Prefix of the usage counters in Redis (when redis.url is set), keeping deployments sharing one Redis apart. */
+  redisKeyPrefix: z.string().min(1).max(100).default('osr:ai:'),
 });
 
 export type AiOptions = z.infer<typeof aiOptionsSchema>;

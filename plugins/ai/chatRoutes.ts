@@ -4,7 +4,7 @@ import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { callerKey, clientGone, schemas, type ChatBody } from './aiRequest.ts';
 import type { ModelCatalog } from './modelCatalog.ts';
-import type { UsageLimiter } from './usageLimiter.ts';
+import type { AiUsageLimiter } from './sharedUsageLimiter.ts';
 
 const tags = ['ai'];
 const noQuery = { type: 'object', additionalProperties: false };
@@ -13,7 +13,7 @@ const noQuery = { type: 'object', additionalProperties: false };
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** GET /ai/models, POST /ai/chat, /ai/complete and /ai/chat/stream: thin edges over the provider clients. */
-export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter: UsageLimiter, log: Logger): void {
+export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter: AiUsageLimiter, log: Logger): void {
   routes.add({
     method: 'GET', path: '/ai/models', tags, permission: 'ai:chat',
     summary: "Models of the configured providers as <provider>/<model>; a provider that fails is listed in errors",
@@ -25,7 +25,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
   });
 
   routes.add({
-    method: 'POST', path: '/ai/chat', tags, permission: 'ai:chat', errorStatuses: [429, 502, 504],
+    method: 'POST', path: '/ai/chat', tags, permission: 'ai:chat', scope: 'data:read', errorStatuses: [429, 502, 504],
     summary: 'One chat completion: { model?, messages, temperature?, maxTokens? } -> { message, usage }',
     schema: { querystring: noQuery, body: schemas.chatBody, response: { 200: schemas.chatAnswer } },
     handler: async (request, reply) => {
@@ -33,9 +33,9 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
       const gone = clientGone(reply);
       try {
         const { client, model, id } = await catalog.resolve(body.model, gone.signal);
-        limiter.admit(callerKey(request));
+        await limiter.admit(callerKey(request));
         const answer = await client.chat({ model, messages: body.messages, temperature: body.temperature, maxTokens: body.maxTokens, signal: gone.signal });
-        limiter.spend(callerKey(request), answer.usage.totalTokens);
+        await limiter.spend(callerKey(request), answer.usage.totalTokens);
         return { model: id, message: { role: 'assistant', content: answer.message.content ?? '' }, usage: answer.usage };
       } finally {
         gone.release();
@@ -44,7 +44,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
   });
 
   routes.add({
-    method: 'POST', path: '/ai/complete', tags, permission: 'ai:chat', errorStatuses: [429, 502, 504],
+    method: 'POST', path: '/ai/complete', tags, permission: 'ai:chat', scope: 'data:read', errorStatuses: [429, 502, 504],
     summary: 'A raw text completion: { model?, prompt, temperature?, maxTokens? } -> { text, usage }',
     schema: { querystring: noQuery, body: schemas.completeBody, response: { 200: schemas.completeAnswer } },
     handler: async (request, reply) => {
@@ -52,9 +52,9 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
       const gone = clientGone(reply);
       try {
         const { client, model, id } = await catalog.resolve(body.model, gone.signal);
-        limiter.admit(callerKey(request));
+        await limiter.admit(callerKey(request));
         const answer = await client.complete({ model, prompt: body.prompt, temperature: body.temperature, maxTokens: body.maxTokens, signal: gone.signal });
-        limiter.spend(callerKey(request), answer.usage.totalTokens);
+        await limiter.spend(callerKey(request), answer.usage.totalTokens);
         return { model: id, text: answer.text, usage: answer.usage };
       } finally {
         gone.release();
@@ -63,14 +63,14 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
   });
 
   routes.add({
-    method: 'POST', path: '/ai/chat/stream', tags, permission: 'ai:chat', errorStatuses: [429],
+    method: 'POST', path: '/ai/chat/stream', tags, permission: 'ai:chat', scope: 'data:read', errorStatuses: [429],
     summary: 'Chat over server-sent events: `delta` events in order, then `usage`, or `error` when the provider fails; closing the connection aborts the provider request',
     schema: { querystring: noQuery, body: schemas.chatBody },
     handler: async (request, reply) => {
       const body = request.body as ChatBody;
       const { client, model, id } = await catalog.resolve(body.model);
       const key = callerKey(request);
-      limiter.admit(key);
+      await limiter.admit(key);
       const gone = clientGone(reply);
       const out = new PassThrough();
       void (async () => {
@@ -78,7 +78,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
           for await (const event of client.chatStream({ model, messages: body.messages, temperature: body.temperature, maxTokens: body.maxTokens, signal: gone.signal })) {
             if (event.type === 'delta') out.write(sse('delta', { content: event.content }));
             else if (event.type === 'usage') {
-              limiter.spend(key, event.usage.totalTokens);
+              await limiter.spend(key, event.usage.totalTokens);
               out.write(sse('usage', { model: id, usage: event.usage }));
             }
           }

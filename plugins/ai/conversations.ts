@@ -9,7 +9,7 @@ import type { ModelCatalog } from './modelCatalog.ts';
 import type { ChatMessage, ToolCall } from './providerClient.ts';
 import { runTool } from './runTool.ts';
 import { toolSpecs } from './toolSpecs.ts';
-import type { UsageLimiter } from './usageLimiter.ts';
+import type { AiUsageLimiter } from './sharedUsageLimiter.ts';
 
 export const CONVERSATION_OBJECT = 'sys_ai_conversation';
 export const MESSAGE_OBJECT = 'sys_ai_message';
@@ -45,7 +45,7 @@ export interface ConversationDeps {
   metadata: MetadataRegistry;
   actions: () => ActionsRegistry | undefined;
   catalog: ModelCatalog;
-  limiter: UsageLimiter;
+  limiter: AiUsageLimiter;
   pending: PendingActions;
   maxSteps: number;
   maxToolRows: number;
@@ -122,7 +122,7 @@ export function createConversations(deps: ConversationDeps) {
       const agent = agentOf((conversation.agent as string | null) ?? null);
       const { client, model } = await deps.catalog.resolve(agent?.model ?? undefined, signal);
       const key = `${caller.environmentId}:${caller.principal.userId}`;
-      deps.limiter.admit(key);
+      await deps.limiter.admit(key);
       const history = await messagesOf(caller, id);
       const messages: ChatMessage[] = [
         ...(agent ? [{ role: 'system' as const, content: agent.instructions }] : []),
@@ -155,7 +155,7 @@ export function createConversations(deps: ConversationDeps) {
         await deps.pending.discard(caller.environmentId, queued);
         throw error;
       }
-      deps.limiter.spend(key, result.usage.totalTokens);
+      await deps.limiter.spend(key, result.usage.totalTokens);
       const start = history.length === 0 ? 0 : Number(history[history.length - 1]!.seq) + 1;
       const stored = await engine.transaction(system(caller), async (trx) => {
         const rows: DataRecord[] = [];

@@ -8,7 +8,11 @@ import { createModelCatalog } from './modelCatalog.ts';
 import { createPendingActions } from './pendingActions.ts';
 import { createProviderClient, type ProviderClient } from './providerClient.ts';
 import { resolveProviders } from './resolveProviders.ts';
+import { redisUsageCounter } from './redisUsageCounter.ts';
+import { sharedUsageLimiter, type AiUsageLimiter } from './sharedUsageLimiter.ts';
 import { createUsageLimiter } from './usageLimiter.ts';
+
+const limiters = new WeakMap<object, AiUsageLimiter>();
 
 /**
  * AI: chat, completion and streaming through any OpenAI-compatible provider, agents declared in
@@ -19,7 +23,7 @@ export default definePlugin({
   name: 'ai',
   version: '16.0.0',
   kernel: '^16.0.0',
-  requires: ['http.routes', 'data.engine', 'metadata.registry'],
+  requires: ['http.routes', 'data.engine', 'metadata.registry', 'runtime.info'],
   optional: ['actions.registry'],
   options: aiOptionsSchema,
   register(ctx) {
@@ -30,12 +34,22 @@ export default definePlugin({
     const providers = resolveProviders(ctx.options, process.env);
     const clients = new Map<string, ProviderClient>(providers.map((p) => [p.id, createProviderClient(p, ctx.options.requestTimeoutMs)]));
     const catalog = createModelCatalog(providers, clients, ctx.options.defaultModel);
-    const limiter = createUsageLimiter(ctx.options.limits);
+    const limiter = sharedUsageLimiter(ctx.options.limits, createUsageLimiter(ctx.options.limits));
+    limiters.set(ctx, limiter);
     const pending = createPendingActions({ engine, actions, ttlDays: ctx.options.pendingActionTtlDays });
     const conversations = createConversations({ engine, metadata, actions, catalog, limiter, pending, maxSteps: ctx.options.maxSteps, maxToolRows: ctx.options.maxToolRows });
     const routes = ctx.resolve('http.routes');
     addChatRoutes(routes, catalog, limiter, ctx.log);
     addAiRoutes(routes, conversations, pending);
     ctx.log.debug({ providers: providers.map((p) => ({ id: p.id, baseURL: p.baseURL, key: p.apiKey ? 'set' : 'none' })) }, 'ai: providers');
+  },
+  start(ctx) {
+    const { redisUrl } = ctx.resolve('runtime.info');
+    if (!redisUrl) return;
+    const onError = (error: unknown) => ctx.log.warn({ err: error }, 'ai: the shared usage count in Redis failed; counting in this process meanwhile');
+    limiters.get(ctx)!.share(redisUsageCounter(redisUrl, ctx.options.redisKeyPrefix, onError), onError);
+  },
+  async stop(ctx) {
+    await limiters.get(ctx)?.close();
   },
 });

@@ -36,11 +36,12 @@ export default definePlugin({
       ...(actions ? { actions: (name: string) => actions.get(name) } : {}),
       ...(flows ? { flows: (name: string) => flows.get(name) } : {}),
     });
-    const catalog = createProcessCatalog(() => processes, resolveCtx, engine);
-    const jobs = ctx.resolve('jobs.queue');
     const identity = ctx.resolve('auth.identity');
+    const knownUsers = identity ? async (env: string, ids: readonly string[]) => (await identity.contactsOf(env, ids)).map((c) => c.id) : undefined;
+    const catalog = createProcessCatalog(() => processes, resolveCtx, engine, knownUsers);
+    const jobs = ctx.resolve('jobs.queue');
     const service = createApprovalService({
-      ...(identity ? { knownUsers: async (env: string, ids: readonly string[]) => (await identity.contactsOf(env, ids)).map((c) => c.id) } : {}),
+      ...(knownUsers ? { knownUsers } : {}),
       engine, access: ctx.resolve('access.grants'), catalog, jobs, notify: ctx.resolve('notifications.send'), actions, flows, log: ctx.log,
     });
     jobs.handle<{ requestId: string; cycle: number; step: number }>(ESCALATE_JOB, (job) => service.escalate(job.environmentId, job.data));

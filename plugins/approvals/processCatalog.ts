@@ -1,9 +1,10 @@
 import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
-import { approvalProcessSchema } from '../../metadata/approvalSchema.ts';
+import { approvalProcessSchema, type ParsedApprovalProcess } from '../../metadata/approvalSchema.ts';
 import type { ResolvedApprovalProcess } from '../../metadata/approvalTypes.ts';
 import { describeIssues } from '../../metadata/describeIssues.ts';
 import { resolveApprovalProcess, type ApprovalResolveContext } from '../../metadata/resolveApprovalProcess.ts';
 import { codedError } from '../../kernel/errors.ts';
+import { checkApproverUsers, type KnownUsers } from './approverUsers.ts';
 import { PROCESS_OBJECT } from './names.ts';
 
 /** What a request keeps of its process: everything but the compiled condition. */
@@ -21,7 +22,7 @@ const system = (environmentId: string): DataContext => ({ environmentId, princip
  * (sys_approval_process rows of each environment, checked by the same rules when created and again
  * when read, so a process whose object changed since fails loudly rather than running half-checked).
  */
-export function createProcessCatalog(declared: () => ReadonlyMap<string, ResolvedApprovalProcess>, resolveCtx: () => ApprovalResolveContext, engine: DataEngine) {
+export function createProcessCatalog(declared: () => ReadonlyMap<string, ResolvedApprovalProcess>, resolveCtx: () => ApprovalResolveContext, engine: DataEngine, knownUsers?: KnownUsers) {
   const cache = new Map<string, { version: number; process: ResolvedApprovalProcess }>();
 
   /** Parse and check a body of POST /approvals/processes: VALIDATION_ERROR listing every problem with its path. */
@@ -71,6 +72,8 @@ export function createProcessCatalog(declared: () => ReadonlyMap<string, Resolve
     },
     async create(environmentId: string, body: unknown, userId: string): Promise<ResolvedApprovalProcess> {
       const process = check(body);
+      // Approvers named by id must be users of this environment (unchecked without auth.identity).
+      if (knownUsers) await checkApproverUsers(knownUsers, environmentId, body as ParsedApprovalProcess);
       if (declared().has(process.name) || (await stored(environmentId, process.name))) {
         throw codedError('VALIDATION_ERROR', { summary: `name: process '${process.name}' already exists`, errors: [{ path: 'name', message: `process '${process.name}' already exists` }] });
       }

@@ -60,7 +60,7 @@ export function addFormRoutes(routes: HttpRoutes, service: FormsService, assets:
     handler: (request) => service.schema(service.open((request.params as { slug: string }).slug, request.principal)),
   });
   routes.add({
-    method: 'POST', path: '/forms/:slug/submit', public: true, tags: ['forms'], successStatus: 201, bodyLimit,
+    method: 'POST', path: '/forms/:slug/submit', public: true, scope: 'data:write', tags: ['forms'], successStatus: 201, bodyLimit,
     errorStatuses: [403, 404, 409, 429, 503],
     summary: "Submit a form: exactly the form's fields (any other key, the owner and system fields among them, is refused by name); creates one record and answers its id and the success message. Rate limited per IP",
     schema: {

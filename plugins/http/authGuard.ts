@@ -2,7 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
 import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
+import { scopeRefusal } from '../../capabilities/credentialScopes.ts';
 import { codedError } from '../../kernel/errors.ts';
+import { routeScope } from '../../capabilities/routeScope.ts';
 import type { EnvironmentSelector } from './selectEnvironment.ts';
 
 export function hasPermission(principal: Principal, permission: string): boolean {
@@ -13,15 +15,30 @@ function isThenable(value: Principal | PromiseLike<Principal | null>): value is 
   return typeof (value as { then?: unknown }).then === 'function';
 }
 
+/**
+ * A scoped credential holds only its scopes, on every route: writes need data:write unless declared
+ * otherwise. A public route is scoped only when it declares a scope (a form submission acts for its caller).
+ */
+function refuseScope(route: RegisteredRoute, principal: Principal): void {
+  if (principal.scopes === undefined || (route.public && route.scope === undefined)) return;
+  const scope = routeScope(route);
+  const refusal = scope && scopeRefusal(principal, scope, `${route.method} ${route.fullPath}`);
+  if (refusal) throw refusal;
+}
+
 /** Whether the caller may use the route; throws the coded refusal. */
 function admit(route: RegisteredRoute, principal: Principal | null, requireAuth: boolean): void {
-  if (route.public && !route.permission) return;
+  if (route.public && !route.permission) {
+    if (principal) refuseScope(route, principal);
+    return;
+  }
   if (!principal) {
     if (requireAuth || route.permission) throw codedError('UNAUTHENTICATED');
     return;
   }
   // Until the password is changed (an auth route, public), the account may do nothing else.
   if (principal.mustChangePassword) throw codedError('PASSWORD_EXPIRED', { subjectId: principal.userId });
+  refuseScope(route, principal);
   if (route.permission && !hasPermission(principal, route.permission)) {
     throw codedError('PERMISSION_DENIED', { permission: route.permission, subjectId: principal.userId });
   }
@@ -29,9 +46,9 @@ function admit(route: RegisteredRoute, principal: Principal | null, requireAuth:
 
 /**
  * Runs first on every route, before the body is parsed or validated: identify the caller, then
- * refuse anonymous calls to non-public routes (when requireAuth) and calls lacking the route's
- * permission key. Fails closed. A callback hook: a request without a credential, or with one
- * verified and resolved moments ago, is decided without a promise.
+ * refuse anonymous calls to non-public routes (when requireAuth), scoped credentials lacking the
+ * route's scope, and calls lacking the route's permission key. Fails closed. A callback hook: a
+ * request without a credential, or with one verified and resolved moments ago, is decided without a promise.
  */
 export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean, environments: EnvironmentSelector, grants?: AccessGrants) {
   // Positions, permission sets and route keys come from the environment's assignments.

@@ -1,6 +1,7 @@
 import type { ApiVersion, HttpRoutes, RegisteredRoute, RouteDefinition, RouteVariant } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { pathIn } from './apiVersions.ts';
+import { isRouteScope } from '../../capabilities/routeScope.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -25,6 +26,12 @@ export class RouteRegistry {
       throw codedError('KERNEL_INVALID_MANIFEST', {
         plugin: owner, path: `route ${route.method} ${route.path}`, reason: badVariant ? 'a v2 variant needs a handler and a change, and root routes have none' : 'a route needs a method, a path starting with / and a handler',
         fix: 'see RouteDefinition in capabilities/httpRoutes.ts',
+      });
+    }
+    if (!isRouteScope(route.scope)) {
+      throw codedError('KERNEL_INVALID_MANIFEST', {
+        plugin: owner, path: `route ${route.method} ${route.path}: scope`, reason: `'${String(route.scope)}' is not a credential scope`,
+        fix: "use 'data:read', 'data:write', 'actions:execute' or 'none' (see RouteDefinition.scope)",
       });
     }
     const fullPath = route.root ? route.path : `${API_PREFIX}${route.path === '/' ? '' : route.path}`;

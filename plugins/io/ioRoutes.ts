@@ -102,7 +102,7 @@ export function addIoRoutes(routes: HttpRoutes, engine: DataEngine, metadata: Me
   });
 
   routes.add({
-    method: 'POST', path: '/data/:object/export', tags: ['data'],
+    method: 'POST', path: '/data/:object/export', tags: ['data'], scope: 'data:read',
     summary: 'Export the records the caller may read as csv, xlsx, pdf or json (streamed); where, orderBy and fields as in the query',
     schema: { params: objectParams, body: exportBody },
     handler: async (request, reply) => {

@@ -115,7 +115,7 @@ export function addMcpRoutes(routes: HttpRoutes, deps: {
   }
 
   // Public to the shared guard only: the handler checks Host and Origin first, then answers 401 itself with the RFC 9728 challenge.
-  const common = { path: MCP_PATH, tags: ['mcp'], public: true, errorStatuses: [401, 403, 404, 503] };
+  const common = { path: MCP_PATH, tags: ['mcp'], public: true, scope: 'none' as const, errorStatuses: [401, 403, 404, 503] };
   routes.add({ ...common, method: 'POST', summary: 'MCP over Streamable HTTP (API key or bearer token required): a JSON-RPC message or batch; initialize opens a session (mcp-session-id)', schema: { body }, handler: handle });
   routes.add({ ...common, method: 'GET', summary: 'MCP over Streamable HTTP: the session\'s server-to-client event stream (mcp-session-id)', handler: handle });
   routes.add({ ...common, method: 'DELETE', summary: 'MCP over Streamable HTTP: end the session named by mcp-session-id', handler: handle });

@@ -3,6 +3,7 @@ import { SYSTEM_FIELDS, type ApiMethod, type ResolvedObject } from '../../metada
 import { errorResponses, pathParameters, queryParameters, successResponses } from './routeOperation.ts';
 import { pascal } from './routePaths.ts';
 import { toOpenApiSchema, type Schema } from './toOpenApiSchema.ts';
+import { routeScope } from '../../capabilities/routeScope.ts';
 
 /** The generic data routes, below `/data/:object`, by method and rest of the path. */
 export const DATA_PREFIX = '/data/{object}';
@@ -267,6 +268,7 @@ export function dataOperation(object: ResolvedObject, route: RegisteredRoute, re
     'x-object': object.name,
     ...(known?.methods[0] ? { 'x-api-method': known.methods[0] } : {}),
     ...(route.permission ? { 'x-permission': route.permission } : {}),
+    ...(route.public && route.scope === undefined ? {} : { 'x-credential-scope': routeScope(route) ?? 'none' }),
   };
   const verb = known?.verb ?? (route.method.toLowerCase() + pascal(rest.replace(/\{[^}]+\}/g, 'by')));
   return { path, operationId: `${verb}${pascal(object.name)}`, operation };

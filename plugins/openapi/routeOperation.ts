@@ -2,6 +2,7 @@ import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
 import { ERROR_RESPONSE } from './commonComponents.ts';
 import { pathParams, WILDCARD } from './routePaths.ts';
 import { toOpenApiSchema, type Schema } from './toOpenApiSchema.ts';
+import { routeScope } from '../../capabilities/routeScope.ts';
 
 const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -73,6 +74,7 @@ export function routeOperation(route: RegisteredRoute, path: string, contentType
     responses: { ...successResponses(route, contentType ?? route.contentType), ...errorResponses(route, path), ...ownErrorPages(route) },
     'x-plugin': route.owner,
     ...(route.permission ? { 'x-permission': route.permission } : {}),
+    ...(route.public && route.scope === undefined ? {} : { 'x-credential-scope': routeScope(route) ?? 'none' }),
   };
   if (route.schema?.body) {
     operation.requestBody = { required: true, content: { 'application/json': { schema: toOpenApiSchema(route.schema.body) } } };

@@ -62,7 +62,7 @@ export function addDashboardRoutes(routes: HttpRoutes, deps: { engine: DataEngin
     },
   });
   routes.add({
-    method: 'POST', path: '/dashboards/:name/run', tags: ['dashboards'],
+    method: 'POST', path: '/dashboards/:name/run', tags: ['dashboards'], scope: 'data:read',
     summary: "Every widget's data, run as the caller: { name, label, widgets: [{ id, type, title, items, columns, truncated } or { ..., error }] }",
     schema: { params: nameParams },
     handler: async (request) => {

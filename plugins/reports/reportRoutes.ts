@@ -184,7 +184,7 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
   });
 
   routes.add({
-    method: 'POST', path: '/reports/:id/run', tags: ['reports'],
+    method: 'POST', path: '/reports/:id/run', tags: ['reports'], scope: 'data:read',
     summary: 'Run a report as the caller (its row and field security): { items, columns, truncated }, or a file with ?format=csv|xlsx|pdf|json',
     schema: { params: idParams, querystring: runQueryString },
     errorStatuses: [403, 404, 405],

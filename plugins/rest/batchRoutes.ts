@@ -75,7 +75,7 @@ export function addBatchRoutes(routes: HttpRoutes, engine: DataEngine, metadata:
     },
   });
   routes.add({
-    method: 'POST', path: '/batch', tags: ['data'],
+    method: 'POST', path: '/batch', tags: ['data'], scope: 'none',
     summary: `Up to ${MAX_BATCH_OPERATIONS} record writes across objects in one transaction, with {"$ref": "op1.id"} references: all or nothing`,
     schema: { body: batchBody },
     handler: async (request) => {

@@ -95,7 +95,7 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
     },
   });
   routes.add({
-    method: 'POST', path: '/data/:object/query', tags: ['data'],
+    method: 'POST', path: '/data/:object/query', tags: ['data'], scope: 'data:read',
     summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct; ?count=exact|estimated|none',
     schema: { params: objectParams, body, querystring: countQuery },
     handler: (request, reply) => structured(request, reply, true),

@@ -123,7 +123,7 @@ export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, gra
     },
   });
   routes.add({
-    method: 'POST', path: '/sharing/rules/:idOrName/evaluate', tags: ['sharing'], summary: 'Dry run: which records a user would gain through the rule', permission: PERMISSION,
+    method: 'POST', path: '/sharing/rules/:idOrName/evaluate', tags: ['sharing'], scope: 'data:read', summary: 'Dry run: which records a user would gain through the rule', permission: PERMISSION,
     schema: { params: ruleParams, body: evaluateBody },
     handler: async (request) => {
       adminOnly(callerOf(request), PERMISSION);

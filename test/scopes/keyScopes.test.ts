@@ -80,7 +80,7 @@ t.test('api keys with scopes', async (t) => {
 
       const user = await call('POST', '/api/v1/auth/admin/create-user', { headers: key, body: { email: 'by-scoped-key@example.com' } });
       t.equal(user.status, 403, "an admin's scoped key cannot administer users");
-      t.equal(user.body.error.code, 'PERMISSION_DENIED');
+      t.equal(user.body.error.code, 'SCOPE_DENIED', 'refused by the guard: a write route needs data:write');
     });
 
     await t.test('a data:write key writes but does not read', async (t) => {

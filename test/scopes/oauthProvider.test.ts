@@ -146,7 +146,7 @@ t.test('oauth provider for connected agents', async (t) => {
       t.equal(action.body.error.code, 'SCOPE_DENIED', 'cannot run actions');
       const key = await s.call('POST', '/api/v1/keys', { headers: auth, body: { name: 'escape' } });
       t.equal(key.status, 403, 'cannot mint an unscoped key');
-      t.equal(key.body.error.code, 'PERMISSION_DENIED');
+      t.equal(key.body.error.code, 'SCOPE_DENIED', 'refused by the guard: minting is a write');
       const again = await exchange(code!, verifier);
       t.equal(again.status, 400, 'a code is used once');
       t.equal(again.body.error, 'invalid_grant');

@@ -8,6 +8,7 @@ import { scopeSql } from '../query/compileQuery.ts';
 import type { Condition } from '../query/types.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import type { AccessProfile, AccessService } from './accessService.ts';
+import { ADMIN_ONLY_OBJECTS } from './adminOnly.ts';
 import type { ObjectAction } from './objectPermissions.ts';
 import { matchesRecipient, ruleCondition, scopeParts, type Operation, type RuleRow } from './rowScope.ts';
 import { resolveIn } from '../query/fieldScope.ts';
@@ -131,7 +132,7 @@ async function decide(knex: Knex, object: ResolvedObject, profile: AccessProfile
   const perms = profile.perms(object);
   const action: ObjectAction = op === 'read' ? 'read' : 'edit';
   const reasons: AccessReason[] = [];
-  if (!perms[action]) return { allowed: false, reasons: [{ effect: 'deny', source: 'objectPermission', detail: `no permission set grants ${object.name}:${action}${object.system ? ' (system object)' : ''}` }] };
+  if (!perms[action]) return { allowed: false, reasons: [{ effect: 'deny', source: 'objectPermission', detail: ADMIN_ONLY_OBJECTS.has(object.name) ? `${object.name} is read by admins only (whatever a permission set grants)` : `no permission set grants ${object.name}:${action}${object.system ? ' (system object)' : ''}` }] };
   reasons.push(...(object.system ? [] : [{ effect: 'grant' as const, source: 'baseline', detail: `members may ${action} ${object.name}` }]), ...setsGranting(profile, object.name, [action]));
   const all: ObjectAction = op === 'read' ? 'viewAll' : 'modifyAll';
   if (perms[all]) return { allowed: true, reasons: [...reasons, ...setsGranting(profile, object.name, op === 'read' ? ['viewAll', 'modifyAll'] : ['modifyAll'])] };

@@ -1,5 +1,6 @@
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { LINK_OBJECTS } from './accessObjects.ts';
+import { ADMIN_ONLY_OBJECTS } from './adminOnly.ts';
 import { OWNER_PRIVATE_OBJECTS } from './ownerPrivate.ts';
 import type { Grants, ObjectPerms } from './effectiveGrants.ts';
 
@@ -13,9 +14,11 @@ const NONE: ObjectPerms = { read: false, create: false, edit: false, delete: fal
  * baseline on non-system objects (read, create, edit; never delete, view all or modify all) and
  * reads the owner-private system objects (their own rows);
  * permission sets add to it. A delegated admin (admin_scope position) manages the link objects.
+ * The admin-only objects (record history) are out of every member's reach, whatever a set grants.
  */
 export function objectPermissions(grants: Grants, object: ResolvedObject): ObjectPerms {
   if (grants.isAdmin) return ALL;
+  if (ADMIN_ONLY_OBJECTS.has(object.name)) return { ...NONE };
   const perms: ObjectPerms = object.system ? { ...NONE } : { ...NONE, read: true, create: true, edit: true };
   if (grants.adminScope && LINK_OBJECTS.has(object.name)) Object.assign(perms, ALL);
   // Their own rows only: the owner-private row scope holds whatever else is granted.
