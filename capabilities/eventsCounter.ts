@@ -5,11 +5,12 @@ export interface EventsCounter {
   /** True when counts are shared between processes (Redis is configured); false: each process counts alone. */
   readonly shared: boolean;
   /**
-   * Counts one hit of `key` in a window of `windowMs` starting at the key's first hit; answers the
-   * window's count and the milliseconds left in it. The key is used as given (callers prefix it).
-   * Rejects when the shared store does not answer; callers then count in their own process.
+   * Adds `amount` (default 1; 0 reads) to `key` in a window of `windowMs` starting at the key's
+   * first hit; answers the window's count and the milliseconds left in it. The key is used as
+   * given (callers prefix it). Rejects when the shared store does not answer; callers then count
+   * in their own process.
    */
-  hit(key: string, windowMs: number): Promise<{ count: number; ttlMs: number }>;
+  hit(key: string, windowMs: number, amount?: number): Promise<{ count: number; ttlMs: number }>;
 }
 
 export const eventsCounter = defineCapability<EventsCounter>()({

@@ -8,7 +8,6 @@ import { createModelCatalog } from './modelCatalog.ts';
 import { createPendingActions } from './pendingActions.ts';
 import { createProviderClient, type ProviderClient } from './providerClient.ts';
 import { resolveProviders } from './resolveProviders.ts';
-import { redisUsageCounter } from './redisUsageCounter.ts';
 import { sharedUsageLimiter, type AiUsageLimiter } from './sharedUsageLimiter.ts';
 import { createUsageLimiter } from './usageLimiter.ts';
 
@@ -24,7 +23,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['http.routes', 'data.engine', 'metadata.registry', 'runtime.info'],
-  optional: ['actions.registry'],
+  optional: ['actions.registry', 'events.counter'],
   options: aiOptionsSchema,
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
@@ -44,10 +43,10 @@ export default definePlugin({
     ctx.log.debug({ providers: providers.map((p) => ({ id: p.id, baseURL: p.baseURL, key: p.apiKey ? 'set' : 'none' })) }, 'ai: providers');
   },
   start(ctx) {
-    const { redisUrl } = ctx.resolve('runtime.info');
-    if (!redisUrl) return;
+    const counter = ctx.has('events.counter') ? ctx.resolve('events.counter') : null;
+    if (!counter?.shared) return;
     const onError = (error: unknown) => ctx.log.warn({ err: error }, 'ai: the shared usage count in Redis failed; counting in this process meanwhile');
-    limiters.get(ctx)!.share(redisUsageCounter(redisUrl, ctx.options.redisKeyPrefix, onError), onError);
+    limiters.get(ctx)!.share(counter, ctx.options.redisKeyPrefix, onError);
   },
   async stop(ctx) {
     await limiters.get(ctx)?.close();

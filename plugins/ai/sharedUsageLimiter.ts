@@ -1,5 +1,5 @@
 import { codedError, isCodedError } from '../../kernel/errors.ts';
-import type { SharedUsageCounter } from './redisUsageCounter.ts';
+import type { EventsCounter } from '../../capabilities/eventsCounter.ts';
 import type { UsageLimiter, UsageLimits } from './usageLimiter.ts';
 
 const MINUTE = 60_000;
@@ -10,8 +10,8 @@ export interface AiUsageLimiter {
   admit(user: string): Promise<void>;
   /** Adds the provider tokens a request used, here and in Redis. */
   spend(user: string, tokens: number): Promise<void>;
-  /** Counts in Redis from now on (null: this process only). */
-  share(counter: SharedUsageCounter | null, onError: (error: unknown) => void): void;
+  /** Counts through the shared counter from now on, keys prefixed with `prefix` (null: this process only). */
+  share(counter: EventsCounter | null, prefix: string, onError: (error: unknown) => void): void;
   close(): Promise<void>;
 }
 
@@ -21,8 +21,10 @@ export interface AiUsageLimiter {
  * process's own count stays in force too, and alone while Redis does not answer.
  */
 export function sharedUsageLimiter(limits: UsageLimits, local: UsageLimiter, now: () => number = Date.now): AiUsageLimiter {
-  let shared: SharedUsageCounter | null = null;
+  let shared: EventsCounter | null = null;
+  let prefix = '';
   let onError: (error: unknown) => void = () => undefined;
+  const add = async (key: string, amount: number, windowMs: number) => (await shared!.hit(`${prefix}${key}`, windowMs, amount)).count;
   return {
     async admit(user) {
       local.admit(user);
@@ -31,10 +33,10 @@ export function sharedUsageLimiter(limits: UsageLimits, local: UsageLimiter, now
       const minute = Math.floor(t / MINUTE);
       const day = Math.floor(t / DAY);
       try {
-        if ((await shared.add(`tokens|${user}|${day}`, 0, DAY)) >= limits.tokensPerDay) {
+        if ((await add(`tokens|${user}|${day}`, 0, DAY)) >= limits.tokensPerDay) {
           throw codedError('RATE_LIMITED', { retryAfter: Math.ceil(((day + 1) * DAY - t) / 1000), limit: 'ai.tokensPerDay', tokensPerDay: limits.tokensPerDay });
         }
-        if ((await shared.add(`requests|${user}|${minute}`, 1, MINUTE)) > limits.requestsPerMinute) {
+        if ((await add(`requests|${user}|${minute}`, 1, MINUTE)) > limits.requestsPerMinute) {
           throw codedError('RATE_LIMITED', { retryAfter: Math.ceil(((minute + 1) * MINUTE - t) / 1000), limit: 'ai.requestsPerMinute', requestsPerMinute: limits.requestsPerMinute });
         }
       } catch (error) {
@@ -46,17 +48,17 @@ export function sharedUsageLimiter(limits: UsageLimits, local: UsageLimiter, now
       local.spend(user, tokens);
       if (!shared) return;
       try {
-        await shared.add(`tokens|${user}|${Math.floor(now() / DAY)}`, tokens, DAY);
+        await add(`tokens|${user}|${Math.floor(now() / DAY)}`, tokens, DAY);
       } catch (error) {
         onError(error);
       }
     },
-    share(counter, errors) {
+    share(counter, keyPrefix, errors) {
       shared = counter;
+      prefix = keyPrefix;
       onError = errors;
     },
     async close() {
-      await shared?.close();
       shared = null;
     },
   };

@@ -8,7 +8,7 @@ export function localCounter(now: () => number = Date.now): EventsCounter {
   const windows = new Map<string, { count: number; resetAt: number }>();
   return {
     shared: false,
-    async hit(key, windowMs) {
+    async hit(key, windowMs, amount = 1) {
       const at = now();
       let window = windows.get(key);
       if (!window || window.resetAt <= at) {
@@ -19,7 +19,7 @@ export function localCounter(now: () => number = Date.now): EventsCounter {
         window = { count: 0, resetAt: at + windowMs };
         windows.set(key, window);
       }
-      window.count += 1;
+      window.count += amount;
       return { count: window.count, ttlMs: window.resetAt - at };
     },
   };

@@ -1,9 +1,8 @@
 import { Redis } from 'ioredis';
 import type { EventsCounter } from '../../capabilities/eventsCounter.ts';
 
-// INCR then set the expiry on the window's first hit, atomically: a window always ends.
-const SCRIPT = `local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+// INCRBY, then give the key its expiry when it has none, atomically: a window always ends.
+const SCRIPT = `local n = redis.call('INCRBY', KEYS[1], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) ttl = tonumber(ARGV[1]) end
 return {n, ttl}`;
@@ -11,13 +10,15 @@ return {n, ttl}`;
 /** One fixed window per key, counted in Redis so every process shares it. */
 export function redisCounter(url: string, onError: (error: unknown) => void): EventsCounter & { close(): void } {
   // Fail fast: a request never waits on a Redis that is down (callers fall back to their own count).
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, connectTimeout: 2000 });
   redis.on('error', onError);
-  redis.connect().catch(onError);
+  // The first calls wait for the first connection attempt (at most connectTimeout), not for reconnects.
+  const connecting = redis.connect().catch(onError);
   return {
     shared: true,
-    async hit(key, windowMs) {
-      const [count, ttlMs] = (await redis.eval(SCRIPT, 1, key, String(windowMs))) as [number, number];
+    async hit(key, windowMs, amount = 1) {
+      await connecting;
+      const [count, ttlMs] = (await redis.eval(SCRIPT, 1, key, String(windowMs), String(amount))) as [number, number];
       return { count, ttlMs };
     },
     close() {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import t from 'tap';
-import { redisUsageCounter } from '../../plugins/ai/redisUsageCounter.ts';
+import { redisCounter } from '../../plugins/events/redisCounter.ts';
 import { sharedUsageLimiter } from '../../plugins/ai/sharedUsageLimiter.ts';
 import { createUsageLimiter } from '../../plugins/ai/usageLimiter.ts';
 import { redisProblem, REDIS_URL, requireRedis } from '../jobs/jobsHarness.ts';
@@ -23,8 +23,9 @@ t.test('two processes share one count in Redis', { skip }, async (t) => {
   const errors: unknown[] = [];
   const process = () => {
     const limiter = sharedUsageLimiter(limits, createUsageLimiter(limits, () => NOW), () => NOW);
-    limiter.share(redisUsageCounter(REDIS_URL, prefix, (e) => errors.push(e)), (e) => errors.push(e));
-    t.teardown(() => limiter.close());
+    const counter = redisCounter(REDIS_URL, (e) => errors.push(e));
+    limiter.share(counter, prefix, (e) => errors.push(e));
+    t.teardown(() => counter.close());
     return limiter;
   };
   t.teardown(async () => {
@@ -54,8 +55,9 @@ t.test('two processes share one count in Redis', { skip }, async (t) => {
 t.test('a Redis that does not answer leaves each process its own count', async (t) => {
   const errors: unknown[] = [];
   const limiter = sharedUsageLimiter(limits, createUsageLimiter(limits, () => NOW), () => NOW);
-  limiter.share(redisUsageCounter('redis://127.0.0.1:1', 'osr:test:ai:down:', () => undefined), (e) => errors.push(e));
-  t.teardown(() => limiter.close());
+  const counter = redisCounter('redis://127.0.0.1:1', () => undefined);
+  limiter.share(counter, 'osr:test:ai:down:', (e) => errors.push(e));
+  t.teardown(() => counter.close());
   for (let i = 0; i < 3; i++) await limiter.admit('env:u1');
   await t.rejects(limiter.admit('env:u1'), { code: 'RATE_LIMITED', details: { limit: 'ai.requestsPerMinute' } }, 'the process count still holds');
   t.ok(errors.length >= 3, 'each failed Redis call is reported');
