@@ -97,7 +97,7 @@ async function autoIndexBuilt(target: DatabaseTarget): Promise<string[]> {
   if (target.driver === 'sqlite') {
     const db = new Sqlite(target.file!, { readonly: true });
     try {
-      return (db.prepare("select name from sqlite_master where type = 'index' and name like 'osr_auto_%'").all() as Array<{ name: string }>).map((r) => r.name);
+      return (db.prepare(`select name from sqlite_master where type = 'index' and tbl_name = '${PEER_OBJECT}' and name like 'osr_auto_%'`).all() as Array<{ name: string }>).map((r) => r.name);
     } finally {
       db.close();
     }
@@ -105,7 +105,7 @@ async function autoIndexBuilt(target: DatabaseTarget): Promise<string[]> {
   const client = new pg.Client({ connectionString: target.url });
   await client.connect();
   try {
-    return (await client.query(`select indexname as name from pg_indexes where schemaname = $1 and indexname like 'osr_auto_%'`, [target.schema])).rows.map((r: { name: string }) => r.name);
+    return (await client.query(`select indexname as name from pg_indexes where schemaname = $1 and tablename = $2 and indexname like 'osr_auto_%'`, [target.schema, PEER_OBJECT])).rows.map((r: { name: string }) => r.name);
   } finally {
     await client.end();
   }

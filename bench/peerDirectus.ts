@@ -123,6 +123,8 @@ export function directusEnv(database: Record<string, string>, dir: string, port:
 export async function startDirectus(install: DirectusInstall, env: NodeJS.ProcessEnv, dir: string, log: (line: string) => void): Promise<ServerProcess> {
   mkdirSync(join(dir, 'uploads'), { recursive: true });
   mkdirSync(join(dir, 'extensions'), { recursive: true });
+  // Directus looks for extension packages in its working folder's package.json.
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'osr-bench-directus-run', private: true }));
   run(install.node, [install.cli, 'bootstrap'], { cwd: dir, env }, log);
   const url = String(env.PUBLIC_URL);
   const child: ChildProcess = spawn(install.node, [install.cli, 'start'], { cwd: dir, env, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -155,11 +157,14 @@ export async function startDirectus(install: DirectusInstall, env: NodeJS.Proces
 
 /** Calls the Directus API with the admin's static token. */
 export async function directusCall(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(url + path, {
+  const send = () => fetch(url + path, {
     method,
     headers: { authorization: `Bearer ${DIRECTUS_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+  // A kept-alive connection the server closed while idle (seeding takes longer than its keep-alive
+  // timeout) fails the next request once: a read is sent again on a new connection.
+  const res = await send().catch((error: unknown) => (method === 'GET' ? send() : Promise.reject(error)));
   const text = await res.text();
   if (!res.ok) throw new Error(`directus ${method} ${path} answered ${res.status}: ${text.slice(0, 500)}`);
   return text === '' ? null : JSON.parse(text);
