@@ -21,6 +21,13 @@ export interface DataIndexAdvice {
   readonly slowQueryMs: number;
   /** Advised indexes of an environment, most time saved first; shapes an existing index serves are left out. */
   advice(environmentId: string): Promise<IndexAdvice[]>;
+  /** Whether `plugins.data.autoIndex` builds advised indexes (and drops them again when unused). */
+  readonly autoIndex: boolean;
+  /**
+   * Drops the environment's automatic indexes unused for `plugins.data.autoIndexUnusedDays` and
+   * answers their names and those kept; nothing when autoIndex is off.
+   */
+  sweepUnused(environmentId: string): Promise<{ dropped: string[]; kept: string[] }>;
 }
 
 export const dataIndexAdvice = defineCapability<DataIndexAdvice>()({

@@ -6,6 +6,7 @@ import auth from './auth/index.ts';
 import authRoutes from './auth/routes/index.ts';
 import crm from './crm/index.ts';
 import data from './data/index.ts';
+import dataIndexSweep from './data/sweep/index.ts';
 import email from './email/index.ts';
 import events from './events/index.ts';
 import emailRoutes from './email/routes/index.ts';
@@ -67,6 +68,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: io, enabledByDefault: true },
   { manifest: search, enabledByDefault: true },
   { manifest: jobs, enabledByDefault: true },
+  // The hourly job dropping unused automatic indexes (plugins.data.autoIndex); without jobs, at start only.
+  { manifest: dataIndexSweep, enabledByDefault: true },
   // Applies the declared retention contracts daily; OS_LIFECYCLE_DISABLED=1 turns it off.
   { manifest: lifecycle, enabledByDefault: true, optionsFrom: (config) => ({ retentionOverrides: config.lifecycle.retention_overrides }) },
   { manifest: sharing, enabledByDefault: true },

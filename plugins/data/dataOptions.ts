@@ -37,6 +37,11 @@ export const dataOptionsSchema = z.strictObject({
   autoIndex: z.boolean().default(false),
   /** Automatic (`osr_auto_`) indexes one object may hold. */
   autoIndexMax: z.number().int().min(1).max(20).default(3),
+  /**
+   * An automatic index no read used for this many days is dropped again (checked at start and by
+   * the `data.autoIndexSweep` job when jobs are on). Only indexes autoIndex built and recorded.
+   */
+  autoIndexUnusedDays: z.number().int().min(1).max(3650).default(7),
 });
 
 export type DataOptions = z.output<typeof dataOptionsSchema>;

@@ -17,6 +17,9 @@ import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
 import { recordSlowQueries } from './advice/recordSlowQueries.ts';
 import { createSlowQueryRecorder } from './advice/slowQueryRecorder.ts';
 import { createAutoIndexer } from './advice/autoIndexer.ts';
+import { ensureAutoIndexTable, readAutoIndexes } from './advice/autoIndexRecord.ts';
+import { sweepAutoIndexes } from './advice/autoIndexSweep.ts';
+import { createAutoIndexUse, type AutoIndexUse } from './advice/autoIndexUse.ts';
 import { ensureSequenceTable } from './engine/nextSequence.ts';
 import { dataOptionsSchema } from './dataOptions.ts';
 import { policyErrors } from './policyErrors.ts';
@@ -27,6 +30,7 @@ import { summarizeSchema } from './sql/summarizeSchema.ts';
 import { syncSchema } from './sql/syncSchema.ts';
 
 const states = new WeakMap<object, Map<string, Database>>();
+const autoIndexUses = new WeakMap<object, AutoIndexUse>();
 
 /**
  * The data engine: one database per environment, schema kept in step with metadata at start,
@@ -68,8 +72,10 @@ export default definePlugin({
     ctx.provide('data.database', mapConnectionErrors(createDataDatabase({ database, counts })));
     // Slow list and query reads have their shapes recorded for index advice (advice/).
     const slow = createSlowQueryRecorder(ctx.options.slowQueryMs);
-    const autoIndexer = ctx.options.autoIndex
-      ? createAutoIndexer({ recorder: slow, knexOf: (id) => database(id).knex, objectOf: (name) => metadata.object(name), maxPerObject: ctx.options.autoIndexMax, log: ctx.log })
+    const use = ctx.options.autoIndex ? createAutoIndexUse() : undefined;
+    if (use) autoIndexUses.set(ctx, use);
+    const autoIndexer = use
+      ? createAutoIndexer({ recorder: slow, knexOf: (id) => database(id).knex, objectOf: (name) => metadata.object(name), maxPerObject: ctx.options.autoIndexMax, use, log: ctx.log })
       : undefined;
     ctx.provide('data.engine', mapConnectionErrors(recordSlowQueries(createDataEngine({
       metadata,
@@ -87,10 +93,14 @@ export default definePlugin({
         if (!key) cursorKeys.set(environmentId, (key = secrets.derive('data.cursor', environmentId)));
         return key;
       },
-    }), slow, metadata, autoIndexer ? (id) => void autoIndexer.consider(id) : undefined)));
+    }), slow, metadata, autoIndexer ? (id) => void autoIndexer.consider(id) : undefined, use)));
     ctx.provide('data.indexAdvice', {
       slowQueryMs: slow.thresholdMs,
       advice: (environmentId) => buildIndexAdvice(slow.shapes(environmentId), database(environmentId).knex, (name) => metadata.object(name)),
+      autoIndex: use !== undefined,
+      sweepUnused: async (environmentId) => use
+        ? sweepAutoIndexes({ knex: database(environmentId).knex, environmentId, use, unusedDays: ctx.options.autoIndexUnusedDays, objectOf: (name) => metadata.object(name), log: ctx.log })
+        : { dropped: [], kept: [] },
     });
     ctx.provide('access.grants', createAccessGrants(metadata, access, (environmentId) => database(environmentId).knex));
   },
@@ -109,6 +119,13 @@ export default definePlugin({
           // One line per sync; each change at debug level.
           if (report.actions.length > 0) ctx.log.info({ environment: env.id }, `schema: ${summarizeSchema(report.actions)}`);
           for (const line of report.lines) ctx.log.debug({ environment: env.id }, `schema: ${line}`);
+        }
+        // autoIndex: the indexes it built are watched for use, and those unused too long dropped now.
+        const use = autoIndexUses.get(ctx);
+        if (use) {
+          await ensureAutoIndexTable(db.knex);
+          for (const row of await readAutoIndexes(db.knex)) use.watch(env.id, row);
+          await sweepAutoIndexes({ knex: db.knex, environmentId: env.id, use, unusedDays: ctx.options.autoIndexUnusedDays, objectOf: (name) => ctx.resolve('metadata.registry').object(name), log: ctx.log });
         }
         // PostgreSQL's autovacuum keeps its statistics; SQLite's are kept by the engine (sqliteStatistics.ts).
         if (db.dialect === 'sqlite') {

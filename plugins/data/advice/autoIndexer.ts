@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { introspectSchema } from '../sql/introspectSchema.ts';
+import { recordAutoIndex } from './autoIndexRecord.ts';
+import type { AutoIndexUse } from './autoIndexUse.ts';
 import { buildIndexAdvice } from './buildIndexAdvice.ts';
 import type { SlowQueryRecorder } from './slowQueryRecorder.ts';
 
@@ -11,13 +13,16 @@ export interface AutoIndexerOptions {
   objectOf(name: string): ResolvedObject | undefined;
   /** Automatic indexes one object may hold (`plugins.data.autoIndexMax`). */
   maxPerObject: number;
+  /** Where each built index is watched for use (autoIndexSweep.ts drops those left unused). */
+  use: AutoIndexUse;
   log: { info(data: object, message: string): void; warn(data: object, message: string): void };
 }
 
 /**
  * `plugins.data.autoIndex`: after a slow read, the advised indexes (buildIndexAdvice.ts) are built,
  * at most `maxPerObject` `osr_auto_` indexes per object, one pass per environment at a time
- * (PostgreSQL: `create index concurrently`, outside any transaction, so writes go on).
+ * (PostgreSQL: `create index concurrently`, outside any transaction, so writes go on). Each one
+ * built is recorded in `osr_auto_index` (autoIndexRecord.ts), the only indexes ever dropped as unused.
  */
 export function createAutoIndexer(options: AutoIndexerOptions): { consider(environmentId: string): Promise<void> } {
   const running = new Map<string, Promise<void>>();
@@ -31,6 +36,11 @@ export function createAutoIndexer(options: AutoIndexerOptions): { consider(envir
       const started = performance.now();
       try {
         await knex.raw(item.sql);
+        const name = indexNameOf(item.sql);
+        if (name !== null) {
+          await recordAutoIndex(knex, { name, object: item.object, columns: item.columns }, Date.now());
+          options.use.watch(environmentId, { name, object: item.object, columns: item.columns });
+        }
         options.log.info({ environment: environmentId, object: item.object, columns: item.columns, ms: Math.round(performance.now() - started) }, `autoIndex: built ${item.sql}`);
       } catch (error) {
         options.log.warn({ environment: environmentId, object: item.object, err: (error as Error).message }, `autoIndex: could not build ${item.sql}`);
@@ -46,4 +56,10 @@ export function createAutoIndexer(options: AutoIndexerOptions): { consider(envir
       return run;
     },
   };
+}
+
+/** The index name of an advised `create index [concurrently] "name" on ...` statement. */
+function indexNameOf(sql: string): string | null {
+  const match = /^create index(?: concurrently)? "((?:[^"]|"")+)" on /.exec(sql);
+  return match ? match[1]!.replace(/""/g, '"') : null;
 }
