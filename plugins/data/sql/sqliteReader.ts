@@ -95,3 +95,24 @@ export function attachSqliteReader(knex: Knex, filename: string, setup: (conn: S
 export function reopenSqliteReader(knex: Knex): void {
   reopeners.get(knex)?.();
 }
+
+/**
+ * Reads of an open SQLite transaction `trx` run on its own connection (the writer, which sees
+ * what the transaction wrote) through better-sqlite3 directly, as the file reader does outside
+ * transactions: knex's runner costs more than a read by id. `conn` is the connection the
+ * transaction holds. The statements are the connection's cached ones, which knex also runs, so
+ * each is put back out of raw mode after use. Queries still emit knex's 'query' event.
+ */
+export function attachTransactionReader(trx: Knex.Transaction, conn: Sqlite.Database): void {
+  const client = trx.client as { emit(event: string, data: unknown): void; listenerCount(event: string): number };
+  readers.set(trx, (query) => {
+    const { sql, bindings } = 'toSQL' in query ? query.toSQL() : query;
+    if (client.listenerCount('query') > 0) client.emit('query', { sql, bindings, method: 'select' });
+    const statement = conn.prepare(sql).raw(true);
+    try {
+      return readRows(statement, bindings.map(formatBinding));
+    } finally {
+      statement.raw(false);
+    }
+  });
+}
