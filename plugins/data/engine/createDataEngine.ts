@@ -11,7 +11,7 @@ import { listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.t
 import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
-import { attachTransactionReader } from '../sql/sqliteReader.ts';
+import { attachTransactionConnection } from '../sql/sqliteReader.ts';
 import type Sqlite from 'better-sqlite3';
 import { readWorkers, type ReadWorkers } from '../sql/sqliteReadWorkers.ts';
 import { budgetError, DEFAULT_QUERY_COST, isCostly, requestClosed } from '../query/queryCost.ts';
@@ -325,7 +325,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const bound = (trx: Knex.Transaction) => work(scope(createDataEngine(deps, { environmentId: ctx.environmentId, trx }), trx));
     // On SQLite the transaction's reads (read-backs, hooks' queries) go to its connection directly.
     const opened = async (trx: Knex.Transaction) => {
-      if (dialectOf(trx) === 'sqlite') attachTransactionReader(trx, await (trx.client as { acquireConnection(): Promise<Sqlite.Database> }).acquireConnection());
+      if (dialectOf(trx) === 'sqlite') attachTransactionConnection(trx, await (trx.client as { acquireConnection(): Promise<Sqlite.Database> }).acquireConnection());
       return bound(trx);
     };
     const run = binding

@@ -8,6 +8,7 @@ import { computeFormulas } from '../query/computeFormulas.ts';
 import { encodeValue, formatAutonumber, recordToRow, rowToRecord } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { directReader } from '../sql/sqliteReader.ts';
+import { runWrite } from './runWrite.ts';
 import { newId } from '../sql/newId.ts';
 import { objectColumns } from '../sql/objectColumns.ts';
 import { checkReferences, type ReferenceScope } from './checkReferences.ts';
@@ -213,7 +214,7 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
   // A lookup the caller sent (and the hooks kept) must name a record the caller may read.
   const references = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === coerced[field]);
   await checkRecord(deps, trx, object, values, record, 'create', ctx, references, { sent: coerced });
-  await write(object, () => trx(object.name).insert(row));
+  await write(object, () => runWrite(trx, trx(object.name).insert(row)));
   await writeHistory(deps, trx, object, { recordId: String(record.id), operation: 'create', version: 1, changes: createdChanges(values) }, ctx);
   const stored = await scope.read(object, record.id as string, ctx);
   await runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
@@ -239,7 +240,7 @@ export async function updateRecord(
   const references = referenceScope(deps, ctx, access, (field) => values[field] === coerced[field] && values[field] !== previous[field]);
   await checkRecord(deps, trx, object, values, { ...previous, ...values }, 'update', ctx, references, { sent: coerced, previous });
   const row = recordToRow(object, { ...values, updated_at: new Date().toISOString(), updated_by: ctx.principal?.userId ?? null }, dialectOf(trx));
-  const count = await write(object, () => trx(object.name).where({ id, version }).update({ ...row, version: version + 1 }));
+  const count = await write(object, () => runWrite(trx, trx(object.name).where({ id, version }).update({ ...row, version: version + 1 })));
   if (count === 0) throw await versionConflict(trx, object, id, version);
   await writeHistory(deps, trx, object, { recordId: id, operation: 'update', version: version + 1, changes: updatedChanges(previous, values) }, ctx);
   const stored = await scope.read(object, id, ctx);

@@ -96,17 +96,29 @@ export function reopenSqliteReader(knex: Knex): void {
   reopeners.get(knex)?.();
 }
 
+/** Runs an insert, update or delete of an open SQLite transaction and answers the rows it changed. */
+export type DirectRun = (query: Knex.QueryBuilder) => number;
+
+const runners = new WeakMap<Knex, DirectRun>();
+
+/** The direct runner of a SQLite transaction attached by attachTransactionConnection; undefined otherwise. */
+export function directRun(knex: Knex): DirectRun | undefined {
+  return runners.get(knex);
+}
+
 /**
- * Reads of an open SQLite transaction `trx` run on its own connection (the writer, which sees
- * what the transaction wrote) through better-sqlite3 directly, as the file reader does outside
- * transactions: knex's runner costs more than a read by id. `conn` is the connection the
- * transaction holds. The statements are the connection's cached ones, which knex also runs, so
- * each is put back out of raw mode after use. Queries still emit knex's 'query' event.
+ * Statements of an open SQLite transaction `trx` run on its own connection `conn` (the writer,
+ * which sees what the transaction wrote) through better-sqlite3 directly, as the file reader does
+ * outside transactions: knex's runner costs more than a read by id or a one-row write. Reads use
+ * the connection's cached statements, which knex also runs, so each is put back out of raw mode
+ * after use. Every statement still emits knex's 'query' event, and a failed write carries the
+ * statement in its message as knex's runner writes it.
  */
-export function attachTransactionReader(trx: Knex.Transaction, conn: Sqlite.Database): void {
+export function attachTransactionConnection(trx: Knex.Transaction, conn: Sqlite.Database): void {
   const client = trx.client as { emit(event: string, data: unknown): void; listenerCount(event: string): number };
   readers.set(trx, (query) => {
     const { sql, bindings } = 'toSQL' in query ? query.toSQL() : query;
+    completed(trx);
     if (client.listenerCount('query') > 0) client.emit('query', { sql, bindings, method: 'select' });
     const statement = conn.prepare(sql).raw(true);
     try {
@@ -115,4 +127,20 @@ export function attachTransactionReader(trx: Knex.Transaction, conn: Sqlite.Data
       statement.raw(false);
     }
   });
+  runners.set(trx, (query) => {
+    const { sql, bindings, method } = query.toSQL() as { sql: string; bindings: readonly unknown[]; method: string };
+    completed(trx);
+    if (client.listenerCount('query') > 0) client.emit('query', { sql, bindings, method });
+    try {
+      return conn.prepare(sql).run(bindings.map(formatBinding)).changes;
+    } catch (error) {
+      if (error instanceof Error) error.message = `${query.toString()} - ${error.message}`;
+      throw error;
+    }
+  });
+}
+
+/** After its commit or rollback the connection belongs to others: knex's own refusal, in its words. */
+function completed(trx: Knex.Transaction): void {
+  if (trx.isCompleted()) throw new Error('Transaction query already complete, run with DEBUG=knex:tx for more info');
 }
