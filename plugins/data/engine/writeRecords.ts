@@ -8,6 +8,7 @@ import { computeFormulas } from '../query/computeFormulas.ts';
 import { encodeValue, formatAutonumber, recordToRow, rowToRecord } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { directReader } from '../sql/sqliteReader.ts';
+import { runNative } from '../sql/runNative.ts';
 import { runWrite } from './runWrite.ts';
 import { newId } from '../sql/newId.ts';
 import { objectColumns } from '../sql/objectColumns.ts';
@@ -148,7 +149,14 @@ export async function lockedRecord(trx: Knex.Transaction, object: ResolvedObject
   const reader = directReader(trx);
   const locked = reader ? query : dialectOf(trx) !== 'postgres' ? query : purpose === 'update' ? query.forNoKeyUpdate() : query.forUpdate();
   // Engine ids never hold U+0000, which PostgreSQL refuses even as a parameter.
-  const row = id.includes('\u0000') ? undefined : ((reader ? reader(locked) : await locked) as Array<Record<string, unknown>>)[0];
+  // PostgreSQL: a named statement on the transaction's connection, parsed and planned once per connection.
+  const read = () => {
+    if (reader) return reader(locked);
+    if (dialectOf(trx) !== 'postgres') return locked as Promise<Array<Record<string, unknown>>>;
+    const { sql, bindings } = locked.toSQL().toNative();
+    return runNative(trx, { sql, bindings: [...bindings] });
+  };
+  const row = id.includes('\u0000') ? undefined : (await read())[0];
   if (!row) throw codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
   const record = rowToRecord(object, row, dialectOf(trx));
   // Who trashed it: restore answers to the one who did.
