@@ -11,7 +11,7 @@ const readers = new WeakMap<Knex, DirectRead>();
  * anything else (a transaction, PostgreSQL, an in-memory database), which goes through knex.
  */
 export function directReader(knex: Knex): DirectRead | undefined {
-  return readers.get(knex);
+  return (knex as Attached)[TRANSACTION_READ] ?? readers.get(knex);
 }
 
 /** What knex's better-sqlite3 client does to bindings before running a statement. */
@@ -99,11 +99,15 @@ export function reopenSqliteReader(knex: Knex): void {
 /** Runs an insert, update or delete of an open SQLite transaction and answers the rows it changed. */
 export type DirectRun = (query: Knex.QueryBuilder) => number;
 
-const runners = new WeakMap<Knex, DirectRun>();
+// Kept on the transaction object itself, which lives as long as the transaction: a weak map of
+// one entry per write would cost the young generation's collections more.
+const TRANSACTION_READ = Symbol('transactionRead');
+const TRANSACTION_RUN = Symbol('transactionRun');
+type Attached = Knex & { [TRANSACTION_READ]?: DirectRead; [TRANSACTION_RUN]?: DirectRun };
 
 /** The direct runner of a SQLite transaction attached by attachTransactionConnection; undefined otherwise. */
 export function directRun(knex: Knex): DirectRun | undefined {
-  return runners.get(knex);
+  return (knex as Attached)[TRANSACTION_RUN];
 }
 
 /**
@@ -116,7 +120,8 @@ export function directRun(knex: Knex): DirectRun | undefined {
  */
 export function attachTransactionConnection(trx: Knex.Transaction, conn: Sqlite.Database): void {
   const client = trx.client as { emit(event: string, data: unknown): void; listenerCount(event: string): number };
-  readers.set(trx, (query) => {
+  const attached = trx as Attached;
+  attached[TRANSACTION_READ] = (query) => {
     const { sql, bindings } = 'toSQL' in query ? query.toSQL() : query;
     completed(trx);
     if (client.listenerCount('query') > 0) client.emit('query', { sql, bindings, method: 'select' });
@@ -126,8 +131,8 @@ export function attachTransactionConnection(trx: Knex.Transaction, conn: Sqlite.
     } finally {
       statement.raw(false);
     }
-  });
-  runners.set(trx, (query) => {
+  };
+  attached[TRANSACTION_RUN] = (query) => {
     const { sql, bindings, method } = query.toSQL() as { sql: string; bindings: readonly unknown[]; method: string };
     completed(trx);
     if (client.listenerCount('query') > 0) client.emit('query', { sql, bindings, method });
@@ -137,7 +142,7 @@ export function attachTransactionConnection(trx: Knex.Transaction, conn: Sqlite.
       if (error instanceof Error) error.message = `${query.toString()} - ${error.message}`;
       throw error;
     }
-  });
+  };
 }
 
 /** After its commit or rollback the connection belongs to others: knex's own refusal, in its words. */
