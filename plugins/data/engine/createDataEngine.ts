@@ -11,6 +11,8 @@ import { listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.t
 import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
+import { attachTransactionConnection } from '../sql/sqliteReader.ts';
+import type Sqlite from 'better-sqlite3';
 import { readWorkers, type ReadWorkers } from '../sql/sqliteReadWorkers.ts';
 import { budgetError, DEFAULT_QUERY_COST, isCostly, requestClosed } from '../query/queryCost.ts';
 import { parseQuery } from '../query/parseQuery.ts';
@@ -340,9 +342,14 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       read: (object, id, readCtx) => byId(object, id, {}, LINK_OBJECTS.has(object.name) ? { ...readCtx, system: true } : readCtx, false, trx),
     });
     const bound = (trx: Knex.Transaction) => work(scope(createDataEngine(deps, { environmentId: ctx.environmentId, trx }), trx));
+    // On SQLite the transaction's reads (read-backs, hooks' queries) go to its connection directly.
+    const opened = async (trx: Knex.Transaction) => {
+      if (dialectOf(trx) === 'sqlite') attachTransactionConnection(trx, await (trx.client as { acquireConnection(): Promise<Sqlite.Database> }).acquireConnection());
+      return bound(trx);
+    };
     const run = binding
       ? () => inSavepoint(knexFor(ctx) as Knex.Transaction, binding, () => bound(binding.trx))
-      : () => deps.database(ctx.environmentId).knex.transaction(bound);
+      : () => deps.database(ctx.environmentId).knex.transaction(opened);
     if (binding || !deps.counts) return run();
     // Totals counted while the transaction is open or after it ends are not kept (countCache.ts).
     const counts = deps.counts;

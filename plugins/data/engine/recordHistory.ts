@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runWrite } from './runWrite.ts';
 import type { DataContext, DataRecord } from '../../../capabilities/dataEngine.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import type { AccessProfile } from '../access/accessService.ts';
@@ -54,7 +55,7 @@ export async function writeHistory(deps: EngineDeps, trx: Knex.Transaction, obje
     id: newId(), version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId,
     object: object.name, record_id: entry.recordId, operation: entry.operation, record_version: entry.version, changes: entry.changes,
   };
-  await trx(RECORD_HISTORY).insert(recordToRow(history, record, dialectOf(trx)));
+  await runWrite(trx, trx(RECORD_HISTORY).insert(recordToRow(history, record, dialectOf(trx))));
 }
 
 /** Entries as the reader may see them: a field it may not read is left out of `changes`, old and new value alike. */

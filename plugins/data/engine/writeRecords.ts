@@ -7,6 +7,9 @@ import type { ResolvedObject } from '../../../metadata/types.ts';
 import { computeFormulas } from '../query/computeFormulas.ts';
 import { encodeValue, formatAutonumber, recordToRow, rowToRecord } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
+import { directReader } from '../sql/sqliteReader.ts';
+import { runNative } from '../sql/runNative.ts';
+import { runWrite } from './runWrite.ts';
 import { newId } from '../sql/newId.ts';
 import { objectColumns } from '../sql/objectColumns.ts';
 import { checkReferences, type ReferenceScope } from './checkReferences.ts';
@@ -141,10 +144,19 @@ async function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise
  * delete takes the full lock, which waits for them (see checkReferences).
  */
 export async function lockedRecord(trx: Knex.Transaction, object: ResolvedObject, id: string, purpose: 'update' | 'delete', trashed = false): Promise<DataRecord> {
-  const query = inTrash(trx(object.name).where({ id }).first(), object, trashed);
-  const locked = dialectOf(trx) !== 'postgres' ? query : purpose === 'update' ? query.forNoKeyUpdate() : query.forUpdate();
+  // The limit is written into the SQL: a bound one costs SQLite more than the read.
+  const query = inTrash(trx(object.name).where({ id }).limit(1, { skipBinding: true }), object, trashed);
+  const reader = directReader(trx);
+  const locked = reader ? query : dialectOf(trx) !== 'postgres' ? query : purpose === 'update' ? query.forNoKeyUpdate() : query.forUpdate();
   // Engine ids never hold U+0000, which PostgreSQL refuses even as a parameter.
-  const row = id.includes('\u0000') ? undefined : await locked;
+  // PostgreSQL: a named statement on the transaction's connection, parsed and planned once per connection.
+  const read = () => {
+    if (reader) return reader(locked);
+    if (dialectOf(trx) !== 'postgres') return locked as Promise<Array<Record<string, unknown>>>;
+    const { sql, bindings } = locked.toSQL().toNative();
+    return runNative(trx, { sql, bindings: [...bindings] });
+  };
+  const row = id.includes('\u0000') ? undefined : (await read())[0];
   if (!row) throw codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
   const record = rowToRecord(object, row, dialectOf(trx));
   // Who trashed it: restore answers to the one who did.
@@ -210,7 +222,7 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
   // A lookup the caller sent (and the hooks kept) must name a record the caller may read.
   const references = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === coerced[field]);
   await checkRecord(deps, trx, object, values, record, 'create', ctx, references, { sent: coerced });
-  await write(object, () => trx(object.name).insert(row));
+  await write(object, () => runWrite(trx, trx(object.name).insert(row)));
   await writeHistory(deps, trx, object, { recordId: String(record.id), operation: 'create', version: 1, changes: createdChanges(values) }, ctx);
   const stored = await scope.read(object, record.id as string, ctx);
   await runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
@@ -236,7 +248,7 @@ export async function updateRecord(
   const references = referenceScope(deps, ctx, access, (field) => values[field] === coerced[field] && values[field] !== previous[field]);
   await checkRecord(deps, trx, object, values, { ...previous, ...values }, 'update', ctx, references, { sent: coerced, previous });
   const row = recordToRow(object, { ...values, updated_at: new Date().toISOString(), updated_by: ctx.principal?.userId ?? null }, dialectOf(trx));
-  const count = await write(object, () => trx(object.name).where({ id, version }).update({ ...row, version: version + 1 }));
+  const count = await write(object, () => runWrite(trx, trx(object.name).where({ id, version }).update({ ...row, version: version + 1 })));
   if (count === 0) throw await versionConflict(trx, object, id, version);
   await writeHistory(deps, trx, object, { recordId: id, operation: 'update', version: version + 1, changes: updatedChanges(previous, values) }, ctx);
   const stored = await scope.read(object, id, ctx);

@@ -11,7 +11,7 @@ const readers = new WeakMap<Knex, DirectRead>();
  * anything else (a transaction, PostgreSQL, an in-memory database), which goes through knex.
  */
 export function directReader(knex: Knex): DirectRead | undefined {
-  return readers.get(knex);
+  return (knex as Attached)[TRANSACTION_READ] ?? readers.get(knex);
 }
 
 /** What knex's better-sqlite3 client does to bindings before running a statement. */
@@ -94,4 +94,58 @@ export function attachSqliteReader(knex: Knex, filename: string, setup: (conn: S
  */
 export function reopenSqliteReader(knex: Knex): void {
   reopeners.get(knex)?.();
+}
+
+/** Runs an insert, update or delete of an open SQLite transaction and answers the rows it changed. */
+export type DirectRun = (query: Knex.QueryBuilder) => number;
+
+// Kept on the transaction object itself, which lives as long as the transaction: a weak map of
+// one entry per write would cost the young generation's collections more.
+const TRANSACTION_READ = Symbol('transactionRead');
+const TRANSACTION_RUN = Symbol('transactionRun');
+type Attached = Knex & { [TRANSACTION_READ]?: DirectRead; [TRANSACTION_RUN]?: DirectRun };
+
+/** The direct runner of a SQLite transaction attached by attachTransactionConnection; undefined otherwise. */
+export function directRun(knex: Knex): DirectRun | undefined {
+  return (knex as Attached)[TRANSACTION_RUN];
+}
+
+/**
+ * Statements of an open SQLite transaction `trx` run on its own connection `conn` (the writer,
+ * which sees what the transaction wrote) through better-sqlite3 directly, as the file reader does
+ * outside transactions: knex's runner costs more than a read by id or a one-row write. Reads use
+ * the connection's cached statements, which knex also runs, so each is put back out of raw mode
+ * after use. Every statement still emits knex's 'query' event, and a failed write carries the
+ * statement in its message as knex's runner writes it.
+ */
+export function attachTransactionConnection(trx: Knex.Transaction, conn: Sqlite.Database): void {
+  const client = trx.client as { emit(event: string, data: unknown): void; listenerCount(event: string): number };
+  const attached = trx as Attached;
+  attached[TRANSACTION_READ] = (query) => {
+    const { sql, bindings } = 'toSQL' in query ? query.toSQL() : query;
+    completed(trx);
+    if (client.listenerCount('query') > 0) client.emit('query', { sql, bindings, method: 'select' });
+    const statement = conn.prepare(sql).raw(true);
+    try {
+      return readRows(statement, bindings.map(formatBinding));
+    } finally {
+      statement.raw(false);
+    }
+  };
+  attached[TRANSACTION_RUN] = (query) => {
+    const { sql, bindings, method } = query.toSQL() as { sql: string; bindings: readonly unknown[]; method: string };
+    completed(trx);
+    if (client.listenerCount('query') > 0) client.emit('query', { sql, bindings, method });
+    try {
+      return conn.prepare(sql).run(bindings.map(formatBinding)).changes;
+    } catch (error) {
+      if (error instanceof Error) error.message = `${query.toString()} - ${error.message}`;
+      throw error;
+    }
+  };
+}
+
+/** After its commit or rollback the connection belongs to others: knex's own refusal, in its words. */
+function completed(trx: Knex.Transaction): void {
+  if (trx.isCompleted()) throw new Error('Transaction query already complete, run with DEBUG=knex:tx for more info');
 }
