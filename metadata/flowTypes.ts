@@ -12,7 +12,7 @@ export type FlowType = (typeof FLOW_TYPES)[number];
 export const FLOW_RUN_AS = ['caller', 'system'] as const;
 export type FlowRunAs = (typeof FLOW_RUN_AS)[number];
 
-export const FLOW_STEP_TYPES = ['get', 'query', 'create', 'update', 'delete', 'branch', 'wait', 'action', 'email', 'notify', 'http'] as const;
+export const FLOW_STEP_TYPES = ['get', 'query', 'history', 'create', 'update', 'delete', 'branch', 'wait', 'action', 'email', 'notify', 'http'] as const;
 export type FlowStepType = (typeof FLOW_STEP_TYPES)[number];
 
 /** Record events a `record` flow listens to (the engine's after-insert, after-update and after-delete). */

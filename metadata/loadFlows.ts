@@ -26,6 +26,7 @@ const COMMON_KEYS = new Set(['id', 'type', 'label']);
 const STEP_KEYS: Record<FlowStepType, string[]> = {
   get: ['object', 'recordId'],
   query: ['object', 'where', 'orderBy', 'limit'],
+  history: ['object', 'recordId', 'limit'],
   create: ['object', 'values'],
   update: ['object', 'recordId', 'set'],
   delete: ['object', 'recordId'],
@@ -39,6 +40,7 @@ const STEP_KEYS: Record<FlowStepType, string[]> = {
 const REQUIRED: Record<FlowStepType, string[]> = {
   get: ['object', 'recordId'],
   query: ['object'],
+  history: ['object', 'recordId'],
   create: ['object', 'values'],
   update: ['object', 'recordId', 'set'],
   delete: ['object', 'recordId'],
@@ -186,6 +188,11 @@ function resolveStep(walk: Walk, value: unknown, at: string, depth: number): Res
       resolved.orderBy = (step.orderBy ?? []).map((o) => ({ field: o.field, order: o.order ?? 'asc' }));
       resolved.limit = step.limit ?? 50;
       shape = { schema: { records: 'list<dyn>', count: 'int' } };
+      break;
+    case 'history':
+      if (target && !target.enable.trackHistory) problems.push({ path: `${at}.object`, reason: `object '${target.name}' keeps no history: set enable.trackHistory on it, or read it with a 'get' step` });
+      resolved.limit = step.limit ?? 50;
+      shape = { schema: { entries: 'list<dyn>', count: 'int' } };
       break;
     case 'branch':
       if (step.when !== undefined) resolved.when = compile(walk, ctx, step.when, { kind: 'bool' }, `${at}.when`);

@@ -155,6 +155,13 @@ export function compileFlowExpression(source: string, scope: FlowExpressionScope
             const converted = celRecord(shape.record, output as Record<string, unknown>);
             if (converted.missing) missing = true;
             output = converted.value;
+          } else if (shape !== 'dyn' && 'schema' in shape && output && typeof output === 'object') {
+            // CEL's int is a BigInt: a count the step answered as a number is converted to it.
+            const typed: Record<string, unknown> = { ...(output as Record<string, unknown>) };
+            for (const [key, type] of Object.entries(shape.schema)) {
+              if (type === 'int' && typeof typed[key] === 'number' && Number.isInteger(typed[key])) typed[key] = BigInt(typed[key] as number);
+            }
+            output = typed;
           }
           if (output === null || output === undefined) { missing = true; celSteps[id] = { status: ran.status }; } else celSteps[id] = { status: ran.status, output };
         }

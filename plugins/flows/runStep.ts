@@ -79,6 +79,10 @@ export async function runStep(deps: StepDeps, step: ResolvedFlowStep, run: StepR
       }, data);
       return { records: result.items, count: result.total ?? result.items.length };
     }
+    case 'history': {
+      const page = await deps.engine.history(step.object!, recordId(step, scope), { limit: step.limit }, data);
+      return { entries: page.items, count: page.items.length };
+    }
     case 'create':
       return deps.engine.create(step.object!, values(step.assignments, scope), data);
     case 'update':

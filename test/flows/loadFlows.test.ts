@@ -116,6 +116,8 @@ const cases: Array<{ name: string; flow: Record<string, unknown>; path: string; 
   { name: 'unknown action', flow: step({ id: 'a', type: 'action', action: 'close_tsk' }), path: 'steps[0].action', reason: /did you mean 'close_task'/ },
   { name: 'record action without recordId', flow: step({ id: 'a', type: 'action', action: 'close_task' }), path: 'steps[0].recordId', reason: /record action/ },
   { name: 'unknown action input', flow: step({ id: 'a', type: 'action', action: 'close_task', recordId: 'input.task_id', input: { nope: "'x'" } }), path: 'steps[0].input.nope', reason: /unknown input 'nope'/ },
+  { name: 'a history step on an object keeping no history', flow: step({ id: 'h', type: 'history', object: 'task', recordId: 'input.task_id' }), path: 'steps[0].object', reason: /keeps no history: set enable.trackHistory/ },
+  { name: 'a history step without recordId', flow: step({ id: 'h', type: 'history', object: 'task' }), path: 'steps[0].recordId', reason: /is required for a 'history' step/ },
   { name: 'http GET with a body', flow: step({ id: 'h', type: 'http', url: "'https://x.test'", method: 'GET', body: '{}' }), path: 'steps[0].body', reason: /GET request has no body/ },
   { name: 'http timeout out of bounds', flow: step({ id: 'h', type: 'http', url: "'https://x.test'", timeoutMs: 600000 }), path: 'steps[0].timeoutMs', reason: /at most 60000/ },
   { name: 'a record flow run as the caller', flow: { name: 'follow_up', type: 'record', start: { record: { object: 'task', on: ['insert'] } }, steps: [{ id: 'w', type: 'wait', seconds: 1 }] }, path: 'runAs', reason: /must be 'system' for a record flow/ },
