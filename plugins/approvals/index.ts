@@ -38,7 +38,7 @@ export default definePlugin({
     });
     const identity = ctx.resolve('auth.identity');
     const knownUsers = identity ? async (env: string, ids: readonly string[]) => (await identity.contactsOf(env, ids)).map((c) => c.id) : undefined;
-    const catalog = createProcessCatalog(() => processes, resolveCtx, engine, knownUsers);
+    const catalog = createProcessCatalog(() => processes, resolveCtx, engine, knownUsers, (fields, message) => ctx.log.warn(fields, message));
     const jobs = ctx.resolve('jobs.queue');
     const service = createApprovalService({
       ...(knownUsers ? { knownUsers } : {}),

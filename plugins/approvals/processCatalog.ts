@@ -4,7 +4,7 @@ import type { ResolvedApprovalProcess } from '../../metadata/approvalTypes.ts';
 import { describeIssues } from '../../metadata/describeIssues.ts';
 import { resolveApprovalProcess, type ApprovalResolveContext } from '../../metadata/resolveApprovalProcess.ts';
 import { codedError } from '../../kernel/errors.ts';
-import { checkApproverUsers, type KnownUsers } from './approverUsers.ts';
+import { checkApproverUsers, unknownDeclaredUsers, type KnownUsers } from './approverUsers.ts';
 import { PROCESS_OBJECT } from './names.ts';
 
 /** What a request keeps of its process: everything but the compiled condition. */
@@ -15,6 +15,9 @@ export function snapshotOf(process: ResolvedApprovalProcess): ProcessSnapshot {
   return rest;
 }
 
+/** Where the catalog reports a declared process naming unknown users (the plugin's logger). */
+export type Warn = (fields: Record<string, unknown>, message: string) => void;
+
 const system = (environmentId: string): DataContext => ({ environmentId, principal: null, system: true });
 
 /**
@@ -22,8 +25,28 @@ const system = (environmentId: string): DataContext => ({ environmentId, princip
  * (sys_approval_process rows of each environment, checked by the same rules when created and again
  * when read, so a process whose object changed since fails loudly rather than running half-checked).
  */
-export function createProcessCatalog(declared: () => ReadonlyMap<string, ResolvedApprovalProcess>, resolveCtx: () => ApprovalResolveContext, engine: DataEngine, knownUsers?: KnownUsers) {
+export function createProcessCatalog(declared: () => ReadonlyMap<string, ResolvedApprovalProcess>, resolveCtx: () => ApprovalResolveContext, engine: DataEngine, knownUsers?: KnownUsers, warn?: Warn) {
   const cache = new Map<string, { version: number; process: ResolvedApprovalProcess }>();
+  const reported = new Set<string>();
+
+  /**
+   * On the first use of the catalog in an environment: a warning for each declared process naming
+   * user ids that are no user of that environment (per path). Never a failure: ids are per environment.
+   */
+  async function reportDeclared(environmentId: string): Promise<void> {
+    if (!knownUsers || !warn || reported.has(environmentId)) return;
+    reported.add(environmentId);
+    for (const process of declared().values()) {
+      try {
+        const unknown = await unknownDeclaredUsers(knownUsers, environmentId, process);
+        if (unknown.length === 0) continue;
+        warn({ process: process.name, source: process.source, environmentId, unknown },
+          `approvals: process ${process.name} (${process.source}) names no user of environment ${environmentId} at ${unknown.map((u) => `${u.path} '${u.id}'`).join(', ')}: a request there counts them as approvers and waits on them until an admin reassigns their place`);
+      } catch (error) {
+        warn({ err: error, process: process.name, source: process.source, environmentId }, `approvals: the users named by process ${process.name} could not be checked in environment ${environmentId}`);
+      }
+    }
+  }
 
   /** Parse and check a body of POST /approvals/processes: VALIDATION_ERROR listing every problem with its path. */
   function check(body: unknown): ResolvedApprovalProcess {
@@ -56,9 +79,11 @@ export function createProcessCatalog(declared: () => ReadonlyMap<string, Resolve
   return {
     check,
     async get(environmentId: string, name: string): Promise<ResolvedApprovalProcess | undefined> {
+      await reportDeclared(environmentId);
       return declared().get(name) ?? stored(environmentId, name);
     },
     async list(environmentId: string): Promise<Array<{ process: ResolvedApprovalProcess; id: string | null }>> {
+      await reportDeclared(environmentId);
       const out: Array<{ process: ResolvedApprovalProcess; id: string | null }> = [...declared().values()].map((process) => ({ process, id: null }));
       const rows = await engine.query(PROCESS_OBJECT, { orderBy: [{ field: 'name', order: 'asc' }], limit: 200 }, system(environmentId), { total: false });
       for (const row of rows.items) {

@@ -6,7 +6,7 @@ import {
 import { isCodedError } from '../../kernel/errors.ts';
 import { errorResult, type CallContext, type Toolbox } from './createToolbox.ts';
 import type { ObjectViewService } from './objectView.ts';
-import { scopeRefusal } from './scopes.ts';
+import { scopeRefusal } from '../../capabilities/credentialScopes.ts';
 
 /** What a request handler learns of its call; the caller is resolved from it on every request. */
 export type CallerOf = (extra: { authInfo?: { extra?: Record<string, unknown> }; requestId: string | number }) => Promise<CallContext>;
@@ -54,7 +54,7 @@ export function createMcpServer(version: string, toolbox: Toolbox, objects: Obje
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
     try {
       const ctx = await callerOf(extra);
-      if (scopeRefusal(ctx.principal, 'data:read')) return { resources: [] };
+      if (scopeRefusal(ctx.principal, 'data:read', 'MCP resources/list')) return { resources: [] };
       const list = await objects.list(ctx.principal);
       return {
         resources: list.map((o) => ({
@@ -74,7 +74,7 @@ export function createMcpServer(version: string, toolbox: Toolbox, objects: Obje
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     try {
       const ctx = await callerOf(extra);
-      const refusal = scopeRefusal(ctx.principal, 'data:read');
+      const refusal = scopeRefusal(ctx.principal, 'data:read', 'MCP resources/read');
       if (refusal) throw refusal;
       const { uri } = request.params;
       const name = uri.startsWith(RESOURCE_PREFIX) ? uri.slice(RESOURCE_PREFIX.length) : '';

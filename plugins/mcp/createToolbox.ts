@@ -7,7 +7,7 @@ import { codedError, isCodedError, type CodedError } from '../../kernel/errors.t
 import type { Logger } from '../../kernel/logger.ts';
 import { apiObject } from '../../metadata/apiObject.ts';
 import type { ObjectViewService } from './objectView.ts';
-import { holdsScope, scopeRefusal, type McpScope } from './scopes.ts';
+import { holdsScope, scopeRefusal } from '../../capabilities/credentialScopes.ts';
 import { DEFAULT_LIMIT, issuesOf, jsonSchemaOf, MAX_LIMIT, TOOL_SPECS, type BuiltinToolName, type ToolSpec } from './toolSchemas.ts';
 
 export const ACTION_PREFIX = 'action_';
@@ -144,7 +144,7 @@ export function createToolbox(deps: ToolboxDeps) {
   async function callOrThrow(name: string, args: unknown, ctx: CallContext): Promise<ToolResult> {
     const spec = specs.get(name);
     if (spec) {
-      const refusal = scopeRefusal(ctx.principal, spec.scope as McpScope);
+      const refusal = scopeRefusal(ctx.principal, spec.scope, `the MCP tool ${name}`);
       if (refusal) throw refusal;
       const parsed = spec.input.safeParse(args ?? {});
       if (!parsed.success) {
@@ -154,7 +154,7 @@ export function createToolbox(deps: ToolboxDeps) {
       return bounded(name, await run[name as BuiltinToolName](parsed.data, ctx));
     }
     if (name.startsWith(ACTION_PREFIX) && deps.actions?.get(name.slice(ACTION_PREFIX.length))) {
-      const refusal = scopeRefusal(ctx.principal, 'actions:execute');
+      const refusal = scopeRefusal(ctx.principal, 'actions:execute', `the MCP tool ${name.slice(0, 128)}`);
       if (refusal) throw refusal;
       const { result } = await deps.actions.run(name.slice(ACTION_PREFIX.length), args ?? {}, ctx.principal, { environmentId: ctx.environmentId, ...(ctx.requestId ? { requestId: ctx.requestId } : {}) });
       return bounded(name, { result });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { McpScope } from './scopes.ts';
+import type { CredentialScope } from '../../capabilities/credentialScopes.ts';
 
 /** Page size of query_records when the call sets no limit, and the most it may ask for (the object's maxPageSize may be lower). */
 export const DEFAULT_LIMIT = 20;
@@ -17,7 +17,7 @@ export interface ToolSpec {
   name: string;
   title: string;
   description: string;
-  scope: McpScope;
+  scope: CredentialScope;
   input: z.ZodObject;
   /** Reads only (MCP annotation readOnlyHint). */
   readOnly: boolean;

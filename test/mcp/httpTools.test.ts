@@ -102,23 +102,43 @@ t.test('the SDK client lists and calls every tool over Streamable HTTP', async (
       const read = answerOf(await toolbox.call('query_records', { object: 'note' }, reader));
       t.equal(read.isError, false, 'data:read may query');
       const create = answerOf(await toolbox.call('create_record', { object: 'note', values: { title: 'nope' } }, reader));
-      t.equal(create.body.error.code, 'PERMISSION_DENIED', 'data:read cannot create');
+      t.equal(create.isError, true, 'data:read cannot create: a tool error');
+      t.equal(create.body.error.code, 'SCOPE_DENIED', 'carrying the shared SCOPE_DENIED');
       t.equal(create.body.error.details.scope, 'data:write', 'the error names the missing scope');
+      t.equal(create.body.error.details.operation, 'the MCP tool create_record', 'and the tool');
+      t.same(create.body.error.details.granted, ['data:read'], 'and what the credential holds');
       t.match(create.body.error.message, 'data:write', 'in its message too');
       const action = answerOf(await toolbox.call('action_add_note', { title: 'nope' }, reader));
+      t.equal(action.body.error.code, 'SCOPE_DENIED', 'an action outside the scopes: SCOPE_DENIED');
       t.equal(action.body.error.details.scope, 'actions:execute', 'an action needs actions:execute');
       const after = answerOf(await toolbox.call('query_records', { object: 'note', where: { title: 'nope' } }, reader));
       t.same(after.body.items, [], 'nothing was written');
 
       const writer = as(['data:write']);
       const list = answerOf(await toolbox.call('list_objects', {}, writer));
-      t.equal(list.body.error.details.scope, 'data:read', 'data:write alone cannot read');
+      t.equal(list.body.error.code, 'SCOPE_DENIED', 'data:write alone cannot read');
+      t.equal(list.body.error.details.scope, 'data:read', 'naming data:read');
       const none = as([]);
       t.same(toolbox.list(none.principal), [], 'no scope: no tool');
-      t.equal(answerOf(await toolbox.call('get_record', { object: 'note', id: 'x' }, none)).body.error.code, 'PERMISSION_DENIED', 'no scope: every call refused');
+      t.equal(answerOf(await toolbox.call('get_record', { object: 'note', id: 'x' }, none)).body.error.code, 'SCOPE_DENIED', 'no scope: every call refused');
       const runner = as(['actions:execute']);
       t.same(toolbox.list(runner.principal).map((tool) => tool.name), ['action_add_note'], 'actions:execute lists the actions');
       t.equal(answerOf(await toolbox.call('action_add_note', { title: 'scoped' }, runner)).body.result.title, '[agent] scoped', 'and runs them');
+
+      // Over HTTP with a key minted with a scope ceiling: the same shared code, as a tool result for tools
+      // and as a protocol error (its data carrying the coded error) for resources.
+      const readKey = await w.mintKey('admin', { name: 'mcp-read-only', scopes: ['data:read'] });
+      const readClient = await w.connect({ authorization: `Bearer ${readKey.key}` });
+      const overHttp = answerOf(await readClient.callTool({ name: 'create_record', arguments: { object: 'note', values: { title: 'over http' } } }));
+      t.equal(overHttp.isError, true, 'over HTTP: a tool error result');
+      t.equal(overHttp.body.error.code, 'SCOPE_DENIED', 'over HTTP: SCOPE_DENIED');
+      t.equal(overHttp.body.error.details.operation, 'the MCP tool create_record', 'over HTTP: naming the tool');
+      const writeKey = await w.mintKey('admin', { name: 'mcp-write-only', scopes: ['data:write'] });
+      const writeClient = await w.connect({ authorization: `Bearer ${writeKey.key}` });
+      t.same((await writeClient.listResources()).resources, [], 'data:write alone lists no resource');
+      const resourceError = await writeClient.readResource({ uri: 'osr://objects/note' }).then(() => null, (error: { data?: { error?: { code?: string; details?: { operation?: string } } } }) => error);
+      t.equal(resourceError?.data?.error?.code, 'SCOPE_DENIED', 'reading a resource without data:read: SCOPE_DENIED in the protocol error');
+      t.equal(resourceError?.data?.error?.details?.operation, 'MCP resources/read', 'naming the operation');
 
       const small = createToolbox({
         engine: service<DataEngine>('data.engine'), metadata, objects, search: undefined, actions: undefined, log: silentLogger(), maxResultChars: 1_000,

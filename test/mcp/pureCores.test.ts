@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Principal } from '../../capabilities/authSession.ts';
 import { hostRefusal, type HostPolicy } from '../../plugins/mcp/hostGuard.ts';
-import { scopeRefusal } from '../../plugins/mcp/scopes.ts';
+import { scopeRefusal } from '../../capabilities/credentialScopes.ts';
 import { ownerOf, SessionStore } from '../../plugins/mcp/sessionStore.ts';
 import { jsonSchemaOf, TOOL_SPECS } from '../../plugins/mcp/toolSchemas.ts';
 import { loadConfig } from '../../runtime/loadConfig.ts';
@@ -35,14 +35,17 @@ t.test('Host and Origin: the public origin and the listed ones', async (t) => {
 
 const principal = (over: Partial<Principal> = {}): Principal => ({ kind: 'apiKey', userId: 'u1', environmentId: 'default', isAdmin: false, positions: [], permissionSets: [], permissions: [], ...over });
 
-t.test('scopes: undefined acts as the user, a list is a ceiling, an empty list holds nothing', async (t) => {
-  t.equal(scopeRefusal(principal(), 'data:write'), null, 'no scopes: the user');
-  t.equal(scopeRefusal(principal({ scopes: ['data:read', 'data:write'] }), 'data:write'), null, 'a listed scope');
-  const refused = scopeRefusal(principal({ scopes: ['data:read'] }), 'data:write');
-  t.equal(refused?.code, 'PERMISSION_DENIED', 'an unlisted scope is refused');
+t.test('scopes (the shared helper MCP uses): undefined acts as the user, a list is a ceiling, an empty list holds nothing', async (t) => {
+  t.equal(scopeRefusal(principal(), 'data:write', 'the MCP tool create_record'), null, 'no scopes: the user');
+  t.equal(scopeRefusal(principal({ scopes: ['data:read', 'data:write'] }), 'data:write', 'the MCP tool create_record'), null, 'a listed scope');
+  const refused = scopeRefusal(principal({ scopes: ['data:read'] }), 'data:write', 'the MCP tool create_record');
+  t.equal(refused?.code, 'SCOPE_DENIED', 'an unlisted scope is refused with SCOPE_DENIED');
+  t.equal(refused?.status, 403, 'a 403');
   t.equal(refused?.details.scope, 'data:write', 'naming it');
-  t.equal(scopeRefusal(principal({ scopes: [] }), 'data:read')?.code, 'PERMISSION_DENIED', 'empty: nothing');
-  t.equal(scopeRefusal(principal({ scopes: ['data:read'], isAdmin: true }), 'data:write')?.code, 'PERMISSION_DENIED', 'the ceiling binds admins too');
+  t.equal(refused?.details.operation, 'the MCP tool create_record', 'and the operation');
+  t.same(refused?.details.granted, ['data:read'], 'and what the credential holds');
+  t.equal(scopeRefusal(principal({ scopes: [] }), 'data:read', 'the MCP tool list_objects')?.code, 'SCOPE_DENIED', 'empty: nothing');
+  t.equal(scopeRefusal(principal({ scopes: ['data:read'], isAdmin: true }), 'data:write', 'the MCP tool create_record')?.code, 'SCOPE_DENIED', 'the ceiling binds admins too');
 });
 
 t.test('sessions: found only by their owner, bounded, closed when idle', async (t) => {

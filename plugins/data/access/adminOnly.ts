@@ -1,8 +1,9 @@
 /**
  * Engine-owned objects only tenant admins read or write through the generic data paths (list, get,
  * query, aggregates, search, export, reports, MCP, AI tools, joins). Their rows copy values of other
- * objects' records (history: old and new field values), so another path filters them by the
- * record's access and field-level security instead (GET /data/:object/:id/history). A permission
- * set naming one of them grants nothing.
+ * objects' records or name them (history: old and new field values; record shares: which record is
+ * shared with whom; flow runs: the record, input and step outputs of a run), so other paths filter
+ * them by the record's access instead (GET /data/:object/:id/history, GET /data/:object/:id/shares,
+ * GET /flows/:flow/runs/:runId). A permission set naming one of them grants nothing.
  */
-export const ADMIN_ONLY_OBJECTS: ReadonlySet<string> = new Set(['sys_record_history']);
+export const ADMIN_ONLY_OBJECTS: ReadonlySet<string> = new Set(['sys_record_history', 'sys_record_share', 'sys_flow_run']);
