@@ -7,11 +7,11 @@ import { conditionProblems } from '../../../metadata/fieldConditions.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { ACCESS_OBJECTS } from '../access/accessObjects.ts';
 import { computeFormulas } from '../query/computeFormulas.ts';
-import { formatAutonumber, recordToRow } from '../sql/codec.ts';
+import { encodeValue, formatAutonumber, recordToRow } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { insertMany } from '../sql/insertMany.ts';
 import { newId } from '../sql/newId.ts';
-import { objectColumns } from '../sql/objectColumns.ts';
+import { objectColumns, type ColumnInfo } from '../sql/objectColumns.ts';
 import { checkReferenceBatch, type BatchReference } from './checkReferenceBatch.ts';
 import type { FieldError } from './coerceInput.ts';
 import { accessKnown, celContext, validationError, type EngineDeps } from './engineDeps.ts';
@@ -124,7 +124,8 @@ async function createBatch(
   const valid: Checked[] = [];
   for (const item of checked) {
     const errors: FieldError[] = problems.get(item.index) ?? [];
-    const next = { ...item.record };
+    // The checks only read the record; formulas are computed on a copy (they are not stored).
+    const next = formulas.length > 0 ? { ...item.record } : item.record;
     if (formulas.length > 0) computeFormulas(next, formulas, cel);
     errors.push(...conditionProblems(object, { mode: 'create', sent: Object.keys(item.sent), system: ctx.system === true, next }, cel));
     for (const v of checkValidationRules(object, next, 'create', cel)) errors.push({ path: v.field, message: v.message });
@@ -134,7 +135,7 @@ async function createBatch(
   // An autonumber taken by a row that failed would leave a gap a single create does not leave.
   if (valid.length < checked.length && objectColumns(object).columns.some((c) => c.seqColumn)) throw new OneByOne();
   try {
-    await insertRows(trx, object, valid.map((v) => ({ ...recordToRow(object, v.record, dialectOf(trx)), ...v.numbers })));
+    await insertEncoded(trx, object, valid);
     await writeHistories(deps, trx, object, valid, ctx, now);
   } catch {
     // A unique value taken (by a row before it or in the batch), a value the driver refuses: each row says which.
@@ -211,6 +212,36 @@ async function insertRows(trx: Knex.Transaction, object: ResolvedObject, rows: R
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { columns, values: [] }));
     group.values.push(columns.map((c) => row[c]));
+  }
+  for (const group of groups.values()) await insertMany(trx, object.name, group.columns, group.values);
+}
+
+/**
+ * The rows' records encoded straight into the value lists of multi-row inserts, rows with the same
+ * columns together (recordToRow's encoding; a column left out keeps its default), each row's
+ * autonumber counters after its columns.
+ */
+async function insertEncoded(trx: Knex.Transaction, object: ResolvedObject, rows: readonly Checked[]): Promise<void> {
+  const dialect = dialectOf(trx);
+  const { columns } = objectColumns(object);
+  const groups = new Map<string, { columns: string[]; values: unknown[][] }>();
+  const present: ColumnInfo[] = [];
+  for (const { record, numbers } of rows) {
+    present.length = 0;
+    let key = '';
+    for (const column of columns) {
+      if (!Object.hasOwn(record, column.name)) continue;
+      present.push(column);
+      key += `${column.column}\u0000`;
+    }
+    const sequences = Object.keys(numbers);
+    if (sequences.length > 0) key += `#${sequences.join('\u0000')}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { columns: [...present.map((c) => c.column), ...sequences], values: [] }));
+    const values: unknown[] = new Array(present.length + sequences.length);
+    for (const [i, column] of present.entries()) values[i] = encodeValue(column.type, record[column.name], dialect);
+    for (const [i, name] of sequences.entries()) values[present.length + i] = numbers[name];
+    group.values.push(values);
   }
   for (const group of groups.values()) await insertMany(trx, object.name, group.columns, group.values);
 }
