@@ -102,11 +102,15 @@ async function createBatch(
       const { access, values: sent, vetted } = guarded ? await guardObject(deps, trx, object, ctx, 'create', coerced) : { access: null, values: coerced, vetted: NO_VETTED };
       // As in createRecord, the hooks change `sent` itself: what they add counts as sent.
       const event = { object: object.name, record: sent, ctx, engine };
-      const before = { ...sent };
+      const before = beforeHooks.length > 0 ? { ...sent } : sent;
       const running = runHandlers(beforeHooks, event);
       if (running) await running;
-      // Values the hooks left as they were are coerced already.
-      const values = event.record === sent && sameValues(sent, before) ? sent : coerceOrThrow(object, event.record, 'create', 'hook');
+      // Values the hooks left as they were are coerced already: with no hook, all of them; else
+      // the plain ones left in place, and only arrays and objects (changeable inside) again.
+      const inside = beforeHooks.length === 0 ? NO_KEYS : event.record === sent ? objectKeysIfSame(sent, before) : null;
+      const values = inside === null ? coerceOrThrow(object, event.record, 'create', 'hook')
+        : inside.length === 0 ? sent
+        : Object.assign({ ...sent }, coerceOrThrow(object, pick(sent, inside), 'update', 'hook'));
       const record = systemFirst(values, newId(), now, userId);
       if (object.owner) record.owner_id = values.owner_id ?? userId;
       const scoped = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === sent[field]);
@@ -186,18 +190,28 @@ function runHandlers(handlers: readonly HookRegistration[], event: object): Prom
   return undefined;
 }
 
+const NO_KEYS: readonly string[] = [];
+
 /**
- * Whether `b` has exactly the keys and values of `a`, every value plain (an array or object a hook
- * may have changed inside counts as changed).
+ * When `b` has exactly the keys of `a` and the same value under each: the keys whose values are
+ * arrays or objects (a hook may have changed them inside); null when anything else differs.
  */
-function sameValues(a: DataRecord, b: DataRecord): boolean {
+function objectKeysIfSame(a: DataRecord, b: DataRecord): string[] | null {
   let count = 0;
+  let inside: string[] | null = null;
   for (const key in a) {
     const value = a[key];
-    if (!Object.hasOwn(b, key) || value !== b[key] || (typeof value === 'object' && value !== null)) return false;
+    if (!Object.hasOwn(b, key) || value !== b[key]) return null;
+    if (typeof value === 'object' && value !== null) (inside ??= []).push(key);
     count++;
   }
-  return count === Object.keys(b).length;
+  return count === Object.keys(b).length ? (inside ?? (NO_KEYS as string[])) : null;
+}
+
+function pick(record: DataRecord, keys: readonly string[]): DataRecord {
+  const picked: DataRecord = {};
+  for (const key of keys) picked[key] = record[key];
+  return picked;
 }
 
 /** One block of each autonumber counter for the rows, in row order. */
