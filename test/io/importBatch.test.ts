@@ -24,6 +24,8 @@ const batchedHooks = definePlugin({
     ctx.hook('data.beforeInsert', (event: InsertEvent) => {
       fired.push(`before ${String(event.record.name)}`);
       if (event.record.note === undefined) event.record.note = `noted ${String(event.record.name)}`;
+      // Changed inside, in place: the value is the same array, its content is not.
+      if (event.record.name === 'labelled-inside' && Array.isArray(event.record.labels)) event.record.labels.push('green');
     }, { object: 'batch_item', batched: true });
     ctx.hook('data.afterInsert', (event: InsertEvent) => {
       fired.push(`after ${String(event.record.name)}`);
@@ -79,6 +81,16 @@ await onEachDriver(t, 'io-batch', async (t, io) => {
     t.same(history.items.map((h) => [h.operation, h.version, (h.changes as Record<string, { new: unknown }>).code?.new]), [['create', 1, 'B-3']], 'one history entry for a created record');
     const entries = await io.engine().query('sys_record_history', { where: { object: { $eq: 'batch_item' } }, limit: 1 }, io.system);
     t.equal(entries.total, 595, 'one entry per stored record, none for failed rows');
+  });
+
+  await t.test('a value a before-hook changed inside is checked again; one it left is stored as coerced', async (t) => {
+    fired.length = 0;
+    const res = await io.send('POST', url, { format: 'json', rows: [row(3001, { labels: ['red', 'red'], note: 'given' }), row(3002, { name: 'labelled-inside', labels: ['blue'], note: 'given' })], atomic: false });
+    t.same(fired, ['before Row 3001', 'before labelled-inside', 'after Row 3001'], 'refused while checking the batch, not by the write (no second pass row by row)');
+    t.same([res.status, res.body.created], [200, 1], 'one row written');
+    t.same(res.body.errors, [{ row: 2, code: 'VALIDATION_ERROR', errors: [{ path: 'labels', message: 'must be an array of values from red, blue' }] }], 'the label the hook added inside the array is refused');
+    const stored = await io.engine().get('batch_item', (res.body.rows as Array<{ id: string }>)[0]!.id, {}, io.system);
+    t.same(stored.labels, ['red'], 'the untouched array stored as coerced (each label once)');
   });
 
   await t.test('the hooks run for each row; a dry run writes nothing', async (t) => {

@@ -7,11 +7,11 @@ import { conditionProblems } from '../../../metadata/fieldConditions.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { ACCESS_OBJECTS } from '../access/accessObjects.ts';
 import { computeFormulas } from '../query/computeFormulas.ts';
-import { formatAutonumber, recordToRow } from '../sql/codec.ts';
+import { encodeValue, formatAutonumber, recordToRow } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { insertMany } from '../sql/insertMany.ts';
 import { newId } from '../sql/newId.ts';
-import { objectColumns } from '../sql/objectColumns.ts';
+import { objectColumns, type ColumnInfo } from '../sql/objectColumns.ts';
 import { checkReferenceBatch, type BatchReference } from './checkReferenceBatch.ts';
 import type { FieldError } from './coerceInput.ts';
 import { accessKnown, celContext, validationError, type EngineDeps } from './engineDeps.ts';
@@ -102,12 +102,16 @@ async function createBatch(
       const { access, values: sent, vetted } = guarded ? await guardObject(deps, trx, object, ctx, 'create', coerced) : { access: null, values: coerced, vetted: NO_VETTED };
       // As in createRecord, the hooks change `sent` itself: what they add counts as sent.
       const event = { object: object.name, record: sent, ctx, engine };
-      const before = { ...sent };
+      const before = beforeHooks.length > 0 ? { ...sent } : sent;
       const running = runHandlers(beforeHooks, event);
       if (running) await running;
-      // Values the hooks left as they were are coerced already.
-      const values = event.record === sent && sameValues(sent, before) ? sent : coerceOrThrow(object, event.record, 'create', 'hook');
-      const record: DataRecord = { ...values, id: newId(), version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId };
+      // Values the hooks left as they were are coerced already: with no hook, all of them; else
+      // the plain ones left in place, and only arrays and objects (changeable inside) again.
+      const inside = beforeHooks.length === 0 ? NO_KEYS : event.record === sent ? objectKeysIfSame(sent, before) : null;
+      const values = inside === null ? coerceOrThrow(object, event.record, 'create', 'hook')
+        : inside.length === 0 ? sent
+        : Object.assign({ ...sent }, coerceOrThrow(object, pick(sent, inside), 'update', 'hook'));
+      const record = systemFirst(values, newId(), now, userId);
       if (object.owner) record.owner_id = values.owner_id ?? userId;
       const scoped = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === sent[field]);
       references.push({ index, values, scope: scoped });
@@ -124,7 +128,8 @@ async function createBatch(
   const valid: Checked[] = [];
   for (const item of checked) {
     const errors: FieldError[] = problems.get(item.index) ?? [];
-    const next = { ...item.record };
+    // The checks only read the record; formulas are computed on a copy (they are not stored).
+    const next = formulas.length > 0 ? { ...item.record } : item.record;
     if (formulas.length > 0) computeFormulas(next, formulas, cel);
     errors.push(...conditionProblems(object, { mode: 'create', sent: Object.keys(item.sent), system: ctx.system === true, next }, cel));
     for (const v of checkValidationRules(object, next, 'create', cel)) errors.push({ path: v.field, message: v.message });
@@ -134,7 +139,7 @@ async function createBatch(
   // An autonumber taken by a row that failed would leave a gap a single create does not leave.
   if (valid.length < checked.length && objectColumns(object).columns.some((c) => c.seqColumn)) throw new OneByOne();
   try {
-    await insertRows(trx, object, valid.map((v) => ({ ...recordToRow(object, v.record, dialectOf(trx)), ...v.numbers })));
+    await insertEncoded(trx, object, valid);
     await writeHistories(deps, trx, object, valid, ctx, now);
   } catch {
     // A unique value taken (by a row before it or in the batch), a value the driver refuses: each row says which.
@@ -159,6 +164,23 @@ async function createBatch(
 
 const NO_VETTED: ReadonlySet<string> = new Set();
 
+/**
+ * `{ ...values, id, version: 1, ... }` of a new record. Written with the system fields first and
+ * the values copied after them (then the system fields set again, so they win as in the spread):
+ * V8 makes the spread-then-add form tens of times slower per record.
+ */
+function systemFirst(values: DataRecord, id: string, now: string, userId: string | null): DataRecord {
+  const record: DataRecord = { id, version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId };
+  for (const key in values) if (Object.hasOwn(values, key)) record[key] = values[key];
+  record.id = id;
+  record.version = 1;
+  record.created_at = now;
+  record.updated_at = now;
+  record.created_by = userId;
+  record.updated_by = userId;
+  return record;
+}
+
 /** runHooks (runHooks.ts) that waits only for handlers answering a promise: none waited for, none made. */
 function runHandlers(handlers: readonly HookRegistration[], event: object): Promise<void> | undefined {
   for (const [i, registration] of handlers.entries()) {
@@ -168,18 +190,28 @@ function runHandlers(handlers: readonly HookRegistration[], event: object): Prom
   return undefined;
 }
 
+const NO_KEYS: readonly string[] = [];
+
 /**
- * Whether `b` has exactly the keys and values of `a`, every value plain (an array or object a hook
- * may have changed inside counts as changed).
+ * When `b` has exactly the keys of `a` and the same value under each: the keys whose values are
+ * arrays or objects (a hook may have changed them inside); null when anything else differs.
  */
-function sameValues(a: DataRecord, b: DataRecord): boolean {
+function objectKeysIfSame(a: DataRecord, b: DataRecord): string[] | null {
   let count = 0;
+  let inside: string[] | null = null;
   for (const key in a) {
     const value = a[key];
-    if (!Object.hasOwn(b, key) || value !== b[key] || (typeof value === 'object' && value !== null)) return false;
+    if (!Object.hasOwn(b, key) || value !== b[key]) return null;
+    if (typeof value === 'object' && value !== null) (inside ??= []).push(key);
     count++;
   }
-  return count === Object.keys(b).length;
+  return count === Object.keys(b).length ? (inside ?? (NO_KEYS as string[])) : null;
+}
+
+function pick(record: DataRecord, keys: readonly string[]): DataRecord {
+  const picked: DataRecord = {};
+  for (const key of keys) picked[key] = record[key];
+  return picked;
 }
 
 /** One block of each autonumber counter for the rows, in row order. */
@@ -211,6 +243,36 @@ async function insertRows(trx: Knex.Transaction, object: ResolvedObject, rows: R
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { columns, values: [] }));
     group.values.push(columns.map((c) => row[c]));
+  }
+  for (const group of groups.values()) await insertMany(trx, object.name, group.columns, group.values);
+}
+
+/**
+ * The rows' records encoded straight into the value lists of multi-row inserts, rows with the same
+ * columns together (recordToRow's encoding; a column left out keeps its default), each row's
+ * autonumber counters after its columns.
+ */
+async function insertEncoded(trx: Knex.Transaction, object: ResolvedObject, rows: readonly Checked[]): Promise<void> {
+  const dialect = dialectOf(trx);
+  const { columns } = objectColumns(object);
+  const groups = new Map<string, { columns: string[]; values: unknown[][] }>();
+  const present: ColumnInfo[] = [];
+  for (const { record, numbers } of rows) {
+    present.length = 0;
+    let key = '';
+    for (const column of columns) {
+      if (!Object.hasOwn(record, column.name)) continue;
+      present.push(column);
+      key += `${column.column}\u0000`;
+    }
+    const sequences = Object.keys(numbers);
+    if (sequences.length > 0) key += `#${sequences.join('\u0000')}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { columns: [...present.map((c) => c.column), ...sequences], values: [] }));
+    const values: unknown[] = new Array(present.length + sequences.length);
+    for (const [i, column] of present.entries()) values[i] = encodeValue(column.type, record[column.name], dialect);
+    for (const [i, name] of sequences.entries()) values[present.length + i] = numbers[name];
+    group.values.push(values);
   }
   for (const group of groups.values()) await insertMany(trx, object.name, group.columns, group.values);
 }
