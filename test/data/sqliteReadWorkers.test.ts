@@ -1,5 +1,5 @@
 /** The SQLite read workers: rows as the direct reader gives them, the time budget, the queue and aborts. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -61,15 +61,24 @@ t.test('a worker that crashes is replaced, and close ends every worker', async (
   });
   await db.knex.raw('create table t (id text primary key, n integer)');
   await db.knex('t').insert([{ id: 'a', n: 1 }, { id: 'b', n: 2 }]);
-  // A small heap: a result of millions of rows ends the worker (V8 out of memory), not the process.
+  // A small heap: a result larger than a quarter of it is refused as over budget, the worker kept.
   const workers = createReadWorkers(join(dir, 'w.db'), { size: 1, heapMb: 8 });
   const far = Date.now() + 60_000;
-  t.same(await workers.read({ sql: 'select id, n from t order by id', bindings: [] }, far), [{ id: 'a', n: 1 }, { id: 'b', n: 2 }], 'a read before the crash');
+  t.same(await workers.read({ sql: 'select id, n from t order by id', bindings: [] }, far), [{ id: 'a', n: 1 }, { id: 'b', n: 2 }], 'a read before the refusal');
   const huge = 'with recursive r(i) as (select 1 union all select i + 1 from r where i < 400000) select i, hex(randomblob(64)) as h from r';
-  await t.rejects(workers.read({ sql: huge, bindings: [] }, far), { code: 'ERR_WORKER_OUT_OF_MEMORY' }, 'the job of the crashed worker is rejected with the cause');
-  t.same(workers.stats(), { workers: 0, busy: 0, queued: 0, stuck: 0 }, 'the crashed worker left the pool');
-  t.same(await workers.read({ sql: 'select count(*) as n from t', bindings: [] }, far), [{ n: 2 }], 'a new worker answers the next read');
-  t.equal(workers.stats().workers, 1, 'one worker again');
+  await t.rejects(workers.read({ sql: huge, bindings: [] }, far), { code: 'OSR_QUERY_BUDGET' }, 'a result past the worker\'s share of its heap is refused, before the heap runs out');
+  t.same(workers.stats(), { workers: 1, busy: 0, queued: 0, stuck: 0 }, 'the worker is kept');
+  t.same(await workers.read({ sql: 'select count(*) as n from t', bindings: [] }, far), [{ n: 2 }], 'and answers the next read');
+
+  // A worker that dies (here: its file cannot be opened) fails its job and is replaced by the next one.
+  const moved = join(dir, 'moved.db');
+  const lost = createReadWorkers(moved, { size: 1 });
+  t.teardown(() => lost.close());
+  await t.rejects(lost.read({ sql: 'select 1 as one', bindings: [] }, far), { code: 'SQLITE_CANTOPEN', message: /read worker failed/ }, 'the job of the dead worker is rejected with the cause');
+  t.same(lost.stats(), { workers: 0, busy: 0, queued: 0, stuck: 0 }, 'the dead worker left the pool');
+  writeFileSync(moved, '');
+  t.same(await lost.read({ sql: 'select 1 as one', bindings: [] }, far), [{ one: 1 }], 'a new worker answers the next read');
+  t.equal(lost.stats().workers, 1, 'one worker again');
 
   // Committed writes are seen by the next read of a worker (its own read-only connection, WAL).
   await db.knex('t').insert({ id: 'c', n: 3 });

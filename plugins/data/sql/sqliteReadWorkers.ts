@@ -96,7 +96,15 @@ parentPort.on('message', ({ sql, bindings }) => {
       const statement = db.prepare(sql).raw(true);
       statements.set(sql, (entry = { statement, columns: statement.columns().map((c) => c.name) }));
     }
-    const rows = entry.statement.all(bindings);
+    // Rows are gathered up to a size the worker's heap holds with room to spare: a result past it
+    // is refused as over budget, never left to exhaust the heap (V8 may then end the process).
+    const rows = [];
+    let size = 0;
+    for (const row of entry.statement.iterate(bindings)) {
+      for (const value of row) size += typeof value === 'string' ? 16 + value.length * 2 : value && value.length !== undefined ? 16 + value.length : 16;
+      if (size > workerData.maxBytes) { const error = new Error(workerData.exceeded); error.code = workerData.exceeded; error.tooLarge = true; throw error; }
+      rows.push(row);
+    }
     // A row of another width than the names known: the statement was re-prepared after a schema change.
     if (rows.length > 0 && rows[0].length !== entry.columns.length) entry.columns = entry.statement.columns().map((c) => c.name);
     parentPort.postMessage({ columns: entry.columns, rows });
@@ -113,8 +121,10 @@ export interface ReadWorkersOptions {
   /** Worker threads at most (each with its own connection), started as jobs need them. */
   size: number;
   /**
-   * V8 old-generation limit of each worker, in MB: a worker past it ends (its job rejected) and
-   * is replaced on the next job, so one huge result cannot grow the process without bound.
+   * V8 old-generation limit of each worker, in MB. A result is gathered up to a quarter of it
+   * (estimated from its values) and refused past that as over budget (QUERY_TOO_COSTLY), so a
+   * huge result never reaches the limit; a worker that still does ends (its job rejected) and is
+   * replaced on the next job.
    */
   heapMb?: number;
 }
@@ -133,7 +143,7 @@ export function createReadWorkers(filename: string, options: ReadWorkersOptions 
   const spawn = (): Slot => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver, filename, lower: SQLITE_LOWER, budget: SQLITE_BUDGET, exceeded: BUDGET_EXCEEDED },
+      workerData: { driver, filename, lower: SQLITE_LOWER, budget: SQLITE_BUDGET, exceeded: BUDGET_EXCEEDED, maxBytes: Math.floor(((options.heapMb ?? WORKER_HEAP_MB) * 1024 * 1024) / 4) },
       resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB },
     });
     // An idle worker does not keep the process alive.
@@ -146,9 +156,11 @@ export function createReadWorkers(filename: string, options: ReadWorkersOptions 
       else job.resolve(rowObjects(message.columns!, message.rows!));
       next();
     });
-    const lost = (error: Error) => {
+    const lost = (error: unknown) => {
       remove(slot);
-      finish(slot)?.reject(error);
+      // What a worker throws at its top level may arrive as a plain object (structured clone).
+      const cause = error as { message?: unknown; code?: unknown } | null;
+      finish(slot)?.reject(error instanceof Error ? error : Object.assign(new Error(`the SQLite read worker failed: ${String(cause?.message ?? cause?.code ?? 'unknown error')}`), typeof cause?.code === 'string' ? { code: cause.code } : {}));
       next();
     };
     worker.on('error', lost);
