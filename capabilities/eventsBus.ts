@@ -5,7 +5,9 @@ export type EventTopic =
   /** Permission sets, positions, assignments, shares or sharing rules changed: drop cached grants and plans. */
   | 'access.changed'
   /** Sessions, users or API keys changed: drop cached principals. */
-  | 'principals.changed';
+  | 'principals.changed'
+  /** An approval process was created: drop the cached set of objects whose records may be locked. */
+  | 'approvals.changed';
 
 export interface EventPayload {
   environmentId: string;

@@ -6,10 +6,14 @@ import { loadApprovals } from '../../metadata/loadApprovals.ts';
 import { addApprovalRoutes } from './approvalRoutes.ts';
 import { checkRecordLock, type WriteEvent } from './checkRecordLock.ts';
 import { createApprovalService } from './createApprovalService.ts';
-import { ESCALATE_JOB } from './names.ts';
+import { createLockedObjects } from './lockedObjects.ts';
+import { ESCALATE_JOB, PROCESS_OBJECT } from './names.ts';
 import { createProcessCatalog } from './processCatalog.ts';
 
 const declared = new WeakMap<object, Map<string, ResolvedApprovalProcess>>();
+const declaredObjectSets = new WeakMap<object, Set<string>>();
+/** Contexts whose declared processes are loaded: until then every object's writes are checked. */
+const declaredLoaded = new WeakSet<object>();
 
 /**
  * Approvals: processes declared in approvals/<name>.json or created through /approvals/processes,
@@ -22,7 +26,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['data.engine', 'access.grants', 'metadata.registry', 'http.routes', 'jobs.queue', 'notifications.send'],
-  optional: ['actions.registry', 'auth.identity', 'flows.runner'],
+  optional: ['actions.registry', 'auth.identity', 'flows.runner', 'events.bus'],
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
@@ -38,7 +42,16 @@ export default definePlugin({
     });
     const identity = ctx.resolve('auth.identity');
     const knownUsers = identity ? async (env: string, ids: readonly string[]) => (await identity.contactsOf(env, ids)).map((c) => c.id) : undefined;
-    const catalog = createProcessCatalog(() => processes, resolveCtx, engine, knownUsers, (fields, message) => ctx.log.warn(fields, message));
+    const declaredObjects = new Set<string>();
+    declaredObjectSets.set(ctx, declaredObjects);
+    const locked = createLockedObjects({
+      declared: () => (declaredLoaded.has(ctx) ? declaredObjects : undefined),
+      stored: async (env, limit) => (await engine.query(PROCESS_OBJECT, { select: ['object'], limit }, { environmentId: env, principal: null, system: true }, { total: false, findHooks: false })).items.map((r) => String(r.object)),
+    });
+    // Processes created in another process: dropped at once on its message, else after the TTL.
+    const bus = ctx.resolve('events.bus');
+    bus?.subscribe('approvals.changed', ({ environmentId }) => locked.invalidate(environmentId));
+    const catalog = createProcessCatalog(() => processes, resolveCtx, engine, knownUsers, (fields, message) => ctx.log.warn(fields, message), locked, (environmentId) => bus?.publish('approvals.changed', { environmentId }));
     const jobs = ctx.resolve('jobs.queue');
     const service = createApprovalService({
       ...(knownUsers ? { knownUsers } : {}),
@@ -47,7 +60,11 @@ export default definePlugin({
     jobs.handle<{ requestId: string; cycle: number; step: number }>(ESCALATE_JOB, (job) => service.escalate(job.environmentId, job.data));
     addApprovalRoutes(ctx.resolve('http.routes'), service, catalog);
     // Before the other plugins' before-hooks: a locked record is refused before any work on it.
-    const lock = (event: WriteEvent) => (event.object.startsWith('sys_') ? undefined : checkRecordLock(event));
+    // An object without any process cannot have a request: its writes skip the query.
+    const lock = async (event: WriteEvent) => {
+      if (event.ctx.system || event.object.startsWith('sys_')) return;
+      if (await locked.mayLock(event.ctx.environmentId, event.object)) await checkRecordLock(event);
+    };
     ctx.hook('data.beforeUpdate', lock, { priority: 10 });
     ctx.hook('data.beforeDelete', lock, { priority: 10 });
   },
@@ -65,7 +82,9 @@ export default definePlugin({
     const map = declared.get(ctx)!;
     for (const process of processes) {
       map.set(process.name, process);
+      declaredObjectSets.get(ctx)!.add(process.object);
       for (const clamp of process.clamps) ctx.log.warn({ process: process.name, ...clamp }, `approvals: ${process.name} ${clamp.path}: ${clamp.reason}`);
     }
+    declaredLoaded.add(ctx);
   },
 });

@@ -5,6 +5,7 @@ import { describeIssues } from '../../metadata/describeIssues.ts';
 import { resolveApprovalProcess, type ApprovalResolveContext } from '../../metadata/resolveApprovalProcess.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { checkApproverUsers, unknownDeclaredUsers, type KnownUsers } from './approverUsers.ts';
+import type { LockedObjects } from './lockedObjects.ts';
 import { PROCESS_OBJECT } from './names.ts';
 
 /** What a request keeps of its process: everything but the compiled condition. */
@@ -25,7 +26,7 @@ const system = (environmentId: string): DataContext => ({ environmentId, princip
  * (sys_approval_process rows of each environment, checked by the same rules when created and again
  * when read, so a process whose object changed since fails loudly rather than running half-checked).
  */
-export function createProcessCatalog(declared: () => ReadonlyMap<string, ResolvedApprovalProcess>, resolveCtx: () => ApprovalResolveContext, engine: DataEngine, knownUsers?: KnownUsers, warn?: Warn) {
+export function createProcessCatalog(declared: () => ReadonlyMap<string, ResolvedApprovalProcess>, resolveCtx: () => ApprovalResolveContext, engine: DataEngine, knownUsers?: KnownUsers, warn?: Warn, locked?: LockedObjects, onCreated?: (environmentId: string) => void) {
   const cache = new Map<string, { version: number; process: ResolvedApprovalProcess }>();
   const reported = new Set<string>();
 
@@ -68,6 +69,8 @@ export function createProcessCatalog(declared: () => ReadonlyMap<string, Resolve
     const rows = await engine.query(PROCESS_OBJECT, { where: { name }, limit: 1 }, system(environmentId), { total: false });
     const row = rows.items[0];
     if (!row) return undefined;
+    // A process read here (to submit a request, say) locks its object's records here at once.
+    locked?.add(environmentId, String(row.object));
     const key = `${environmentId}\u0000${name}`;
     const hit = cache.get(key);
     if (hit && hit.version === Number(row.version)) return hit.process;
@@ -102,7 +105,11 @@ export function createProcessCatalog(declared: () => ReadonlyMap<string, Resolve
       if (declared().has(process.name) || (await stored(environmentId, process.name))) {
         throw codedError('VALIDATION_ERROR', { summary: `name: process '${process.name}' already exists`, errors: [{ path: 'name', message: `process '${process.name}' already exists` }] });
       }
+      // Known to the lock before the row exists and again after (a load in between may miss it).
+      locked?.add(environmentId, process.object);
       await engine.create(PROCESS_OBJECT, { name: process.name, object: process.object, definition: body as object }, { ...system(environmentId), user: { id: userId, organizationId: null, positions: [] } });
+      locked?.add(environmentId, process.object);
+      onCreated?.(environmentId);
       return process;
     },
   };

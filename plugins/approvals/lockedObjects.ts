@@ -1,0 +1,70 @@
+/** How long another process's new process may go unseen here when its bus message is lost. */
+export const LOCKED_OBJECTS_TTL_MS = 5_000;
+/** Stored processes read at once; with more, every object is treated as having one. */
+const MAX_STORED = 200;
+
+interface Entry { objects: ReadonlySet<string> | 'all'; loadedAt: number }
+
+export interface LockedObjectsDeps {
+  /** Objects of the declared processes; undefined until they are loaded (every object may lock). */
+  declared: () => ReadonlySet<string> | undefined;
+  /** The `object` of up to `limit` stored processes of an environment. */
+  stored: (environmentId: string, limit: number) => Promise<string[]>;
+  ttlMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Which objects of an environment have an approval process (declared or stored): a record of any
+ * other object cannot have a request, so its writes skip the lock's query. Processes are only ever
+ * added; one created or read here is known at once, one created in another process once the bus
+ * message arrives or at most `ttlMs` later.
+ */
+export function createLockedObjects(deps: LockedObjectsDeps) {
+  const ttl = deps.ttlMs ?? LOCKED_OBJECTS_TTL_MS;
+  const now = deps.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+  /** Bumped on every change: a load that started before one does not store its result. */
+  const generations = new Map<string, number>();
+  const loads = new Map<string, Promise<Entry>>();
+
+  function load(environmentId: string): Promise<Entry> {
+    const running = loads.get(environmentId);
+    if (running) return running;
+    const generation = generations.get(environmentId) ?? 0;
+    const started = now();
+    const promise = deps.stored(environmentId, MAX_STORED).then((objects) => {
+      const entry: Entry = { objects: objects.length >= MAX_STORED ? 'all' : new Set(objects), loadedAt: started };
+      if ((generations.get(environmentId) ?? 0) === generation) entries.set(environmentId, entry);
+      return entry;
+    }).finally(() => loads.delete(environmentId));
+    loads.set(environmentId, promise);
+    return promise;
+  }
+
+  function invalidate(environmentId: string): void {
+    generations.set(environmentId, (generations.get(environmentId) ?? 0) + 1);
+    entries.delete(environmentId);
+    loads.delete(environmentId);
+  }
+
+  return {
+    /** Whether a record of `object` may have a request (and so its writes must be checked). */
+    async mayLock(environmentId: string, object: string): Promise<boolean> {
+      const declared = deps.declared();
+      if (!declared || declared.has(object)) return true;
+      let entry = entries.get(environmentId);
+      if (!entry || now() - entry.loadedAt >= ttl) entry = await load(environmentId);
+      return entry.objects === 'all' || entry.objects.has(object);
+    },
+    /** A process of `object` exists (created or read here): known at once. */
+    add(environmentId: string, object: string): void {
+      const entry = entries.get(environmentId);
+      invalidate(environmentId);
+      if (entry && entry.objects !== 'all') entries.set(environmentId, { objects: new Set([...entry.objects, object]), loadedAt: entry.loadedAt });
+    },
+    invalidate,
+  };
+}
+
+export type LockedObjects = ReturnType<typeof createLockedObjects>;
