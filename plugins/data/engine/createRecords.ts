@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { newRecord } from './newRecord.ts';
 import type { HookRegistration } from '../../../capabilities/hooksRegistry.ts';
 import type { CreateOutcome, DataContext, DataEngine, DataRecord } from '../../../capabilities/dataEngine.ts';
 import { isCodedError } from '../../../kernel/errors.ts';
@@ -111,7 +112,7 @@ async function createBatch(
       const values = inside === null ? coerceOrThrow(object, event.record, 'create', 'hook')
         : inside.length === 0 ? sent
         : Object.assign({ ...sent }, coerceOrThrow(object, pick(sent, inside), 'update', 'hook'));
-      const record = systemFirst(values, newId(), now, userId);
+      const record = newRecord(values, newId(), now, userId);
       if (object.owner) record.owner_id = values.owner_id ?? userId;
       const scoped = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === sent[field]);
       references.push({ index, values, scope: scoped });
@@ -163,23 +164,6 @@ async function createBatch(
 }
 
 const NO_VETTED: ReadonlySet<string> = new Set();
-
-/**
- * `{ ...values, id, version: 1, ... }` of a new record. Written with the system fields first and
- * the values copied after them (then the system fields set again, so they win as in the spread):
- * V8 makes the spread-then-add form tens of times slower per record.
- */
-function systemFirst(values: DataRecord, id: string, now: string, userId: string | null): DataRecord {
-  const record: DataRecord = { id, version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId };
-  for (const key in values) if (Object.hasOwn(values, key)) record[key] = values[key];
-  record.id = id;
-  record.version = 1;
-  record.created_at = now;
-  record.updated_at = now;
-  record.created_by = userId;
-  record.updated_by = userId;
-  return record;
-}
 
 /** runHooks (runHooks.ts) that waits only for handlers answering a promise: none waited for, none made. */
 function runHandlers(handlers: readonly HookRegistration[], event: object): Promise<void> | undefined {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { newRecord } from './newRecord.ts';
 import type { DataContext, DataEngine, DataRecord, WriteOptions } from '../../../capabilities/dataEngine.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import { checkValidationRules } from '../../../metadata/checkValidationRules.ts';
@@ -210,7 +211,7 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
   const values = coerceOrThrow(object, event.record, 'create', 'hook');
   const now = new Date().toISOString();
   const userId = ctx.principal?.userId ?? null;
-  const record: DataRecord = { ...values, id: newId(), version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId };
+  const record = newRecord(values, newId(), now, userId);
   if (object.owner) record.owner_id = values.owner_id ?? userId;
   const row = recordToRow(object, record, dialectOf(trx));
   for (const column of objectColumns(object).columns) {
