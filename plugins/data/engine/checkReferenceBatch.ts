@@ -1,10 +1,8 @@
 import type { Knex } from 'knex';
 import type { ResolvedObject } from '../../../metadata/types.ts';
-import { scopeSql } from '../query/compileQuery.ts';
-import { dialectOf } from '../sql/dialect.ts';
 import type { ReferenceScope } from './checkReferences.ts';
 import type { FieldError } from './coerceInput.ts';
-import { DELETED_AT, hasTrash } from './trash.ts';
+import { unresolvedReferences } from './unresolvedReferences.ts';
 
 /** One record's values to check, and the caller's read scope for its lookups (none for engine work). */
 export interface BatchReference {
@@ -48,26 +46,7 @@ export async function checkReferenceBatch(
     }
   }
   const failed: Wanted[] = [];
-  const dialect = dialectOf(trx);
-  for (const [target, refs] of byTarget) {
-    const query = trx(target).whereIn('id', [...new Set(refs.map((r) => r.id))]).select('id');
-    // A record in the trash is no record to point to, whoever sets the lookup.
-    const meta = objectOf(target);
-    if (meta && hasTrash(meta)) query.whereNull(DELETED_AT);
-    const anyScoped = scope !== undefined && refs.some((r) => r.scoped);
-    const targetObject = anyScoped ? scope!.object(target) : undefined;
-    const visibility = anyScoped && targetObject ? scopeSql(scope!.filter, targetObject, target, dialect) : null;
-    // Unknown target metadata cannot be scoped: nothing of it counts as visible.
-    const unscopable = anyScoped && !targetObject;
-    if (visibility) query.select(trx.raw(`case when (${visibility.sql}) then 1 else 0 end as visible`, visibility.bindings as Knex.RawBinding[]));
-    const rows = (await (dialect === 'postgres' ? query.forKeyShare() : query)) as Array<{ id: string; visible?: unknown }>;
-    const found = new Set(rows.map((r) => r.id));
-    const visible = new Set(rows.filter((r) => !visibility || Number(r.visible) === 1).map((r) => r.id));
-    for (const ref of refs) {
-      const ok = ref.scoped ? !unscopable && visible.has(ref.id) : found.has(ref.id);
-      if (!ok) failed.push(ref);
-    }
-  }
+  for (const [target, refs] of byTarget) failed.push(...await unresolvedReferences(trx, target, refs, scope, objectOf));
   const errors = new Map<number, FieldError[]>();
   failed.sort((a, b) => a.index - b.index || a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1]);
   for (const ref of failed) {

@@ -1,10 +1,8 @@
 import type { Knex } from 'knex';
 import type { ResolvedObject } from '../../../metadata/types.ts';
-import { scopeSql } from '../query/compileQuery.ts';
 import type { ScopeFilter } from '../query/types.ts';
-import { dialectOf } from '../sql/dialect.ts';
 import type { FieldError } from './coerceInput.ts';
-import { DELETED_AT, hasTrash } from './trash.ts';
+import { unresolvedReferences } from './unresolvedReferences.ts';
 
 /** The caller's read scope, for lookups set by the caller: absent for engine work. */
 export interface ReferenceScope {
@@ -18,10 +16,8 @@ export interface ReferenceScope {
 /**
  * Lookup values must name existing records of the referenced object, and a value the caller chose
  * must name a record the caller may read: one query per referenced object, whatever the number of
- * values. A hidden record gets the very error of a missing one, so a write is no existence oracle.
- * On PostgreSQL the referenced rows are key-share locked until commit, so a concurrent delete
- * (which locks its row for update, then looks for references) either waits and sees this record,
- * or wins and this check finds the target gone. SQLite has one writer and needs no lock.
+ * values (unresolvedReferences.ts). A hidden record gets the very error of a missing one, so a
+ * write is no existence oracle; the referenced rows are key-share locked on PostgreSQL.
  */
 export async function checkReferences(
   trx: Knex.Transaction | Knex, object: ResolvedObject, values: Record<string, unknown>, scope?: ReferenceScope,
@@ -35,24 +31,8 @@ export async function checkReferences(
     byTarget.set(field.reference, [...(byTarget.get(field.reference) ?? []), ref]);
   }
   const errors: FieldError[] = [];
-  const dialect = dialectOf(trx);
   for (const [target, refs] of byTarget) {
-    const query = trx(target).whereIn('id', refs.map((r) => r.id)).select('id');
-    // A record in the trash is no record to point to, whoever sets the lookup.
-    const meta = objectOf?.(target);
-    if (meta && hasTrash(meta)) query.whereNull(DELETED_AT);
-    const targetObject = scope?.object(target);
-    const visibility = scope && refs.some((r) => r.scoped) && targetObject ? scopeSql(scope.filter, targetObject, target, dialect) : null;
-    // Unknown target metadata cannot be scoped: nothing of it counts as visible.
-    const unscopable = scope !== undefined && refs.some((r) => r.scoped) && !targetObject;
-    if (visibility) query.select(trx.raw(`case when (${visibility.sql}) then 1 else 0 end as visible`, visibility.bindings as Knex.RawBinding[]));
-    const rows = (await (dialect === 'postgres' ? query.forKeyShare() : query)) as Array<{ id: string; visible?: unknown }>;
-    const found = new Set(rows.map((r) => r.id));
-    const visible = new Set(rows.filter((r) => !visibility || Number(r.visible) === 1).map((r) => r.id));
-    for (const ref of refs) {
-      const ok = ref.scoped ? !unscopable && visible.has(ref.id) : found.has(ref.id);
-      if (!ok) errors.push({ path: ref.field, message: `no ${target} record has id '${ref.id.slice(0, 64)}'` });
-    }
+    for (const ref of await unresolvedReferences(trx, target, refs, scope, objectOf)) errors.push({ path: ref.field, message: `no ${target} record has id '${ref.id.slice(0, 64)}'` });
   }
   return errors;
 }
