@@ -54,7 +54,12 @@ export default definePlugin({
     queue.handle<{ runId: string }>(RUN_JOB, (job) => runner.execute(job.environmentId, job.data.runId));
     queue.handle<{ flow: string }>(SCHEDULE_JOB, async (job) => {
       const flow = runner.get(job.data.flow);
-      if (flow?.type !== 'schedule') return;
+      if (flow?.type !== 'schedule') {
+        // The flow was removed or is no longer a schedule flow: its schedule goes too.
+        await queue.unschedule(SCHEDULE_JOB, `flow:${job.data.flow}`, job.environmentId);
+        ctx.log.info({ flow: job.data.flow, environmentId: job.environmentId }, `flows: the schedule of '${job.data.flow}' was removed: no schedule flow of that name is declared`);
+        return;
+      }
       // One run per schedule slot: the occurrence's job id keys it.
       await runner.start(flow.name, {}, { environmentId: job.environmentId, principal: null, trigger: 'schedule', idempotencyKey: `schedule:${job.id}` });
     });

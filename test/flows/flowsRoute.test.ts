@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import type { FlowsRunner } from '../../capabilities/flowsRunner.ts';
+import type { JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { addUser, sendAs } from '../access/accessWorld.ts';
 import { eachBackend, signIn } from '../auth/authHarness.ts';
 
@@ -178,6 +179,16 @@ t.test('flows over HTTP', async (t) => {
     await t.test('a schedule flow keeps a repeatable job on its cron pattern', async (t) => {
       const rows = await site.query(site.ids[0]!, "select repeat_key, repeat_pattern from sys_job where name = 'flows.schedule'");
       t.same(rows.map((r) => [r.repeat_key, r.repeat_pattern]), [['flow:nightly_count', '0 3 * * *']]);
+    });
+
+    await t.test('the schedule of a flow no longer declared removes itself when it fires', async (t) => {
+      const queue = rt.runtime.kernel.service<JobsQueue>('jobs.queue')!;
+      await queue.schedule('flows.schedule', 'flow:gone_flow', { every: 1000 }, { flow: 'gone_flow' }, { environmentId: site.ids[0]! });
+      const pending = async (key: string) => (await site.query(site.ids[0]!, "select id from sys_job where name = 'flows.schedule' and repeat_key = ? and state in ('waiting', 'delayed')", [key])).length;
+      t.equal(await pending('flow:gone_flow'), 1, 'scheduled');
+      for (let i = 0; i < 200 && (await pending('flow:gone_flow')) > 0; i++) await sleep(50);
+      t.equal(await pending('flow:gone_flow'), 0, 'gone after its first occurrence');
+      t.equal(await pending('flow:nightly_count'), 1, "a declared flow's schedule stays");
     });
 
     await t.test('the http step calls allowed URLs and refuses any other', async (t) => {
