@@ -50,16 +50,16 @@ export async function sweepAutoIndexes(options: AutoIndexSweepOptions): Promise<
   const cutoff = now - options.unusedDays * DAY_MS;
   const report: AutoIndexSweepReport = { dropped: [], kept: [] };
   for (const row of rows) {
-    const since = row.lastUsedAt ?? row.builtAt;
-    if (since >= cutoff) {
-      report.kept.push(row.name);
-      continue;
-    }
     if (!row.name.startsWith('osr_auto_') || declaredIndexNames(options.objectOf(row.object), row.object).has(row.name)) {
-      // A record naming a declared index is wrong, not a reason to drop it: the record goes.
+      // A record naming a declared index is wrong, used or not, and never a reason to drop it: the record goes.
       log.warn({ environment: environmentId, object: row.object, index: row.name }, `autoIndex: ${row.name} is not an automatic index; left in place, record removed`);
       await forgetAutoIndex(knex, row.name);
       use.unwatch(environmentId, row.name);
+      continue;
+    }
+    const since = row.lastUsedAt ?? row.builtAt;
+    if (since >= cutoff) {
+      report.kept.push(row.name);
       continue;
     }
     await dropIndex(knex, row);
