@@ -53,8 +53,14 @@ export function createLockedObjects(deps: LockedObjectsDeps) {
     async mayLock(environmentId: string, object: string): Promise<boolean> {
       const declared = deps.declared();
       if (!declared || declared.has(object)) return true;
-      let entry = entries.get(environmentId);
-      if (!entry || now() - entry.loadedAt >= ttl) entry = await load(environmentId);
+      const entry = entries.get(environmentId);
+      if (!entry || now() - entry.loadedAt >= ttl) {
+        // Not known (or stale): check this write, and learn the set in the background. The write
+        // never waits for the load: it holds a pooled connection in its transaction, and writes
+        // waiting on a load that waits for a free connection would hold every one of them.
+        load(environmentId).catch(() => undefined);
+        return true;
+      }
       return entry.objects === 'all' || entry.objects.has(object);
     },
     /** A process of `object` exists (created or read here): known at once. */

@@ -2,7 +2,7 @@ import type { DataDatabase, SideTableAccess } from '../../capabilities/dataDatab
 import type { JobHandler, JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { checkRepeat, newJob } from './jobOptions.ts';
-import { countJobs, deadJobs, getJob, insertJob, removePending, retryDead } from './jobStore.ts';
+import { countJobs, deadJobs, getJob, insertJob, removePending, retryDead, stopSchedule } from './jobStore.ts';
 import { nextSlot } from './nextSlot.ts';
 
 /**
@@ -46,7 +46,9 @@ export function createEmbeddedQueue(deps: {
       const at = nextSlot(spec, now);
       await db(options.environmentId, (d) => insertJob(d, { ...job, runAt: at, idempotencyKey: `repeat:${key}:${at.getTime()}`, repeat: { key, ...spec } }, now));
     },
-    unschedule(name, key, environmentId) {
+    async unschedule(name, key, environmentId) {
+      // A running occurrence first loses its key, so it queues no next one; then the pending ones go.
+      await db(environmentId, (d) => stopSchedule(d, name, key));
       return db(environmentId, (d) => removePending(d, (q) => q.where({ name, repeat_key: key })));
     },
     async cancel(id, environmentId) {

@@ -1,7 +1,7 @@
 import type { DataDatabase, SideTableAccess } from '../../capabilities/dataDatabase.ts';
 import type { JobHandler } from '../../capabilities/jobsQueue.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import { claimJobs, completeJob, failJob, handBack, insertJob, renewLeases, sweepCompleted, type ClaimedJob } from './jobStore.ts';
+import { claimJobs, completeJob, failJob, handBack, insertNextOccurrence, renewLeases, sweepCompleted, type ClaimedJob } from './jobStore.ts';
 import { nextSlot } from './nextSlot.ts';
 
 /** How often completed jobs' data and old completed jobs are removed. */
@@ -127,7 +127,7 @@ export function createEmbeddedRunner(deps: {
 
   async function queueNextOccurrence(job: ClaimedJob, environmentId: string) {
     const at = nextSlot({ every: job.repeatEvery, pattern: job.repeatPattern }, new Date());
-    await db(environmentId, (d) => insertJob(d, {
+    await db(environmentId, (d) => insertNextOccurrence(d, job.id, {
       name: job.name, data: job.data, runAt: at, maxAttempts: job.maxAttempts,
       backoffType: job.backoffType, backoffDelay: job.backoffDelay, priority: 0,
       idempotencyKey: `repeat:${job.repeatKey}:${at.getTime()}`,

@@ -55,21 +55,43 @@ export async function ensurePayloadTable(db: SideTableAccess): Promise<void> {
 }
 
 /** Inserts a job; with an idempotency key already used, inserts nothing and answers the first job's id. */
+/** Inserts the job and its data in `trx`; false when its idempotency key is taken. */
+async function insertIn(trx: Knex.Transaction, id: string, job: NewJob, now: Date): Promise<boolean> {
+  const state: JobState = job.runAt.getTime() > now.getTime() ? 'delayed' : 'waiting';
+  const inserted = await trx(JOB_TABLE).insert({
+    id, version: 1, created_at: iso(now), updated_at: iso(now),
+    name: job.name, state, attempts: 0, max_attempts: job.maxAttempts,
+    backoff_type: job.backoffType, backoff_delay: job.backoffDelay, priority: job.priority,
+    run_at: iso(job.runAt), idempotency_key: job.idempotencyKey,
+    repeat_key: job.repeat?.key ?? null, repeat_every: job.repeat?.every ?? null, repeat_pattern: job.repeat?.pattern ?? null,
+  }).onConflict(['name', 'idempotency_key']).ignore().returning('id');
+  if (inserted.length === 0) return false;
+  await trx(PAYLOAD_TABLE).insert({ job_id: id, data: JSON.stringify(job.data ?? null) });
+  return true;
+}
+
+/**
+ * Queues the next occurrence of the running occurrence `currentId`, unless the schedule was stopped
+ * meanwhile (stopSchedule cleared its repeat key): both take the occurrence's row, so a stop and
+ * this never interleave and a stopped schedule is never queued again.
+ */
+export async function insertNextOccurrence(db: SideTableAccess, currentId: string, job: NewJob & { repeat: NonNullable<NewJob['repeat']> }, now: Date): Promise<boolean> {
+  return db.knex.transaction(async (trx) => {
+    const current = trx(JOB_TABLE).select('id').where({ id: currentId, repeat_key: job.repeat.key });
+    const live = await (db.dialect === 'postgres' ? current.forUpdate() : current);
+    if (live.length === 0) return false;
+    return insertIn(trx, randomUUID(), job, now);
+  });
+}
+
+/** Stops the running occurrences of a schedule from queueing a next one; answers how many ran. */
+export async function stopSchedule(db: SideTableAccess, name: string, key: string): Promise<number> {
+  return db.knex(JOB_TABLE).where({ name, repeat_key: key, state: 'active' }).update({ repeat_key: null });
+}
+
 export async function insertJob(db: SideTableAccess, job: NewJob, now: Date): Promise<{ id: string; added: boolean }> {
   const id = randomUUID();
-  const state: JobState = job.runAt.getTime() > now.getTime() ? 'delayed' : 'waiting';
-  const added = await db.knex.transaction(async (trx) => {
-    const inserted = await trx(JOB_TABLE).insert({
-      id, version: 1, created_at: iso(now), updated_at: iso(now),
-      name: job.name, state, attempts: 0, max_attempts: job.maxAttempts,
-      backoff_type: job.backoffType, backoff_delay: job.backoffDelay, priority: job.priority,
-      run_at: iso(job.runAt), idempotency_key: job.idempotencyKey,
-      repeat_key: job.repeat?.key ?? null, repeat_every: job.repeat?.every ?? null, repeat_pattern: job.repeat?.pattern ?? null,
-    }).onConflict(['name', 'idempotency_key']).ignore().returning('id');
-    if (inserted.length === 0) return false;
-    await trx(PAYLOAD_TABLE).insert({ job_id: id, data: JSON.stringify(job.data ?? null) });
-    return true;
-  });
+  const added = await db.knex.transaction((trx) => insertIn(trx, id, job, now));
   if (added) return { id, added };
   const first = await db.knex(JOB_TABLE).select('id').where({ name: job.name, idempotency_key: job.idempotencyKey }).first();
   return { id: String(first!.id), added: false };
