@@ -12,6 +12,7 @@ import { executeQuery } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
 import { attachTransactionConnection } from '../sql/sqliteReader.ts';
+import { heldTransaction } from '../sql/heldTransaction.ts';
 import type Sqlite from 'better-sqlite3';
 import { readWorkers, type ReadWorkers } from '../sql/sqliteReadWorkers.ts';
 import { budgetError, DEFAULT_QUERY_COST, isCostly, requestClosed } from '../query/queryCost.ts';
@@ -343,13 +344,13 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     });
     const bound = (trx: Knex.Transaction) => work(scope(createDataEngine(deps, { environmentId: ctx.environmentId, trx }), trx));
     // On SQLite the transaction's reads (read-backs, hooks' queries) go to its connection directly.
-    const opened = async (trx: Knex.Transaction) => {
-      if (dialectOf(trx) === 'sqlite') attachTransactionConnection(trx, await (trx.client as { acquireConnection(): Promise<Sqlite.Database> }).acquireConnection());
+    const opened = (trx: Knex.Transaction, connection: unknown) => {
+      if (dialectOf(trx) === 'sqlite') attachTransactionConnection(trx, connection as Sqlite.Database);
       return bound(trx);
     };
     const run = binding
       ? () => inSavepoint(knexFor(ctx) as Knex.Transaction, binding, () => bound(binding.trx))
-      : () => deps.database(ctx.environmentId).knex.transaction(opened);
+      : () => heldTransaction(deps.database(ctx.environmentId).knex, opened);
     if (binding || !deps.counts) return run();
     // Totals counted while the transaction is open or after it ends are not kept (countCache.ts).
     const counts = deps.counts;
