@@ -2,16 +2,16 @@
  * CPU per write inside one process, without HTTP: `engine.create` and `engine.update` of
  * `bench_item` (16 in flight, as the bench's connections), against the bare statement the
  * baseline runs (an insert or versioned update with `returning *`, prepared once), taking turns.
- * Run: node --import tsx bench/writeCost.ts [sqlite|postgres] [writes per round] [rounds]
+ * Run: node --import tsx bench/writeCost.ts [sqlite|postgres] [writes per round] [rounds] (the runtime
+ * from its compiled tree, built first when stale).
  * Prints the median CPU µs per write of each side and their ratio.
  */
 import { randomUUID } from 'node:crypto';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
+import { buildCompiled, staleness } from '../bin/buildCompiled.js';
 import type { DataContext, DataEngine } from '../capabilities/dataEngine.ts';
-import { createRuntime } from '../runtime/createRuntime.ts';
-import { silentLogger } from '../kernel/logger.ts';
-import { BENCH_APP_DIR, BENCH_OBJECT, createBody } from './benchObject.ts';
+import { BENCH_APP_DIR, BENCH_OBJECT, createBody, REPO_ROOT } from './benchObject.ts';
 import { createDatabaseTarget, type BenchDriver } from './databaseTarget.ts';
 
 const driver = (process.argv[2] ?? 'sqlite') as BenchDriver;
@@ -19,6 +19,10 @@ const perRound = Number(process.argv[3] ?? 2000);
 const rounds = Number(process.argv[4] ?? 7);
 const inFlight = 16;
 
+// The runtime from its compiled tree, as `osr start` runs it (tsx adds a name helper to every closure).
+if (staleness(REPO_ROOT) !== null) await buildCompiled(REPO_ROOT);
+const { createRuntime } = (await import(new URL('../dist/runtime/createRuntime.js', import.meta.url).href)) as typeof import('../runtime/createRuntime.ts');
+const { silentLogger } = (await import(new URL('../dist/kernel/logger.js', import.meta.url).href)) as typeof import('../kernel/logger.ts');
 const target = await createDatabaseTarget(driver);
 const runtime = await createRuntime({
   inline: { ...target.runtimeConfig, apps: [BENCH_APP_DIR], server: { listen: false, logRequests: false }, auth: { secret: 'bench-secret-0123456789-0123456789-abcdef' } },

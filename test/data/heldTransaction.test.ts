@@ -46,6 +46,21 @@ for (const db of await databaseCases()) {
     });
     t.same(await ids(), ['a', 'c', 'e'], 'a nested failure undoes its own writes only');
 
+    // knex's executionPromise: what waits for the end of a transaction (a file's bytes after its row's delete).
+    const ends: string[] = [];
+    await heldTransaction(knex, async (trx) => {
+      void trx.executionPromise.then((value) => ends.push(`committed ${String(value)}`));
+      await trx('held_item').insert({ id: 'f', n: 1 });
+      return 'done';
+    });
+    await heldTransaction(knex, async (trx) => {
+      void trx.executionPromise.then(() => ends.push('committed'), (error: Error) => ends.push(`rolled back: ${error.message}`));
+      throw new Error('refused');
+    }).catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    t.same(ends, ['committed done', 'rolled back: refused'], 'executionPromise settles with the commit or the rollback');
+    await knex('held_item').where({ id: 'f' }).delete();
+
     let stale: Awaited<Parameters<Parameters<typeof heldTransaction>[1]>[0]> | undefined;
     await heldTransaction(knex, async (trx) => {
       stale = trx;

@@ -4,11 +4,11 @@ import { requireScope } from '../../../capabilities/credentialScopes.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
-import { compileQuery } from '../query/compileQuery.ts';
+import { compileQuery, returningColumns } from '../query/compileQuery.ts';
 import { countIdentity } from '../query/cursor.ts';
 import { plannedCursorPage } from '../query/cursorPages.ts';
 import { listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.ts';
-import { executeQuery } from '../query/executeQuery.ts';
+import { executeQuery, recordDecoder } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
 import { attachTransactionConnection } from '../sql/sqliteReader.ts';
@@ -24,7 +24,7 @@ import { readNow } from './readNow.ts';
 import { hideInvisibleIn } from './hideInvisibleIn.ts';
 import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
-import { createRecord, deleteRecord, updateRecord, type WriteScope } from './writeRecords.ts';
+import { createRecord, deleteRecord, updateRecord, type WriteAnswer, type WriteScope } from './writeRecords.ts';
 import { runHooks } from './runHooks.ts';
 import { createRecords, type ReadBack } from './createRecords.ts';
 import { QUERY_LIMITS } from '../query/queryLimits.ts';
@@ -112,11 +112,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const pending = accessFor(deps, knex, ctx);
     const access = pending && (await pending);
     if (access) requireAction(access.profile, access.principal, object, 'read');
-    const parse = (query: Record<string, unknown>) => parseQuery(query, object, ctx.system ? everything : published, {
-      maxJoins: cost.maxJoins,
-      cel: access ? { ...cel, user: { ...cel.user!, positions: access.profile.grants.positions } } : cel,
-      ...(access ? { fieldGuard: fieldGuard(access.profile, access.principal) } : {}),
-    });
+    const parse = parser(object, ctx, access, cel);
     const contributed = deps.scopeFilter?.(ctx);
     const callerScope = combineScopes(access ? readScope(access.profile) : undefined, contributed);
     // Trashed rows are out of every read (trash.ts); the trash listing reads them alone, unplanned.
@@ -187,6 +183,46 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const record = String(id).includes('\u0000') ? undefined : (await find(object, query, ctx, { total: false }, hooks, knex, plain ? String(id) : undefined)).items[0];
     if (!record) throw recordNotFound(object, id);
     return record;
+  }
+
+  /** How `ctx`'s queries of `object` are parsed (`access` from accessFor). */
+  function parser(object: ResolvedObject, ctx: DataContext, access: Awaited<ReturnType<typeof accessFor>>, cel: ReturnType<typeof celContext>) {
+    return (query: Record<string, unknown>) => parseQuery(query, object, ctx.system ? everything : published, {
+      maxJoins: cost.maxJoins,
+      cel: access ? { ...cel, user: { ...cel.user!, positions: access.profile.grants.positions } } : cel,
+      ...(access ? { fieldGuard: fieldGuard(access.profile, access.principal) } : {}),
+    });
+  }
+
+  /**
+   * How a write answers its row as the caller's read by id shows it, from the write statement's
+   * own `returning` (writeReturning.ts) instead of a read-back: the select list of the caller's
+   * by-id plan, and that read's decoding, formulas, conditional visibility and field security.
+   * Undefined where the read would filter rows (a row scope, a contributed scope, a trash) or is
+   * not planned (a bound engine's write, an engine-owned link object): the write reads back.
+   */
+  async function returningOf(object: ResolvedObject, ctx: DataContext, knex: Knex): Promise<WriteAnswer | undefined> {
+    if (!deps.plans || binding || LINK_OBJECTS.has(object.name) || !canRunNative(knex)) return undefined;
+    const pending = accessFor(deps, knex, ctx);
+    const access = pending && (await pending);
+    if (access) requireAction(access.profile, access.principal, object, 'read');
+    const contributed = deps.scopeFilter?.(ctx);
+    if (appliesTo(contributed, object)) return undefined;
+    const scopeFilter = hideTrashed(combineScopes(access ? readScope(access.profile) : undefined, contributed));
+    if (scopeFilter(object) !== null) return undefined;
+    const cel = celContext(ctx);
+    const plan = planFor(deps.plans, object, planOwner(deps.plans, access?.profile, ctx), knex, parser(object, ctx, access, cel), scopeFilter);
+    if (!plan || plan.ast.joins.length > 0 || plan.ast.expand.length > 0) return undefined;
+    const decode = recordDecoder(plan.ast, dialectOf(knex), cel);
+    return {
+      columns: (plan.returning ??= returningColumns(plan.ast)),
+      record(row) {
+        const items = [decode(row)];
+        if (!ctx.system) hideInvisibleIn(items, plan.ast, cel);
+        if (access) stripHidden(items, plan.ast, access.profile);
+        return items[0]!;
+      },
+    };
   }
 
   function recordNotFound(object: ResolvedObject, id: string) {
@@ -341,6 +377,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       engine: tx, trx,
       // A delegator may create an assignment it cannot list: its answer is read as engine work.
       read: (object, id, readCtx) => byId(object, id, {}, LINK_OBJECTS.has(object.name) ? { ...readCtx, system: true } : readCtx, false, trx),
+      answer: (object, readCtx) => returningOf(object, readCtx, trx),
     });
     const bound = (trx: Knex.Transaction) => work(scope(createDataEngine(deps, { environmentId: ctx.environmentId, trx }), trx));
     // On SQLite the transaction's reads (read-backs, hooks' queries) go to its connection directly.

@@ -11,6 +11,7 @@ import { dialectOf } from '../sql/dialect.ts';
 import { directReader } from '../sql/sqliteReader.ts';
 import { runNative } from '../sql/runNative.ts';
 import { runWrite } from './runWrite.ts';
+import { insertReturning, updateReturning } from '../sql/writeReturning.ts';
 import { newId } from '../sql/newId.ts';
 import { objectColumns } from '../sql/objectColumns.ts';
 import { checkReferences, type ReferenceScope } from './checkReferences.ts';
@@ -41,6 +42,14 @@ export interface WriteScope {
   trx: Knex.Transaction;
   /** The stored record as the caller may see it, without the find hooks: those belong to reads, not to a write's result. */
   read(object: ResolvedObject, id: string, ctx: DataContext): Promise<DataRecord>;
+  /** The same answer made from the write statement's own returned row, where the caller's read filters no rows; else undefined. */
+  answer(object: ResolvedObject, ctx: DataContext): Promise<WriteAnswer | undefined>;
+}
+
+/** A write's answer from its statement's `returning`: the columns to return, and the record the caller sees of the returned row. */
+export interface WriteAnswer {
+  columns: string;
+  record(row: Record<string, unknown>): DataRecord;
 }
 
 export function assertWritable(object: ResolvedObject, ctx: DataContext, action: 'create' | 'update' | 'delete'): void {
@@ -223,9 +232,11 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
   // A lookup the caller sent (and the hooks kept) must name a record the caller may read.
   const references = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === coerced[field]);
   await checkRecord(deps, trx, object, values, record, 'create', ctx, references, { sent: coerced });
-  await write(object, () => runWrite(trx, trx(object.name).insert(row)));
+  const answer = await scope.answer(object, ctx);
+  const returned = answer ? await write(object, () => insertReturning(trx, object.name, row, answer.columns)) : null;
+  if (!returned) await write(object, () => runWrite(trx, trx(object.name).insert(row)));
   await writeHistory(deps, trx, object, { recordId: String(record.id), operation: 'create', version: 1, changes: createdChanges(values) }, ctx);
-  const stored = await scope.read(object, record.id as string, ctx);
+  const stored = returned ? answer!.record(returned[0]!) : await scope.read(object, record.id as string, ctx);
   await runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
   return stored;
 }
@@ -249,10 +260,13 @@ export async function updateRecord(
   const references = referenceScope(deps, ctx, access, (field) => values[field] === coerced[field] && values[field] !== previous[field]);
   await checkRecord(deps, trx, object, values, { ...previous, ...values }, 'update', ctx, references, { sent: coerced, previous });
   const row = recordToRow(object, { ...values, updated_at: new Date().toISOString(), updated_by: ctx.principal?.userId ?? null }, dialectOf(trx));
-  const count = await write(object, () => runWrite(trx, trx(object.name).where({ id, version }).update({ ...row, version: version + 1 })));
+  row.version = version + 1;
+  const answer = await scope.answer(object, ctx);
+  const returned = answer ? await write(object, () => updateReturning(trx, object.name, row, id, version, answer.columns)) : null;
+  const count = returned ? returned.length : await write(object, () => runWrite(trx, trx(object.name).where({ id, version }).update(row)));
   if (count === 0) throw await versionConflict(trx, object, id, version);
   await writeHistory(deps, trx, object, { recordId: id, operation: 'update', version: version + 1, changes: updatedChanges(previous, values) }, ctx);
-  const stored = await scope.read(object, id, ctx);
+  const stored = returned ? answer!.record(returned[0]!) : await scope.read(object, id, ctx);
   await runHooks(deps.hooks, 'data.afterUpdate', object.name, { object: object.name, previous, record: stored, ctx, engine: tx });
   return stored;
 }

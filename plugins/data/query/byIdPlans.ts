@@ -11,6 +11,8 @@ export interface ByIdPlan {
   sql: string;
   bindings: readonly unknown[];
   slot: number;
+  /** Its select list as a write's `returning` clause (compileQuery.ts returningColumns), made on first use. */
+  returning?: string;
 }
 
 export interface ByIdPlans {

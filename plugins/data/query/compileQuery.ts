@@ -282,3 +282,12 @@ function keysetSql(exprs: string[], directions: Array<'asc' | 'desc'>, after: Cu
   if (directions[0] === 'asc') return { rest: joinSql([sql(`${exprs[0]} >= ${lead}`, first), rest], 'and'), nulls: null };
   return { rest: joinSql([sql(`${exprs[0]} <= ${lead}`, first), rest], 'and'), nulls: sql(`${exprs[0]} is null`) };
 }
+
+/**
+ * The select list of a plain query of one object (no joins, aggregation or keyset), as a write's
+ * `returning` clause: the written row then decodes as `recordDecoder(ast)` decodes the read's.
+ */
+export function returningColumns(ast: QueryAst): string {
+  const tableOf = (alias: string | null) => alias ?? ast.object.name;
+  return ast.select.map((s) => `${fieldSql(s.ref, { tableOf })} as ${quoteIdent(s.key)}`).join(', ');
+}

@@ -27,6 +27,8 @@ const COMPLETED_MESSAGE = 'Transaction query already complete, run with DEBUG=kn
 
 interface Handle {
   completed: boolean;
+  /** knex's `executionPromise`, made when first asked for: settled by the commit (its value) or the rollback (its error). */
+  outcome?: { promise: Promise<unknown>; resolve(value: unknown): void; reject(error: unknown): void };
 }
 type Tagged = { [OWNER]?: Handle };
 
@@ -108,13 +110,14 @@ export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>): Promise
   try {
     held.current = handle;
     await control(client, dialect, connection, 'BEGIN;');
-    const trx = handleFor(held, handle);
+    const trx = handleFor(held, handle, client);
     let result: T;
     try {
       result = await work(trx, connection);
     } catch (error) {
       handle.completed = true;
       await rollback(client, dialect, connection);
+      handle.outcome?.reject(error);
       throw error;
     }
     handle.completed = true;
@@ -122,8 +125,10 @@ export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>): Promise
       await control(client, dialect, connection, 'COMMIT;');
     } catch (error) {
       await rollback(client, dialect, connection);
+      handle.outcome?.reject(error);
       throw error;
     }
+    handle.outcome?.resolve(result);
     return result;
   } finally {
     handle.completed = true;
@@ -143,7 +148,7 @@ async function rollback(client: PoolClient, dialect: 'sqlite' | 'postgres', conn
 }
 
 /** The handle `work` gets: callable as knex, every builder it makes tagged with its transaction. */
-function handleFor(held: Held, handle: Handle): Knex.Transaction {
+function handleFor(held: Held, handle: Handle, client: PoolClient): Knex.Transaction {
   const { bound } = held;
   const trx = ((table: string, options?: unknown) => tag((bound as unknown as (t: string, o?: unknown) => object)(table, options), handle)) as unknown as Knex.Transaction;
   Object.setPrototypeOf(trx, bound);
@@ -153,6 +158,9 @@ function handleFor(held: Held, handle: Handle): Knex.Transaction {
     raw: { value: (...args: unknown[]) => tag((bound.raw as (...a: unknown[]) => object)(...args), handle) },
     queryBuilder: { value: () => tag(bound.queryBuilder(), handle) },
     isTransaction: { value: true },
+    // Events the handle emits itself (statements run on its connection outside knex's runner) reach the pool's listeners.
+    emit: { value: (event: string, ...args: unknown[]) => client.emit(event, ...args) },
+    listenerCount: { value: (event: string) => client.listenerCount(event) },
     isCompleted: { value: () => handle.completed },
     // A nested transaction is a savepoint of this one, on the same handle.
     transaction: {
@@ -167,6 +175,23 @@ function handleFor(held: Held, handle: Handle): Knex.Transaction {
           await trx.raw('release savepoint osr_held_nested');
           throw error;
         }
+      },
+    },
+    // What runs once the transaction ended (a file's bytes go after the delete committed) waits on this.
+    executionPromise: {
+      get() {
+        if (!handle.outcome) {
+          let resolve!: (value: unknown) => void;
+          let reject!: (error: unknown) => void;
+          const promise = new Promise((yes, no) => {
+            resolve = yes;
+            reject = no;
+          });
+          // A rollback nobody waits for is no unhandled rejection.
+          promise.catch(() => undefined);
+          handle.outcome = { promise, resolve, reject };
+        }
+        return handle.outcome.promise;
       },
     },
     commit: { value: refuse },
