@@ -138,7 +138,8 @@ export function coerceInput(
   if (mode === 'create') {
     for (const [name, field] of Object.entries(object.fields)) {
       if (Object.hasOwn(input, name) || field.type === 'formula' || field.type === 'autonumber') continue;
-      if (field.default !== undefined) values[name] = structuredClone(field.default);
+      // A default of an array or object is copied for each record; a plain value is as it is.
+      if (field.default !== undefined) values[name] = typeof field.default === 'object' && field.default !== null ? structuredClone(field.default) : field.default;
       else if (field.required) errors.push({ path: name, message: 'is required' });
     }
   }

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { newRecord } from './newRecord.ts';
-import type { HookRegistration } from '../../../capabilities/hooksRegistry.ts';
 import type { CreateOutcome, DataContext, DataEngine, DataRecord } from '../../../capabilities/dataEngine.ts';
 import { isCodedError } from '../../../kernel/errors.ts';
 import { checkValidationRules } from '../../../metadata/checkValidationRules.ts';
@@ -18,6 +17,8 @@ import type { FieldError } from './coerceInput.ts';
 import { accessKnown, celContext, validationError, type EngineDeps } from './engineDeps.ts';
 import { createdChanges, RECORD_HISTORY } from './recordHistory.ts';
 import { assertWritable, coerceOrThrow, guardObject, referenceScope, type WriteScope } from './writeRecords.ts';
+import { valuesAfterHooks } from './valuesAfterHooks.ts';
+import { runHandlers } from './runHooks.ts';
 import { SEQUENCE_TABLE } from './nextSequence.ts';
 
 /** Reads records by id as the caller, without the find hooks (a write's read-back); at most `limit` ids a call. */
@@ -106,12 +107,7 @@ async function createBatch(
       const before = beforeHooks.length > 0 ? { ...sent } : sent;
       const running = runHandlers(beforeHooks, event);
       if (running) await running;
-      // Values the hooks left as they were are coerced already: with no hook, all of them; else
-      // the plain ones left in place, and only arrays and objects (changeable inside) again.
-      const inside = beforeHooks.length === 0 ? NO_KEYS : event.record === sent ? objectKeysIfSame(sent, before) : null;
-      const values = inside === null ? coerceOrThrow(object, event.record, 'create', 'hook')
-        : inside.length === 0 ? sent
-        : Object.assign({ ...sent }, coerceOrThrow(object, pick(sent, inside), 'update', 'hook'));
+      const values = valuesAfterHooks(object, sent, before, event.record, beforeHooks.length > 0);
       const record = newRecord(values, newId(), now, userId);
       if (object.owner) record.owner_id = values.owner_id ?? userId;
       const scoped = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === sent[field]);
@@ -164,39 +160,6 @@ async function createBatch(
 }
 
 const NO_VETTED: ReadonlySet<string> = new Set();
-
-/** runHooks (runHooks.ts) that waits only for handlers answering a promise: none waited for, none made. */
-function runHandlers(handlers: readonly HookRegistration[], event: object): Promise<void> | undefined {
-  for (const [i, registration] of handlers.entries()) {
-    const result = registration.handler(event) as PromiseLike<unknown> | undefined;
-    if (typeof result?.then === 'function') return Promise.resolve(result).then(() => runHandlers(handlers.slice(i + 1), event));
-  }
-  return undefined;
-}
-
-const NO_KEYS: readonly string[] = [];
-
-/**
- * When `b` has exactly the keys of `a` and the same value under each: the keys whose values are
- * arrays or objects (a hook may have changed them inside); null when anything else differs.
- */
-function objectKeysIfSame(a: DataRecord, b: DataRecord): string[] | null {
-  let count = 0;
-  let inside: string[] | null = null;
-  for (const key in a) {
-    const value = a[key];
-    if (!Object.hasOwn(b, key) || value !== b[key]) return null;
-    if (typeof value === 'object' && value !== null) (inside ??= []).push(key);
-    count++;
-  }
-  return count === Object.keys(b).length ? (inside ?? (NO_KEYS as string[])) : null;
-}
-
-function pick(record: DataRecord, keys: readonly string[]): DataRecord {
-  const picked: DataRecord = {};
-  for (const key of keys) picked[key] = record[key];
-  return picked;
-}
 
 /** One block of each autonumber counter for the rows, in row order. */
 async function numberRecords(trx: Knex.Transaction, object: ResolvedObject, rows: Checked[]): Promise<void> {

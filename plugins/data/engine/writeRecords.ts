@@ -7,7 +7,7 @@ import { conditionProblems } from '../../../metadata/fieldConditions.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { computeFormulas } from '../query/computeFormulas.ts';
 import { encodeValue, formatAutonumber, recordToRow, rowToRecord } from '../sql/codec.ts';
-import { dialectOf } from '../sql/dialect.ts';
+import { dialectOf, quoteIdent } from '../sql/dialect.ts';
 import { directReader } from '../sql/sqliteReader.ts';
 import { runNative } from '../sql/runNative.ts';
 import { runWrite } from './runWrite.ts';
@@ -25,6 +25,7 @@ import { checkAssignmentChange, checkDelegation } from '../access/delegation.ts'
 import { checkOwnerChange, checkRowWrite, checkWritableFields, combineScopes, readScope, requireAction, rowInScope } from '../access/enforceAccess.ts';
 import { nextSequence } from './nextSequence.ts';
 import { runHooks } from './runHooks.ts';
+import { valuesAfterHooks } from './valuesAfterHooks.ts';
 import { createdChanges, updatedChanges, writeHistory } from './recordHistory.ts';
 import { DELETED_AT, DELETED_BY, hasTrash } from './trash.ts';
 
@@ -154,24 +155,40 @@ async function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise
  * delete takes the full lock, which waits for them (see checkReferences).
  */
 export async function lockedRecord(trx: Knex.Transaction, object: ResolvedObject, id: string, purpose: 'update' | 'delete', trashed = false): Promise<DataRecord> {
-  // The limit is written into the SQL: a bound one costs SQLite more than the read.
-  const query = inTrash(trx(object.name).where({ id }).limit(1, { skipBinding: true }), object, trashed);
   const reader = directReader(trx);
-  const locked = reader ? query : dialectOf(trx) !== 'postgres' ? query : purpose === 'update' ? query.forNoKeyUpdate() : query.forUpdate();
+  const dialect = dialectOf(trx);
   // Engine ids never hold U+0000, which PostgreSQL refuses even as a parameter.
-  // PostgreSQL: a named statement on the transaction's connection, parsed and planned once per connection.
-  const read = () => {
-    if (reader) return reader(locked);
-    if (dialectOf(trx) !== 'postgres') return locked as Promise<Array<Record<string, unknown>>>;
-    const { sql, bindings } = locked.toSQL().toNative();
-    return runNative(trx, { sql, bindings: [...bindings] });
-  };
-  const row = id.includes('\u0000') ? undefined : (await read())[0];
+  // SQLite: the transaction's connection directly. PostgreSQL: a named statement on the
+  // transaction's connection, parsed and planned once per connection.
+  const statement = { sql: lockedSql(object, dialect, reader ? null : purpose, trashed), bindings: [id] };
+  const row = id.includes('\u0000') ? undefined : (await (reader ? reader(statement) : runNative(trx, statement)))[0];
   if (!row) throw codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
-  const record = rowToRecord(object, row, dialectOf(trx));
+  const record = rowToRecord(object, row, dialect);
   // Who trashed it: restore answers to the one who did.
   if (trashed) record[DELETED_BY] = row[DELETED_BY] ?? null;
   return record;
+}
+
+const lockedTexts = new WeakMap<ResolvedObject, Map<string, string>>();
+
+/**
+ * The text of a locked read by id, made once per object and kind. The limit is written into the
+ * SQL: a bound one costs SQLite more than the read. An update takes PostgreSQL's no-key lock, a
+ * delete the full one; SQLite (`purpose` null) has one writer and no row locks.
+ */
+function lockedSql(object: ResolvedObject, dialect: 'sqlite' | 'postgres', purpose: 'update' | 'delete' | null, trashed: boolean): string {
+  let texts = lockedTexts.get(object);
+  if (!texts) lockedTexts.set(object, (texts = new Map()));
+  const key = `${dialect}:${purpose}:${trashed}`;
+  let sql = texts.get(key);
+  if (sql === undefined) {
+    const id = dialect === 'postgres' ? '$1' : '?';
+    const trash = !hasTrash(object) ? '' : ` and ${quoteIdent(DELETED_AT)} is ${trashed ? 'not null' : 'null'}`;
+    const lock = dialect !== 'postgres' || purpose === null ? '' : purpose === 'update' ? ' for no key update' : ' for update';
+    sql = `select * from ${quoteIdent(object.name)} where ${quoteIdent('id')} = ${id}${trash} limit 1${lock}`;
+    texts.set(key, sql);
+  }
+  return sql;
 }
 
 /** Rows of the live table (or of the trash) only, for an object with a trash. */
@@ -216,8 +233,12 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
   assertWritable(object, ctx, 'create');
   const { access, values: coerced, vetted } = await guardObject(deps, trx, object, ctx, 'create', coerceOrThrow(object, input, 'create', ctx));
   const event = { object: object.name, record: coerced, ctx, engine: tx };
-  await runHooks(deps.hooks, 'data.beforeInsert', object.name, event);
-  const values = coerceOrThrow(object, event.record, 'create', 'hook');
+  const hooked = deps.hooks.handlers('data.beforeInsert', object.name).length > 0;
+  // The hooks change `coerced` itself (or replace the record): a copy tells what they changed.
+  const before = hooked ? { ...coerced } : coerced;
+  const running = runHooks(deps.hooks, 'data.beforeInsert', object.name, event);
+  if (running) await running;
+  const values = valuesAfterHooks(object, coerced, before, event.record, hooked);
   const now = new Date().toISOString();
   const userId = ctx.principal?.userId ?? null;
   const record = newRecord(values, newId(), now, userId);
@@ -237,7 +258,8 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
   if (!returned) await write(object, () => runWrite(trx, trx(object.name).insert(row)));
   await writeHistory(deps, trx, object, { recordId: String(record.id), operation: 'create', version: 1, changes: createdChanges(values) }, ctx);
   const stored = returned ? answer!.record(returned[0]!) : await scope.read(object, record.id as string, ctx);
-  await runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
+  const after = runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
+  if (after) await after;
   return stored;
 }
 
@@ -254,7 +276,8 @@ export async function updateRecord(
   const version = Number(previous.version);
   checkVersion(options, version);
   const event = { object: object.name, id, previous, patch: coerced, ctx, engine: tx };
-  await runHooks(deps.hooks, 'data.beforeUpdate', object.name, event);
+  const running = runHooks(deps.hooks, 'data.beforeUpdate', object.name, event);
+  if (running) await running;
   const values = coerceOrThrow(object, event.patch, 'update', 'hook');
   // A lookup left as it was needs no read grant: the caller only sent back what the record holds.
   const references = referenceScope(deps, ctx, access, (field) => values[field] === coerced[field] && values[field] !== previous[field]);
@@ -267,7 +290,8 @@ export async function updateRecord(
   if (count === 0) throw await versionConflict(trx, object, id, version);
   await writeHistory(deps, trx, object, { recordId: id, operation: 'update', version: version + 1, changes: updatedChanges(previous, values) }, ctx);
   const stored = returned ? answer!.record(returned[0]!) : await scope.read(object, id, ctx);
-  await runHooks(deps.hooks, 'data.afterUpdate', object.name, { object: object.name, previous, record: stored, ctx, engine: tx });
+  const after = runHooks(deps.hooks, 'data.afterUpdate', object.name, { object: object.name, previous, record: stored, ctx, engine: tx });
+  if (after) await after;
   return stored;
 }
 

@@ -35,6 +35,8 @@ type Tagged = { [OWNER]?: Handle };
 /** A connection's bound knex and the transaction holding it now. */
 interface Held {
   bound: Knex;
+  /** What its handles share (handlePrototype). */
+  prototype: object;
   current: Handle | null;
 }
 
@@ -83,7 +85,9 @@ function heldFor(client: PoolClient, connection: object): Held {
   };
   bound.acquireConnection = () => Promise.resolve(connection);
   bound.releaseConnection = () => Promise.resolve();
-  held = { bound: makeKnex(bound), current: null };
+  const made: Held = { bound: makeKnex(bound), prototype: {}, current: null };
+  made.prototype = handlePrototype(made, client);
+  held = made;
   helds.set(connection, held);
   return held;
 }
@@ -110,7 +114,7 @@ export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>): Promise
   try {
     held.current = handle;
     await control(client, dialect, connection, 'BEGIN;');
-    const trx = handleFor(held, handle, client);
+    const trx = handleFor(held, handle);
     let result: T;
     try {
       result = await work(trx, connection);
@@ -147,39 +151,46 @@ async function rollback(client: PoolClient, dialect: 'sqlite' | 'postgres', conn
   }
 }
 
-/** The handle `work` gets: callable as knex, every builder it makes tagged with its transaction. */
-function handleFor(held: Held, handle: Handle, client: PoolClient): Knex.Transaction {
+/** The handle's transaction, on the handle itself. */
+const STATE = Symbol('heldState');
+type HandleFn = Knex.Transaction & { [STATE]: Handle };
+
+/**
+ * What every handle of a connection shares, defined once: the methods that differ from the bound
+ * knex's read their transaction from the handle (`this`), so a new handle is one function, one
+ * prototype link and one property.
+ */
+function handlePrototype(held: Held, client: PoolClient): object {
   const { bound } = held;
-  const trx = ((table: string, options?: unknown) => tag((bound as unknown as (t: string, o?: unknown) => object)(table, options), handle)) as unknown as Knex.Transaction;
-  Object.setPrototypeOf(trx, bound);
   const refuse = () => Promise.reject(new Error('a held transaction commits or rolls back when its work ends'));
-  // knex defines its context methods read-only: the handle's own are defined, not assigned.
-  Object.defineProperties(trx, {
-    raw: { value: (...args: unknown[]) => tag((bound.raw as (...a: unknown[]) => object)(...args), handle) },
-    queryBuilder: { value: () => tag(bound.queryBuilder(), handle) },
+  // knex defines its context methods read-only: these are defined, not assigned.
+  return Object.create(bound, {
+    raw: { value(this: HandleFn, ...args: unknown[]) { return tag((bound.raw as (...a: unknown[]) => object)(...args), this[STATE]); } },
+    queryBuilder: { value(this: HandleFn) { return tag(bound.queryBuilder(), this[STATE]); } },
     isTransaction: { value: true },
+    isCompleted: { value(this: HandleFn) { return this[STATE].completed; } },
     // Events the handle emits itself (statements run on its connection outside knex's runner) reach the pool's listeners.
     emit: { value: (event: string, ...args: unknown[]) => client.emit(event, ...args) },
     listenerCount: { value: (event: string) => client.listenerCount(event) },
-    isCompleted: { value: () => handle.completed },
     // A nested transaction is a savepoint of this one, on the same handle.
     transaction: {
-      value: async (nested: (inner: Knex.Transaction) => Promise<unknown>) => {
-        await trx.raw('savepoint osr_held_nested');
+      async value(this: HandleFn, nested: (inner: Knex.Transaction) => Promise<unknown>) {
+        await this.raw('savepoint osr_held_nested');
         try {
-          const result = await nested(trx);
-          await trx.raw('release savepoint osr_held_nested');
+          const result = await nested(this);
+          await this.raw('release savepoint osr_held_nested');
           return result;
         } catch (error) {
-          await trx.raw('rollback to savepoint osr_held_nested');
-          await trx.raw('release savepoint osr_held_nested');
+          await this.raw('rollback to savepoint osr_held_nested');
+          await this.raw('release savepoint osr_held_nested');
           throw error;
         }
       },
     },
     // What runs once the transaction ended (a file's bytes go after the delete committed) waits on this.
     executionPromise: {
-      get() {
+      get(this: HandleFn) {
+        const handle = this[STATE];
         if (!handle.outcome) {
           let resolve!: (value: unknown) => void;
           let reject!: (error: unknown) => void;
@@ -197,5 +208,13 @@ function handleFor(held: Held, handle: Handle, client: PoolClient): Knex.Transac
     commit: { value: refuse },
     rollback: { value: refuse },
   });
+}
+
+/** The handle `work` gets: callable as knex, every builder it makes tagged with its transaction. */
+function handleFor(held: Held, handle: Handle): Knex.Transaction {
+  const { bound } = held;
+  const trx = ((table: string, options?: unknown) => tag((bound as unknown as (t: string, o?: unknown) => object)(table, options), handle)) as unknown as HandleFn;
+  Object.setPrototypeOf(trx, held.prototype);
+  trx[STATE] = handle;
   return trx;
 }

@@ -13,17 +13,26 @@ import { directReader } from './sqliteReader.ts';
  */
 type Rows = Array<Record<string, unknown>>;
 
-/** Statement texts kept (one per table, column list and answer). */
+/** Statement texts kept (one per table, column list and answer); past it they are made afresh. */
 const TEXTS_KEPT = 256;
-const texts = new Map<string, { sql: string; name: string }>();
+// By answer first: its list (kept on the caller's plan) is the same string each time, whose hash V8 keeps.
+const texts = new Map<string, Map<string, { sql: string; name: string }>>();
+let kept = 0;
 
-function textOf(key: string, make: () => string): { sql: string; name: string } {
-  const known = texts.get(key);
+function textOf(returning: string, key: string, make: () => string): { sql: string; name: string } {
+  let byKey = texts.get(returning);
+  const known = byKey?.get(key);
   if (known) return known;
   const sql = make();
   const made = { sql, name: `osr_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}` };
-  if (texts.size >= TEXTS_KEPT) texts.delete(texts.keys().next().value!);
-  texts.set(key, made);
+  if (kept >= TEXTS_KEPT) {
+    texts.clear();
+    kept = 0;
+    byKey = undefined;
+  }
+  if (!byKey) texts.set(returning, (byKey = new Map()));
+  byKey.set(key, made);
+  kept++;
   return made;
 }
 
@@ -43,7 +52,7 @@ async function run(trx: Knex.Transaction, statement: { sql: string; name: string
 export function insertReturning(trx: Knex.Transaction, table: string, row: Record<string, unknown>, returning: string): Promise<Rows> {
   const dialect = dialectOf(trx);
   const columns = Object.keys(row);
-  const statement = textOf(`i\u0000${dialect}\u0000${table}\u0000${columns.join('\u0000')}\u0000${returning}`, () => {
+  const statement = textOf(returning, `i\u0000${dialect}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
     const slots = columns.map((_, i) => (dialect === 'postgres' ? `$${i + 1}` : '?'));
     return `insert into ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) values (${slots.join(', ')}) returning ${returning}`;
   });
@@ -57,7 +66,7 @@ export function insertReturning(trx: Knex.Transaction, table: string, row: Recor
 export function updateReturning(trx: Knex.Transaction, table: string, values: Record<string, unknown>, id: string, version: number, returning: string): Promise<Rows> {
   const dialect = dialectOf(trx);
   const columns = Object.keys(values);
-  const statement = textOf(`u\u0000${dialect}\u0000${table}\u0000${columns.join('\u0000')}\u0000${returning}`, () => {
+  const statement = textOf(returning, `u\u0000${dialect}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
     const slot = (i: number) => (dialect === 'postgres' ? `$${i + 1}` : '?');
     const sets = columns.map((c, i) => `${quoteIdent(c)} = ${slot(i)}`);
     return `update ${quoteIdent(table)} set ${sets.join(', ')} where ${quoteIdent('id')} = ${slot(columns.length)} and ${quoteIdent('version')} = ${slot(columns.length + 1)} returning ${returning}`;
