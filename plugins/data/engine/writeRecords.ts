@@ -132,12 +132,14 @@ interface Written {
 
 async function checkRecord(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext, references: ReferenceScope | undefined, written: Written) {
   const errors: FieldError[] = await checkReferences(trx, object, changed, references, (name) => deps.metadata.object(name));
-  const withFormulas = { ...full };
-  const formulas = [...objectColumns(object).formulas.values()];
-  if (formulas.length > 0) computeFormulas(withFormulas, formulas, celContext(ctx));
+  const cel = celContext(ctx);
+  // Formulas are computed on a copy (they are not stored); without any, the checks read the record itself.
+  const formulas = objectColumns(object).formulas;
+  const withFormulas = formulas.size > 0 ? Object.assign({}, full) : full;
+  if (formulas.size > 0) computeFormulas(withFormulas, [...formulas.values()], cel);
   const write = { mode, sent: Object.keys(written.sent), system: ctx.system === true, next: withFormulas, ...(written.previous ? { previous: written.previous } : {}) };
-  errors.push(...conditionProblems(object, write, celContext(ctx)));
-  for (const v of checkValidationRules(object, withFormulas, mode, celContext(ctx))) errors.push({ path: v.field, message: v.message });
+  errors.push(...conditionProblems(object, write, cel));
+  for (const v of checkValidationRules(object, withFormulas, mode, cel)) errors.push({ path: v.field, message: v.message });
   if (errors.length > 0) throw validationError(errors);
 }
 
@@ -281,8 +283,12 @@ export async function updateRecord(
   const values = coerceOrThrow(object, event.patch, 'update', 'hook');
   // A lookup left as it was needs no read grant: the caller only sent back what the record holds.
   const references = referenceScope(deps, ctx, access, (field) => values[field] === coerced[field] && values[field] !== previous[field]);
-  await checkRecord(deps, trx, object, values, { ...previous, ...values }, 'update', ctx, references, { sent: coerced, previous });
-  const row = recordToRow(object, { ...values, updated_at: new Date().toISOString(), updated_by: ctx.principal?.userId ?? null }, dialectOf(trx));
+  // Built key by key: V8 makes a spread followed by more keys far slower than either alone.
+  await checkRecord(deps, trx, object, values, Object.assign({}, previous, values), 'update', ctx, references, { sent: coerced, previous });
+  const changes = Object.assign({}, values);
+  changes.updated_at = new Date().toISOString();
+  changes.updated_by = ctx.principal?.userId ?? null;
+  const row = recordToRow(object, changes, dialectOf(trx));
   row.version = version + 1;
   const answer = await scope.answer(object, ctx);
   const returned = answer ? await write(object, () => updateReturning(trx, object.name, row, id, version, answer.columns)) : null;
