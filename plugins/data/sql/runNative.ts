@@ -29,11 +29,26 @@ async function runPrepared(knex: Knex, statement: NativeStatement): Promise<Arra
   const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(conn: PgConnection): Promise<unknown> };
   const connection = await client.acquireConnection();
   try {
-    const name = `osr_${createHash('sha1').update(statement.sql).digest('hex').slice(0, 24)}`;
+    const name = statementName(statement.sql);
     return (await connection.query({ name, text: statement.sql, values: statement.bindings })).rows;
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/** Names of the statement texts seen (planned reads repeat a few texts), so a read hashes none. */
+const NAMES_KEPT = 512;
+const names = new Map<string, string>();
+
+/** A PostgreSQL statement's name: one per SQL text, the same on every connection. */
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (name === undefined) {
+    name = `osr_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+    if (names.size >= NAMES_KEPT) names.delete(names.keys().next().value!);
+    names.set(sql, name);
+  }
+  return name;
 }
 
 interface PgConnection {
