@@ -2,16 +2,19 @@
  * CPU per write inside one process, without HTTP: `engine.create` and `engine.update` of
  * `bench_item` (16 in flight, as the bench's connections), against the bare statement the
  * baseline runs (an insert or versioned update with `returning *`, prepared once), taking turns.
- * Run: node --import tsx bench/writeCost.ts [sqlite|postgres] [writes per round] [rounds] (the runtime
- * from its compiled tree, built first when stale).
+ * Run: node --import tsx bench/writeCost.ts [sqlite|postgres] [writes per round] [rounds] [--compare REV]
+ * (the runtime from its compiled tree, built first when stale; with --compare, revision REV's).
  * Prints the median CPU µs per write of each side and their ratio.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { buildCompiled, staleness } from '../bin/buildCompiled.js';
 import type { DataContext, DataEngine } from '../capabilities/dataEngine.ts';
 import { BENCH_APP_DIR, BENCH_OBJECT, createBody, REPO_ROOT } from './benchObject.ts';
+import { compareTree } from './compareTree.ts';
 import { createDatabaseTarget, type BenchDriver } from './databaseTarget.ts';
 
 const driver = (process.argv[2] ?? 'sqlite') as BenchDriver;
@@ -19,10 +22,13 @@ const perRound = Number(process.argv[3] ?? 2000);
 const rounds = Number(process.argv[4] ?? 7);
 const inFlight = 16;
 
-// The runtime from its compiled tree, as `osr start` runs it (tsx adds a name helper to every closure).
-if (staleness(REPO_ROOT) !== null) await buildCompiled(REPO_ROOT);
-const { createRuntime } = (await import(new URL('../dist/runtime/createRuntime.js', import.meta.url).href)) as typeof import('../runtime/createRuntime.ts');
-const { silentLogger } = (await import(new URL('../dist/kernel/logger.js', import.meta.url).href)) as typeof import('../kernel/logger.ts');
+// The runtime from its compiled tree, as `osr start` runs it (tsx adds a name helper to every closure):
+// this tree's dist/, or with --compare REV that revision's (compareTree.ts).
+const compared = process.argv.indexOf('--compare');
+const tree = compared > 0 ? (await compareTree(process.argv[compared + 1]!, console.log)).dist : join(REPO_ROOT, 'dist');
+if (compared < 0 && staleness(REPO_ROOT) !== null) await buildCompiled(REPO_ROOT);
+const { createRuntime } = (await import(pathToFileURL(join(tree, 'runtime/createRuntime.js')).href)) as typeof import('../runtime/createRuntime.ts');
+const { silentLogger } = (await import(pathToFileURL(join(tree, 'kernel/logger.js')).href)) as typeof import('../kernel/logger.ts');
 const target = await createDatabaseTarget(driver);
 const runtime = await createRuntime({
   inline: { ...target.runtimeConfig, apps: [BENCH_APP_DIR], server: { listen: false, logRequests: false }, auth: { secret: 'bench-secret-0123456789-0123456789-abcdef' } },

@@ -26,6 +26,12 @@ export const dataOptionsSchema = z.strictObject({
    * read workers next time (aggregations and distinct reads always do; by-id reads never).
    */
   pooledReadMs: z.number().min(0).max(600_000).default(DEFAULT_POOLED_READ_MS),
+  /**
+   * Totals of list reads remembered until the next write (`on`): on SQLite always, on PostgreSQL
+   * while the runtime listens for other processes' writes (NOTIFY, sent with each write's commit).
+   * `off` counts on every read: for tables that programs other than the runtime write to.
+   */
+  countCache: z.enum(['on', 'off']).default('on'),
   /** Joins one query may hold (at most 8); more answers 400 QUERY_TOO_COSTLY. */
   maxJoins: z.number().int().min(0).max(8).default(DEFAULT_QUERY_COST.maxJoins),
   /**

@@ -11,7 +11,8 @@ import { createDataEngine } from './engine/createDataEngine.ts';
 import { RECORD_HISTORY } from './engine/recordHistory.ts';
 import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
-import { createCountCache } from './query/countCache.ts';
+import { createCountCache, type CountCache } from './query/countCache.ts';
+import { listenForWrites, type WriteSignal } from './sql/writeSignal.ts';
 import { createReadPoolPolicy, defaultReaders } from './query/readPool.ts';
 import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
 import { recordSlowQueries } from './advice/recordSlowQueries.ts';
@@ -30,6 +31,8 @@ import { summarizeSchema } from './sql/summarizeSchema.ts';
 import { syncSchema } from './sql/syncSchema.ts';
 
 const states = new WeakMap<object, Map<string, Database>>();
+const signalsOf = new WeakMap<object, Map<string, WriteSignal>>();
+const countsOf = new WeakMap<object, CountCache>();
 const autoIndexUses = new WeakMap<object, AutoIndexUse>();
 
 /**
@@ -67,7 +70,11 @@ export default definePlugin({
       if (!db) throw codedError('NOT_FOUND', { what: `Environment '${environmentId}'` });
       return db;
     };
-    const counts = createCountCache();
+    const counts = ctx.options.countCache === 'off' ? undefined : createCountCache();
+    if (counts) countsOf.set(ctx, counts);
+    // PostgreSQL: each environment's totals are remembered while its write signal is live (writeSignal.ts).
+    const signals = new Map<string, WriteSignal>();
+    signalsOf.set(ctx, signals);
     // A lost database connection reaches callers as a 503 they may retry, whatever the route.
     ctx.provide('data.database', mapConnectionErrors(createDataDatabase({ database, counts })));
     // Slow list and query reads have their shapes recorded for index advice (advice/).
@@ -83,6 +90,7 @@ export default definePlugin({
       database,
       access,
       counts,
+      countsLive: (environmentId) => signals.get(environmentId)?.live() === true,
       plans: createByIdPlans(),
       listPlans: createListPlans(),
       cost: { timeoutMs: ctx.options.queryTimeoutMs, maxJoins: ctx.options.maxJoins },
@@ -113,6 +121,11 @@ export default definePlugin({
       for (const env of ctx.resolve('runtime.info').environments) {
         const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, readers: ctx.options.readers ?? defaultReaders(), ...(env.schema ? { schema: env.schema } : {}) });
         databases.set(env.id, db);
+        if (db.dialect === 'postgres' && countsOf.has(ctx)) {
+          const environmentId = env.id;
+          signalsOf.get(ctx)!.set(environmentId, listenForWrites(db.knex, db.schema, () => countsOf.get(ctx)?.changed(environmentId),
+            (error) => ctx.log.warn({ environment: environmentId, err: error.message }, 'totals: not listening for other processes\' writes; counting every time until it listens again')));
+        }
         if (ctx.options.schemaSync !== 'off') {
           const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });
           await ensureSequenceTable(db.knex);
@@ -147,6 +160,9 @@ export default definePlugin({
     }
   },
   async stop(ctx) {
+    const signals = signalsOf.get(ctx);
+    if (signals) await Promise.all([...signals.values()].map((signal) => signal.close()));
+    signals?.clear();
     const databases = states.get(ctx)!;
     await Promise.all([...databases.values()].map((db) => db.close()));
     databases.clear();

@@ -1,6 +1,7 @@
 import type { DataDatabase } from '../../../capabilities/dataDatabase.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import { dialectOf } from '../sql/dialect.ts';
+import { notifySql } from '../sql/writeSignal.ts';
 import { bindingOf } from './createDataEngine.ts';
 import type { EngineDeps } from './engineDeps.ts';
 
@@ -20,8 +21,13 @@ export function createDataDatabase(deps: Pick<EngineDeps, 'database' | 'counts'>
       try {
         return await work({ knex, dialect: dialectOf(knex) });
       } finally {
-        // Side tables may feed queries (a search index): their totals are no longer known.
-        if (!binding) deps.counts?.changed(environmentId);
+        // Side tables may feed queries (a search index): their totals are no longer known, here
+        // and, on PostgreSQL, in other processes (writeSignal.ts; in a transaction, its commit tells them).
+        if (!binding) {
+          deps.counts?.changed(environmentId);
+          const db = deps.database(environmentId);
+          if (db.dialect === 'postgres') await db.knex.raw(notifySql(db.schema)).catch(() => undefined);
+        }
       }
     },
   };

@@ -13,6 +13,7 @@ import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
 import { attachTransactionConnection } from '../sql/sqliteReader.ts';
 import { heldTransaction } from '../sql/heldTransaction.ts';
+import { notifySql } from '../sql/writeSignal.ts';
 import type Sqlite from 'better-sqlite3';
 import { readWorkers, type ReadWorkers } from '../sql/sqliteReadWorkers.ts';
 import { budgetError, DEFAULT_QUERY_COST, isCostly, requestClosed } from '../query/queryCost.ts';
@@ -103,7 +104,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
   ): Promise<ListResult> {
     const cel = celContext(ctx);
     // Taken before anything runs: a write that starts from here on voids what this read counts.
-    const counts = options.total === false || binding || !deps.counts || dialectOf(knex) !== 'sqlite' ? undefined : deps.counts.reader(ctx.environmentId);
+    const remembered = dialectOf(knex) === 'sqlite' || deps.countsLive?.(ctx.environmentId) === true;
+    const counts = options.total === false || binding || !deps.counts || !remembered ? undefined : deps.counts.reader(ctx.environmentId);
     const before = { object: object.name, query: { ...input }, ctx };
     if (hooks) {
       const running = runHooks(deps.hooks, 'data.beforeFind', object.name, before);
@@ -387,7 +389,11 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     };
     const run = binding
       ? () => inSavepoint(knexFor(ctx) as Knex.Transaction, binding, () => bound(binding.trx))
-      : () => heldTransaction(deps.database(ctx.environmentId).knex, opened);
+      : () => {
+        // PostgreSQL: other processes forget their totals of this schema when this commits (writeSignal.ts).
+        const db = deps.database(ctx.environmentId);
+        return heldTransaction(db.knex, opened, db.dialect === 'postgres' ? { beforeCommit: notifySql(db.schema) } : {});
+      };
     if (binding || !deps.counts) return run();
     // Totals counted while the transaction is open or after it ends are not kept (countCache.ts).
     const counts = deps.counts;

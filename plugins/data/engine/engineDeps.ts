@@ -29,6 +29,11 @@ export interface EngineDeps {
   access?: AccessService;
   /** Totals remembered until the next write, for SQLite databases (see countCache.ts). */
   counts?: CountCache;
+  /**
+   * PostgreSQL: whether the environment's totals may be remembered now (writeSignal.ts: other
+   * processes' writes are heard). SQLite's always may (one runtime process per file).
+   */
+  countsLive?: (environmentId: string) => boolean;
   /** Plans of plain reads by id, per caller profile (see byIdPlans.ts); their owners serve listPlans too. */
   plans?: ByIdPlans;
   /** Plans of list queries without a cursor, per caller profile (see listPlans.ts); used with `plans`. */

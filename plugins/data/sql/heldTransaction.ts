@@ -104,8 +104,13 @@ async function control(client: PoolClient, dialect: 'sqlite' | 'postgres', conne
   else await (connection as { query(sql: string): Promise<unknown> }).query(sql);
 }
 
+export interface HeldOptions {
+  /** PostgreSQL: SQL without parameters run last in the transaction, sent with the COMMIT (a NOTIFY). */
+  beforeCommit?: string;
+}
+
 /** Runs `work` in a transaction of its own on a connection of `knex`'s pool: committed if it resolves, rolled back if not. */
-export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>): Promise<T> {
+export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>, options: HeldOptions = {}): Promise<T> {
   const client = knex.client as unknown as PoolClient;
   const dialect = dialectOf(knex);
   const connection = await client.acquireConnection();
@@ -126,7 +131,8 @@ export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>): Promise
     }
     handle.completed = true;
     try {
-      await control(client, dialect, connection, 'COMMIT;');
+      // PostgreSQL: a statement of the transaction's own sent with its COMMIT, in one round trip.
+      await control(client, dialect, connection, options.beforeCommit && dialect === 'postgres' ? `${options.beforeCommit}; COMMIT;` : 'COMMIT;');
     } catch (error) {
       await rollback(client, dialect, connection);
       handle.outcome?.reject(error);

@@ -1,0 +1,85 @@
+/**
+ * Totals remembered until the next write (countCache.ts), with two runtimes on one database: on
+ * PostgreSQL a write committed by one process reaches the other's remembered totals through the
+ * write signal (a NOTIFY sent with its commit, writeSignal.ts; the mechanism is tested red in
+ * writeSignal.test.ts). With `countCache: 'off'` a row inserted by SQL outside the runtime is counted.
+ */
+import t from 'tap';
+import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
+import type { TestRuntime } from '../harness/startTestRuntime.ts';
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
+
+const APP = { apps: ['test/data/fixtures/nested-app'] };
+
+async function total(rt: TestRuntime, token: string): Promise<number> {
+  const res = await rt.inject({ method: 'GET', url: '/api/v1/data/tag?limit=1', headers: bearer(token) });
+  return res.json().total as number;
+}
+
+async function eventually(read: () => Promise<number>, expected: number): Promise<number> {
+  let seen = await read();
+  for (let i = 0; i < 100 && seen !== expected; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    seen = await read();
+  }
+  return seen;
+}
+
+t.test('totals remembered across processes', async (t) => {
+  await eachBackend(t, ['countsignal'], async (t, site) => {
+    const a = await site.boot({ config: APP });
+    t.teardown(() => a.close());
+    const b = await site.boot({ config: APP });
+    t.teardown(() => b.close());
+    const tokenA = (await signIn(a)).token;
+    const tokenB = (await signIn(b)).token;
+    const environment = site.ids[0]!;
+    const create = async (rt: TestRuntime, token: string, code: string) =>
+      (await rt.inject({ method: 'POST', url: '/api/v1/data/tag', headers: bearer(token), payload: { code } })).statusCode;
+
+    t.equal(await create(a, tokenA, 'one'), 201, 'a record through runtime A');
+    t.equal(await eventually(() => total(a, tokenA), 1), 1, 'A counts one');
+    // A remembers the total: a read right after a read runs no count (retried: background work
+    // through data.database, such as the job queue's polls, also makes the totals forgotten).
+    const database = a.runtime.kernel.service<DataDatabase>('data.database')!;
+    const counted: string[] = [];
+    await database.withDatabase(environment, async ({ knex }) => {
+      knex.on('query', (q: { sql: string }) => {
+        if (/count\(\*\)/i.test(q.sql)) counted.push(q.sql);
+      });
+    });
+    let remembered = false;
+    for (let i = 0; i < 50 && !remembered; i++) {
+      await total(a, tokenA);
+      counted.length = 0;
+      await total(a, tokenA);
+      remembered = counted.length === 0;
+      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    t.ok(remembered, 'A answers a repeated total without counting');
+    t.equal(await create(a, tokenA, 'two'), 201, 'a write through A itself');
+    t.equal(await total(a, tokenA), 2, 'forgets A\'s totals at once');
+    t.equal(await total(b, tokenB), 2, 'B counts the same');
+    const statementsB: string[] = [];
+    await b.runtime.kernel.service<DataDatabase>('data.database')!.withDatabase(environment, async ({ knex }) => {
+      knex.on('query', (q: { sql: string }) => statementsB.push(q.sql));
+    });
+    t.equal(await create(b, tokenB, 'three'), 201, 'a write through runtime B');
+    if (site.backend === 'postgres') t.ok(statementsB.some((sql) => /^notify osr_changed_\w+; COMMIT;$/.test(sql)), 'whose commit carries the schema\'s NOTIFY');
+    t.equal(await eventually(() => total(a, tokenA), 3), 3, 'reaches the totals A remembered');
+    const deleted = await b.inject({ method: 'DELETE', url: `/api/v1/data/tag/${String((await b.inject({ method: 'GET', url: '/api/v1/data/tag?where={"code":"one"}', headers: bearer(tokenB) })).json().items[0].id)}`, headers: bearer(tokenB) });
+    t.equal(deleted.statusCode, 204, 'B deletes a record');
+    t.equal(await eventually(() => total(a, tokenA), 2), 2, 'and A hears the delete');
+  });
+});
+
+t.test('countCache off counts every time', async (t) => {
+  await eachBackend(t, ['countoff'], async (t, site) => {
+    const a = await site.boot({ config: { ...APP, plugins: { email: { enabled: false }, data: { countCache: 'off' } } } });
+    t.teardown(() => a.close());
+    const token = (await signIn(a)).token;
+    t.equal(await total(a, token), 0, 'nothing yet');
+    await site.query(site.ids[0]!, "insert into tag (id, version, created_at, updated_at, code) values ('outside-1', 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'outside')");
+    t.equal(await total(a, token), 1, 'a row written outside the runtime is counted');
+  });
+});
