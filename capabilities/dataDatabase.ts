@@ -17,7 +17,16 @@ export interface DataDatabase {
    * or the one `engine.transaction` hands its work), the access is that transaction, so side-table
    * changes commit or roll back with the write; any other engine, or none, gives the pool.
    */
-  withDatabase<T>(environmentId: string, work: (db: SideTableAccess) => Promise<T>, within?: DataEngine): Promise<T>;
+  withDatabase<T>(environmentId: string, work: (db: SideTableAccess) => Promise<T>, within?: DataEngine, options?: WithDatabaseOptions): Promise<T>;
+}
+
+export interface WithDatabaseOptions {
+  /**
+   * The only tables `work` may write. Totals the data engine remembers (docs/data-api.md, Totals)
+   * are forgotten for these tables only, instead of for every table of the environment: for work
+   * that runs often and writes tables few lists read (a job queue's claims). Default: any table.
+   */
+  touches?: readonly string[];
 }
 
 export const dataDatabase = defineCapability<DataDatabase>()({

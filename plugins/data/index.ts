@@ -123,7 +123,7 @@ export default definePlugin({
         databases.set(env.id, db);
         if (db.dialect === 'postgres' && countsOf.has(ctx)) {
           const environmentId = env.id;
-          signalsOf.get(ctx)!.set(environmentId, listenForWrites(db.knex, db.schema, () => countsOf.get(ctx)?.changed(environmentId),
+          signalsOf.get(ctx)!.set(environmentId, listenForWrites(db.knex, db.schema, (tables) => countsOf.get(ctx)?.changed(environmentId, tables),
             (error) => ctx.log.warn({ environment: environmentId, err: error.message }, 'totals: not listening for other processes\' writes; counting every time until it listens again')));
         }
         if (ctx.options.schemaSync !== 'off') {

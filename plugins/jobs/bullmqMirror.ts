@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { JobInfo } from '../../capabilities/jobsQueue.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import { JOB_TABLE } from './jobStore.ts';
+import { JOB_TABLE, JOB_TABLES } from './jobStore.ts';
 
 /** What the mirror writes of a BullMQ job: its info, never its data. */
 export interface MirroredJob extends JobInfo {
@@ -40,7 +40,7 @@ export function createBullmqMirror(database: DataDatabase, log: Logger): BullmqM
   const chain = (id: string, environmentId: string, write: (knex: Knex) => Promise<unknown>) => {
     const previous = chains.get(id) ?? Promise.resolve();
     const next = previous
-      .then(() => database.withDatabase(environmentId, (db) => write(db.knex)))
+      .then(() => database.withDatabase(environmentId, (db) => write(db.knex), undefined, JOB_TABLES))
       .then(() => undefined, (error: unknown) => log.warn({ err: error, job: id }, 'jobs: the sys_job row of a BullMQ job could not be written'));
     chains.set(id, next);
     void next.then(() => {

@@ -2,7 +2,7 @@ import type { DataDatabase, SideTableAccess } from '../../capabilities/dataDatab
 import type { JobHandler, JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { checkRepeat, newJob } from './jobOptions.ts';
-import { countJobs, deadJobs, getJob, insertJob, removePending, retryDead, stopSchedule } from './jobStore.ts';
+import { countJobs, deadJobs, getJob, insertJob, JOB_TABLES, removePending, retryDead, stopSchedule } from './jobStore.ts';
 import { nextSlot } from './nextSlot.ts';
 
 /**
@@ -17,7 +17,7 @@ export function createEmbeddedQueue(deps: {
   wake: () => void;
 }): JobsQueue {
   const { database, handlers } = deps;
-  const db = <T>(environmentId: string | undefined, work: (db: SideTableAccess) => Promise<T>) => database.withDatabase(environmentId ?? deps.defaultEnvironment, work);
+  const db = <T>(environmentId: string | undefined, work: (db: SideTableAccess) => Promise<T>) => database.withDatabase(environmentId ?? deps.defaultEnvironment, work, undefined, JOB_TABLES);
   const known = (name: string) => {
     if (!handlers.has(name)) throw codedError('JOB_UNKNOWN_NAME', { name });
   };

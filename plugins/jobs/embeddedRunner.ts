@@ -1,7 +1,7 @@
 import type { DataDatabase, SideTableAccess } from '../../capabilities/dataDatabase.ts';
 import type { JobHandler } from '../../capabilities/jobsQueue.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import { claimJobs, completeJob, failJob, handBack, insertNextOccurrence, renewLeases, sweepCompleted, type ClaimedJob } from './jobStore.ts';
+import { claimJobs, completeJob, failJob, handBack, insertNextOccurrence, JOB_TABLES, renewLeases, sweepCompleted, type ClaimedJob } from './jobStore.ts';
 import { nextSlot } from './nextSlot.ts';
 
 /** How often completed jobs' data and old completed jobs are removed. */
@@ -55,7 +55,7 @@ export function createEmbeddedRunner(deps: {
   let again = false;
   let lastSweep = 0;
   const names = () => [...handlers.keys()];
-  const db = <T>(environmentId: string, work: (db: SideTableAccess) => Promise<T>) => database.withDatabase(environmentId, work);
+  const db = <T>(environmentId: string, work: (db: SideTableAccess) => Promise<T>) => database.withDatabase(environmentId, work, undefined, JOB_TABLES);
 
   function tick(): Promise<void> {
     if (stopped) return Promise.resolve();

@@ -7,6 +7,8 @@ import { backoffDelay } from './backoffDelay.ts';
 /** The engine-owned table of jobs (declared as sys_job in ./system-app) and the side table of their data. */
 export const JOB_TABLE = 'sys_job';
 export const PAYLOAD_TABLE = 'sys_job_payload';
+/** What the queue's own statements write: the data engine forgets remembered totals of these only. */
+export const JOB_TABLES = { touches: [JOB_TABLE, PAYLOAD_TABLE] } as const;
 
 /** Longest last error kept (the column's maxLength). */
 const MAX_ERROR = 2000;

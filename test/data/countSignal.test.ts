@@ -59,13 +59,15 @@ t.test('totals remembered across processes', async (t) => {
     t.ok(remembered, 'A answers a repeated total without counting');
     t.equal(await create(a, tokenA, 'two'), 201, 'a write through A itself');
     t.equal(await total(a, tokenA), 2, 'forgets A\'s totals at once');
+    // SQLite: an environment's file belongs to one runtime process (docs/data-api.md, Totals).
+    if (site.backend !== 'postgres') return;
     t.equal(await total(b, tokenB), 2, 'B counts the same');
     const statementsB: string[] = [];
     await b.runtime.kernel.service<DataDatabase>('data.database')!.withDatabase(environment, async ({ knex }) => {
       knex.on('query', (q: { sql: string }) => statementsB.push(q.sql));
     });
     t.equal(await create(b, tokenB, 'three'), 201, 'a write through runtime B');
-    if (site.backend === 'postgres') t.ok(statementsB.some((sql) => /^notify osr_changed_\w+; COMMIT;$/.test(sql)), 'whose commit carries the schema\'s NOTIFY');
+    t.ok(statementsB.some((sql) => /^notify osr_changed_\w+; COMMIT;$/.test(sql)), 'whose commit carries the schema\'s NOTIFY');
     t.equal(await eventually(() => total(a, tokenA), 3), 3, 'reaches the totals A remembered');
     const deleted = await b.inject({ method: 'DELETE', url: `/api/v1/data/tag/${String((await b.inject({ method: 'GET', url: '/api/v1/data/tag?where={"code":"one"}', headers: bearer(tokenB) })).json().items[0].id)}`, headers: bearer(tokenB) });
     t.equal(deleted.statusCode, 204, 'B deletes a record');

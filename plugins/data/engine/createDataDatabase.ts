@@ -12,7 +12,7 @@ import type { EngineDeps } from './engineDeps.ts';
  */
 export function createDataDatabase(deps: Pick<EngineDeps, 'database' | 'counts'>): DataDatabase {
   return {
-    async withDatabase(environmentId, work, within) {
+    async withDatabase(environmentId, work, within, options) {
       const binding = within ? bindingOf(within) : undefined;
       if (binding && binding.environmentId !== environmentId) {
         throw codedError('VALIDATION_ERROR', { summary: 'a transaction cannot span environments' });
@@ -24,9 +24,9 @@ export function createDataDatabase(deps: Pick<EngineDeps, 'database' | 'counts'>
         // Side tables may feed queries (a search index): their totals are no longer known, here
         // and, on PostgreSQL, in other processes (writeSignal.ts; in a transaction, its commit tells them).
         if (!binding) {
-          deps.counts?.changed(environmentId);
+          deps.counts?.changed(environmentId, options?.touches);
           const db = deps.database(environmentId);
-          if (db.dialect === 'postgres') await db.knex.raw(notifySql(db.schema)).catch(() => undefined);
+          if (db.dialect === 'postgres') await db.knex.raw(notifySql(db.schema, options?.touches)).catch(() => undefined);
         }
       }
     },

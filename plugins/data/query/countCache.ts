@@ -10,8 +10,8 @@
 export interface CountCache {
   /** A handle for one read, tied to the generation it started in. */
   reader(environmentId: string): CountReader;
-  /** Something may have changed rows of the environment: forget its totals. */
-  changed(environmentId: string): void;
+  /** Something may have changed rows of the environment (of `tables` only, when given): forget those totals. */
+  changed(environmentId: string, tables?: readonly string[]): void;
 }
 
 export interface CountReader {
@@ -46,10 +46,19 @@ export function createCountCache(maxEntries = 1000): CountCache {
         },
       };
     },
-    changed(environmentId) {
+    changed(environmentId, tables) {
       const entry = entryOf(environmentId);
+      // A read under way when anything changes stores nothing, whatever it counted.
       entry.generation++;
-      entry.totals.clear();
+      if (!tables) {
+        entry.totals.clear();
+        return;
+      }
+      // A total is kept when its statement names none of the tables (quoted as either driver quotes them).
+      const names = tables.flatMap((table) => [`"${table}"`, `\`${table}\``]);
+      for (const key of entry.totals.keys()) {
+        if (names.some((name) => key.includes(name))) entry.totals.delete(key);
+      }
     },
   };
 }

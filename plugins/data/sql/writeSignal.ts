@@ -20,14 +20,21 @@ export function writeChannel(schema: string | null): string {
   return `osr_changed_${schema ?? 'public'}`;
 }
 
-/** The statement a write transaction sends with its COMMIT. */
-export function notifySql(schema: string | null): string {
-  return `notify ${writeChannel(schema)}`;
+/** A table name that may travel in a notification's payload as it is. */
+const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The statement a write sends (a write transaction with its COMMIT): with `tables`, the payload
+ * names them and listeners forget the totals of those tables only.
+ */
+export function notifySql(schema: string | null, tables?: readonly string[]): string {
+  const named = tables && tables.length > 0 && tables.every((t) => TABLE_NAME.test(t)) ? tables : undefined;
+  return named ? `notify ${writeChannel(schema)}, '${named.join(',')}'` : `notify ${writeChannel(schema)}`;
 }
 
 interface ListenClient {
   query(sql: string): Promise<unknown>;
-  on(event: 'notification', listener: (message: { channel: string }) => void): void;
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
   on(event: 'error' | 'end', listener: (error?: Error) => void): void;
   end(): Promise<void>;
 }
@@ -36,10 +43,11 @@ interface ListenClient {
 const RETRY_MS = 1000;
 
 /**
- * Listens on `knex`'s database for writes to `schema`: `changed` runs on each notification and
- * whenever notifications may have been missed (the connection was lost or is listening again).
+ * Listens on `knex`'s database for writes to `schema`: `changed` runs on each notification (with
+ * the tables it names, if any) and whenever notifications may have been missed (the connection
+ * was lost or is listening again), then with no tables: everything.
  */
-export function listenForWrites(knex: Knex, schema: string | null, changed: () => void, onProblem: (error: Error) => void): WriteSignal {
+export function listenForWrites(knex: Knex, schema: string | null, changed: (tables?: readonly string[]) => void, onProblem: (error: Error) => void): WriteSignal {
   const client = knex.client as { acquireRawConnection(): Promise<ListenClient>; destroyRawConnection(connection: ListenClient): Promise<void> };
   const channel = writeChannel(schema);
   let connection: ListenClient | null = null;
@@ -75,7 +83,7 @@ export function listenForWrites(knex: Knex, schema: string | null, changed: () =
         return;
       }
       opened.on('notification', (message) => {
-        if (message.channel === channel) changed();
+        if (message.channel === channel) changed(message.payload ? message.payload.split(',') : undefined);
       });
       opened.on('error', (error) => lost(error ?? new Error('the listening connection failed')));
       opened.on('end', () => lost());
