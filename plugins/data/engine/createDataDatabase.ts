@@ -2,7 +2,7 @@ import type { DataDatabase } from '../../../capabilities/dataDatabase.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { notifySql } from '../sql/writeSignal.ts';
-import { bindingOf } from './createDataEngine.ts';
+import { bindingOf } from './engineBinding.ts';
 import type { EngineDeps } from './engineDeps.ts';
 
 /**

@@ -43,21 +43,7 @@ const pageOf = (page: PageQuery) => ({
   ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
 });
 import { upsertRecord } from './upsertRecord.ts';
-
-/** A transaction the engine is bound to: every call runs inside it. */
-export interface Binding {
-  environmentId: string;
-  trx: Knex.Transaction;
-}
-
-// The transaction of each bound engine, out of the engine's own reach: raw SQL in it is for
-// holders of `data.database` (createDataDatabase.ts), not for every holder of an engine.
-const bindings = new WeakMap<DataEngine, Binding>();
-
-/** The transaction an engine made by this module is bound to, if any. */
-export function bindingOf(engine: DataEngine): Binding | undefined {
-  return bindings.get(engine);
-}
+import { bindEngine, type Binding } from './engineBinding.ts';
 
 /**
  * The data engine: every read and write of records goes through here, whatever the route.
@@ -321,7 +307,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     }
   }
 
-  if (binding) bindings.set(engine, binding);
+  if (binding) bindEngine(engine, binding);
 
   /**
    * A record's history, newest first: the caller must be able to read the record (else 404, as for
