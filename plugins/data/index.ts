@@ -154,6 +154,9 @@ export default definePlugin({
       // A refused schema change or an unreachable database fails the boot: the kernel does not stop
       // a plugin whose start failed, so what this start opened is closed here (open pools keep the
       // process alive).
+      const signals = signalsOf.get(ctx);
+      if (signals) await Promise.all([...signals.values()].map((signal) => signal.close()));
+      signals?.clear();
       await Promise.all([...databases.values()].map((db) => db.close().catch(() => undefined)));
       databases.clear();
       throw error;

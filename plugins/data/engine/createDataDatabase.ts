@@ -23,8 +23,9 @@ export function createDataDatabase(deps: Pick<EngineDeps, 'database' | 'counts'>
       } finally {
         // Side tables may feed queries (a search index): their totals are no longer known, here
         // and, on PostgreSQL, in other processes (writeSignal.ts; in a transaction, its commit tells them).
-        if (!binding) {
-          deps.counts?.changed(environmentId, options?.touches);
+        // Without remembered totals (countCache: 'off') there is nothing to tell.
+        if (!binding && deps.counts) {
+          deps.counts.changed(environmentId, options?.touches);
           const db = deps.database(environmentId);
           if (db.dialect === 'postgres') await db.knex.raw(notifySql(db.schema, options?.touches)).catch(() => undefined);
         }
