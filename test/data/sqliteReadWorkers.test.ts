@@ -102,3 +102,28 @@ t.test('an in-memory database and readers 0 have no read workers', async (t) => 
   });
   t.equal(readWorkers(off.knex), undefined, 'readers 0: none');
 });
+
+t.test('a job reports the time its statement ran in the worker, without its wait in the queue', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-workers-'));
+  const db = await openDatabase({ url: `sqlite:${join(dir, 'w.db')}`, readers: 0 });
+  const workers = createReadWorkers(join(dir, 'w.db'), { size: 1 });
+  t.teardown(async () => {
+    await workers.close();
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await db.knex.raw('create table t (id text primary key)');
+  const far = Date.now() + 60_000;
+  const long = { sql: 'with recursive r(i) as (select 1 union all select i + 1 from r where i < 3000000) select count(*) as n from r', bindings: [], timing: { ms: 0 } };
+  const quick = { sql: 'select count(*) as n from t', bindings: [], timing: { ms: 0 } };
+  const started = performance.now();
+  const first = workers.read(long, far);
+  // One worker: the quick job waits for the long one to end.
+  const second = workers.read(quick, far);
+  t.same(await first, [{ n: 3000000 }], 'the long statement answers');
+  t.same(await second, [{ n: 0 }], 'the queued one too');
+  const waited = performance.now() - started;
+  t.ok(long.timing.ms > 20, `the long statement's own time is reported (${long.timing.ms.toFixed(2)} ms)`);
+  t.ok(long.timing.ms <= waited, 'and is at most the wall time');
+  t.ok(quick.timing.ms < long.timing.ms / 4, `the queued statement reports its own time (${quick.timing.ms.toFixed(3)} ms), not its wait of ${waited.toFixed(1)} ms`);
+});

@@ -133,13 +133,16 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const shapeKey = workers ? `${ctx.environmentId}\u0000${object.name}\u0000${listKey ?? JSON.stringify(before.query)}` : '';
     const pooled = workers !== undefined && deps.readPool!.pooled(ast, shapeKey);
     const started = workers ? performance.now() : 0;
+    // A pooled read is judged by its statements' time in the workers, not by its wait for one:
+    // under load the queue alone would keep a quick page in the pool.
+    const timing = pooled ? { ms: 0 } : undefined;
     let result: ListResult;
     try {
       result = await executeQuery(ast, knex, {
         cursorKey,
         cel,
         ...(costly ? costlyRun(knex, ctx.signal) : {}),
-        ...(pooled ? { workers, workersDeadline: Date.now() + cost.timeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) } : {}),
+        ...(pooled ? { workers, workersDeadline: Date.now() + cost.timeoutMs, timing, ...(ctx.signal ? { signal: ctx.signal } : {}) } : {}),
         ...(plan ? { statement: { sql: plan.sql, bindings: bindId(plan, planId!) } } : {}),
         ...(listPlan ? { plan: listPlan } : {}),
         ...(page ? { after: page.after, statement: page.statement } : {}),
@@ -151,7 +154,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       if ((costly || pooled) && ctx.signal?.aborted) throw requestClosed();
       throw budgetError(error, cost) ?? driverInputError(error) ?? error;
     }
-    if (workers && !ast.aggregate && !ast.distinct) deps.readPool!.ran(shapeKey, performance.now() - started);
+    if (workers && !ast.aggregate && !ast.distinct) deps.readPool!.ran(shapeKey, timing ? timing.ms : performance.now() - started);
     // Conditional visibility is decided on the record as read, before field security removes anything.
     if (!ctx.system) hideInvisibleIn(result.items, ast, cel);
     if (access) stripHidden(result.items, ast, access.profile);

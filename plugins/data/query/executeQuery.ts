@@ -39,6 +39,8 @@ export interface ExecuteOptions {
   workersDeadline?: number;
   /** A costly query: aborted when its client goes away, which cancels the page and count in flight. */
   signal?: AbortSignal;
+  /** With `workers`: adds the time the workers spent running this query's statements (ms). */
+  timing?: { ms: number };
 }
 
 /** Runs a parsed query: `{ items, total, nextCursor }`, nextCursor null on the last page. */
@@ -56,7 +58,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const inWorker = (sql: string, bindings: readonly unknown[]): Promise<Rows> => {
     if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
     // A costly statement tests its deadline (os_budget) and ends when its worker is terminated; any other finishes.
-    return workers!.read({ sql, bindings: bindings.map(formatBinding) }, options.workersDeadline ?? options.deadline!, signal, options.deadline !== undefined ? 'terminate' : 'finish');
+    return workers!.read({ sql, bindings: bindings.map(formatBinding), ...(options.timing ? { timing: options.timing } : {}) }, options.workersDeadline ?? options.deadline!, signal, options.deadline !== undefined ? 'terminate' : 'finish');
   };
   const native = (statement: NativeStatement): Rows | Promise<Rows> => (workers ? inWorker(statement.sql, statement.bindings) : runNative(knex, statement));
   const run = (query: Knex.QueryBuilder): Rows | Promise<Rows> => {

@@ -16,7 +16,11 @@ import type { QueryAst } from './types.ts';
 export interface ReadPoolPolicy {
   /** Whether a read of this AST and shape key goes to the workers. */
   pooled(ast: QueryAst, key: string): boolean;
-  /** Records the time (ms) the read of a shape key took, where it ran. */
+  /**
+   * Records the time (ms) the read of a shape key took where it ran: on the main thread its whole
+   * run, in the workers its statements' own time (not the wait for a free worker, which under load
+   * would keep every pooled shape pooled).
+   */
   ran(key: string, ms: number): void;
 }
 
@@ -39,7 +43,7 @@ export function createReadPoolPolicy(pooledReadMs: number): ReadPoolPolicy {
     ran(key, ms) {
       const runs = slow.get(key) ?? 0;
       slow.delete(key);
-      // Quick where it ran (a worker included, round trip and all): back to the main thread.
+      // Quick where it ran: back to the main thread.
       if (ms < pooledReadMs) return;
       slow.set(key, Math.min(SLOW_RUNS, runs + 1));
       if (slow.size > MAX_SLOW_SHAPES) slow.delete(slow.keys().next().value!);

@@ -10,6 +10,11 @@ type Rows = Array<Record<string, unknown>>;
 export interface WorkerStatement {
   sql: string;
   bindings: readonly unknown[];
+  /**
+   * Adds the time the worker spent running the statement (ms, its own clock: neither the wait in
+   * the queue nor the round trip), so that the pool's policy judges a read by its own cost.
+   */
+  timing?: { ms: number };
 }
 
 /**
@@ -89,6 +94,7 @@ db.function(workerData.budget, { varargs: true }, (deadline) => {
 });
 const statements = new Map();
 parentPort.on('message', ({ sql, bindings }) => {
+  const started = performance.now();
   try {
     let entry = statements.get(sql);
     if (!entry) {
@@ -107,7 +113,7 @@ parentPort.on('message', ({ sql, bindings }) => {
     }
     // A row of another width than the names known: the statement was re-prepared after a schema change.
     if (rows.length > 0 && rows[0].length !== entry.columns.length) entry.columns = entry.statement.columns().map((c) => c.name);
-    parentPort.postMessage({ columns: entry.columns, rows });
+    parentPort.postMessage({ columns: entry.columns, rows, ms: performance.now() - started });
   } catch (error) {
     parentPort.postMessage({ error: { message: String(error && error.message), code: error && error.code } });
   }
@@ -149,9 +155,10 @@ export function createReadWorkers(filename: string, options: ReadWorkersOptions 
     // An idle worker does not keep the process alive.
     worker.unref();
     const slot: Slot = { worker, job: null, timer: null, stuck: false };
-    worker.on('message', (message: { columns?: string[]; rows?: unknown[][]; error?: { message: string; code?: string } }) => {
+    worker.on('message', (message: { columns?: string[]; rows?: unknown[][]; ms?: number; error?: { message: string; code?: string } }) => {
       const job = finish(slot);
       if (!job) return;
+      if (job.statement.timing && message.ms !== undefined) job.statement.timing.ms += message.ms;
       if (message.error) job.reject(Object.assign(new Error(message.error.message), message.error.code ? { code: message.error.code } : {}));
       else job.resolve(rowObjects(message.columns!, message.rows!));
       next();
