@@ -17,7 +17,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export function createServer(options: HttpOptions, log: Logger, allowed: (path: string) => string[] | null = () => null): FastifyInstance {
   const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit, request.headers['content-type']);
-    if (internal) request.log.error({ err: error }, 'request failed');
+    // A read stopped because its client went away is the client's doing, not a failure of the server.
+    if (internal && request.raw.socket?.destroyed) request.log.info({ code: coded.code }, 'request closed by its client');
+    else if (internal) request.log.error({ err: error }, 'request failed');
     if (coded.code === 'RATE_LIMITED' && coded.details.retryAfter !== undefined) reply.header('retry-after', String(coded.details.retryAfter));
     if (coded.code === 'METHOD_NOT_ALLOWED' && Array.isArray(coded.details.allow)) reply.header('allow', coded.details.allow.join(', '));
     reply.code(coded.status).type('application/json; charset=utf-8').send({ error: coded.toJSON() });
