@@ -190,10 +190,11 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
    * own `returning` (writeReturning.ts) instead of a read-back: the select list of the caller's
    * by-id plan, and that read's decoding, formulas, conditional visibility and field security.
    * Undefined where the read would filter rows (a row scope, a contributed scope, a trash) or is
-   * not planned (a bound engine's write, an engine-owned link object): the write reads back.
+   * not planned (an engine-owned link object): the write reads back. Inside a transaction too:
+   * only the plan's parsed query and select list are used, the statement runs on `knex`.
    */
   async function returningOf(object: ResolvedObject, ctx: DataContext, knex: Knex): Promise<WriteAnswer | undefined> {
-    if (!deps.plans || binding || LINK_OBJECTS.has(object.name) || !canRunNative(knex)) return undefined;
+    if (!deps.plans || LINK_OBJECTS.has(object.name) || !canRunNative(knex)) return undefined;
     const pending = accessFor(deps, knex, ctx);
     const access = pending && (await pending);
     if (access) requireAction(access.profile, access.principal, object, 'read');
@@ -297,6 +298,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     return {
       limit: (object) => Math.min(object.maxPageSize, QUERY_LIMITS.inValues),
       read: async (object, ids, ctx) => (await find(object, { where: { id: { $in: ids } }, limit: ids.length }, ctx, { total: false }, false, trx)).items,
+      answer: (object, ctx) => returningOf(object, ctx, trx),
     };
   }
 

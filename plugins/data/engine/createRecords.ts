@@ -16,7 +16,7 @@ import { checkReferenceBatch, type BatchReference } from './checkReferenceBatch.
 import type { FieldError } from './coerceInput.ts';
 import { accessKnown, celContext, validationError, type EngineDeps } from './engineDeps.ts';
 import { createdChanges, RECORD_HISTORY } from './recordHistory.ts';
-import { assertWritable, coerceOrThrow, guardObject, referenceScope, type WriteScope } from './writeRecords.ts';
+import { assertWritable, coerceOrThrow, guardObject, referenceScope, type WriteAnswer, type WriteScope } from './writeRecords.ts';
 import { valuesAfterHooks } from './valuesAfterHooks.ts';
 import { runHandlers } from './runHooks.ts';
 import { SEQUENCE_TABLE } from './nextSequence.ts';
@@ -25,6 +25,8 @@ import { SEQUENCE_TABLE } from './nextSequence.ts';
 export interface ReadBack {
   limit(object: ResolvedObject): number;
   read(object: ResolvedObject, ids: string[], ctx: DataContext): Promise<DataRecord[]>;
+  /** The answer made from the inserts' own `returning`, where the caller's read filters no rows (as a single create's, WriteScope.answer); else undefined. */
+  answer(object: ResolvedObject, ctx: DataContext): Promise<WriteAnswer | undefined>;
 }
 
 /** Thrown inside a batch's savepoint to undo it and create its rows one by one instead. */
@@ -135,15 +137,18 @@ async function createBatch(
   }
   // An autonumber taken by a row that failed would leave a gap a single create does not leave.
   if (valid.length < checked.length && objectColumns(object).columns.some((c) => c.seqColumn)) throw new OneByOne();
+  // As a single create: answered from the inserts' `returning` where the caller's read filters no rows.
+  const answer = valid.length > 0 ? await readBack.answer(object, ctx) : undefined;
+  let returned: Array<Record<string, unknown>>;
   try {
-    await insertEncoded(trx, object, valid);
+    returned = await insertEncoded(trx, object, valid, answer?.columns);
     await writeHistories(deps, trx, object, valid, ctx, now);
   } catch {
     // A unique value taken (by a row before it or in the batch), a value the driver refuses: each row says which.
     throw new OneByOne();
   }
   const afterHooks = deps.hooks.handlers('data.afterInsert', object.name);
-  const stored = await readAll(object, valid.map((v) => String(v.record.id)), ctx, readBack);
+  const stored = answer ? answered(returned, answer) : await readAll(object, valid.map((v) => String(v.record.id)), ctx, readBack);
   for (const item of valid) {
     const record = stored.get(String(item.record.id));
     if (!record) throw new OneByOne();
@@ -199,7 +204,7 @@ async function insertRows(trx: Knex.Transaction, object: ResolvedObject, rows: R
  * columns together (recordToRow's encoding; a column left out keeps its default), each row's
  * autonumber counters after its columns.
  */
-async function insertEncoded(trx: Knex.Transaction, object: ResolvedObject, rows: readonly Checked[]): Promise<void> {
+async function insertEncoded(trx: Knex.Transaction, object: ResolvedObject, rows: readonly Checked[], returning?: string): Promise<Array<Record<string, unknown>>> {
   const dialect = dialectOf(trx);
   const { columns } = objectColumns(object);
   const groups = new Map<string, { columns: string[]; values: unknown[][] }>();
@@ -221,7 +226,16 @@ async function insertEncoded(trx: Knex.Transaction, object: ResolvedObject, rows
     for (const [i, name] of sequences.entries()) values[present.length + i] = numbers[name];
     group.values.push(values);
   }
-  for (const group of groups.values()) await insertMany(trx, object.name, group.columns, group.values);
+  const returned: Array<Record<string, unknown>> = [];
+  for (const group of groups.values()) returned.push(...(await insertMany(trx, object.name, group.columns, group.values, returning)));
+  return returned;
+}
+
+/** The records the caller sees of the returned rows, by id (a returned row without its id answers nothing: the batch is redone one by one). */
+function answered(rows: Array<Record<string, unknown>>, answer: WriteAnswer): Map<string, DataRecord> {
+  const found = new Map<string, DataRecord>();
+  for (const row of rows) if (row.id !== undefined && row.id !== null) found.set(String(row.id), answer.record(row));
+  return found;
 }
 
 /** The history entries of the created records (objects with enable.trackHistory), in one insert. */
