@@ -25,9 +25,14 @@ export interface WithDatabaseOptions {
    * The only tables `work` may write. Totals the data engine remembers (docs/data-api.md, Totals)
    * are forgotten for these tables only, instead of for every table of the environment: for work
    * that runs often and writes tables few lists read (a job queue's claims). Default: any table.
+   * An empty list (READS_ONLY): the work only reads; no total is forgotten and, on PostgreSQL, no
+   * other process is told anything (no NOTIFY).
    */
   touches?: readonly string[];
 }
+
+/** Options for `withDatabase` work that writes nothing (a search's candidates, a lookup): totals stay remembered. */
+export const READS_ONLY: WithDatabaseOptions = Object.freeze({ touches: Object.freeze([]) });
 
 export const dataDatabase = defineCapability<DataDatabase>()({
   id: 'data.database',

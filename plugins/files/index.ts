@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { READS_ONLY } from '../../capabilities/dataDatabase.ts';
 import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { addFileRoutes, FILE_OBJECT } from './fileRoutes.ts';
@@ -46,7 +47,7 @@ export default definePlugin({
       if (!keys) return;
       // The bytes go once the delete committed, and only those whose rows are gone then: a rollback keeps them.
       const removeGone = async () => {
-        const alive = await database.withDatabase(environmentId, ({ knex }) => knex(FILE_OBJECT).whereIn('storage_key', keys.keys).select('storage_key')) as Array<{ storage_key: string }>;
+        const alive = await database.withDatabase(environmentId, ({ knex }) => knex(FILE_OBJECT).whereIn('storage_key', keys.keys).select('storage_key'), undefined, READS_ONLY) as Array<{ storage_key: string }>;
         const kept = new Set(alive.map((r) => r.storage_key));
         for (const key of keys.keys) if (!kept.has(key)) await store.remove(environmentId, key);
       };

@@ -1,6 +1,6 @@
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { Principal } from '../../capabilities/authSession.ts';
-import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
+import { READS_ONLY, type DataDatabase } from '../../capabilities/dataDatabase.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedForm } from '../../metadata/formTypes.ts';
 
@@ -26,7 +26,7 @@ export async function resolveRunAs(database: DataDatabase, grants: AccessGrants,
     if (form.runAs.includes('@')) query.whereRaw('lower(email) = ?', [form.runAs.toLowerCase()]);
     else query.where('id', form.runAs);
     return (await query.catch(() => undefined)) as UserRow | undefined;
-  });
+  }, undefined, READS_ONLY);
   if (!row || banned(row, Date.now())) {
     throw codedError('FORM_UNAVAILABLE', { slug: form.slug, reason: 'the account it submits as is missing or disabled in this environment' });
   }

@@ -1,5 +1,5 @@
 import { requireScope } from '../../capabilities/credentialScopes.ts';
-import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
+import { READS_ONLY, type DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
@@ -115,7 +115,7 @@ export function createSearchService(engine: DataEngine, database: DataDatabase, 
       const batch = Math.min(Math.max(limit * 2, 20), MAX_CANDIDATES);
       const items: SearchHit[] = [];
       for (let offset = 0; offset < MAX_CANDIDATES && items.length < limit; offset += batch) {
-        const candidates = await database.withDatabase(ctx.environmentId, (db) => storeFor(db).candidates(db.knex, { terms, fields, limit: batch, offset }));
+        const candidates = await database.withDatabase(ctx.environmentId, (db) => storeFor(db).candidates(db.knex, { terms, fields, limit: batch, offset }), undefined, READS_ONLY);
         const records = await fetchVisible(engine, metadata, candidates, ctx);
         for (const candidate of candidates) {
           const record = records.get(`${candidate.object}\u0000${candidate.id}`);

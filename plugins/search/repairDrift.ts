@@ -1,4 +1,4 @@
-import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
+import { READS_ONLY, type DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { DataEngine, DataRecord, ListResult } from '../../capabilities/dataEngine.ts';
 import { md5, type EntryDigest, type IndexStore } from './indexStore.ts';
 import { readFull, systemContext } from './readFull.ts';
@@ -34,7 +34,7 @@ export async function repairDrift(engine: DataEngine, database: DataDatabase, in
   };
   const ctx = systemContext(environmentId);
   const select = ['id', ...indexed.fields.map((f) => f.name)];
-  const store = await database.withDatabase(environmentId, async (db) => storeFor(db));
+  const store = await database.withDatabase(environmentId, async (db) => storeFor(db), undefined, READS_ONLY);
   const read = (cursor: string | null) => engine.query(indexed.name, { select, orderBy: 'id', limit: indexed.pageSize, ...(cursor ? { cursor } : {}) }, ctx, { total: false });
   let expectedWithEntries = 0;
   let next: Promise<ListResult> | null = read(null);
@@ -45,7 +45,7 @@ export async function repairDrift(engine: DataEngine, database: DataDatabase, in
     // Awaited at the next turn; if this one fails first, its failure is not left unhandled.
     next?.catch(() => undefined);
     const ids = page.items.map((r) => String(r.id));
-    const held = await database.withDatabase(environmentId, (db) => store.digests(db.knex, indexed.name, ids));
+    const held = await database.withDatabase(environmentId, (db) => store.digests(db.knex, indexed.name, ids), undefined, READS_ONLY);
     const stale: string[] = [];
     const missing: string[] = [];
     for (const record of page.items) {
@@ -61,7 +61,7 @@ export async function repairDrift(engine: DataEngine, database: DataDatabase, in
     note('missing', missing);
   }
 
-  const indexedRecords = await database.withDatabase(environmentId, (db) => store.count(db.knex, indexed.name));
+  const indexedRecords = await database.withDatabase(environmentId, (db) => store.count(db.knex, indexed.name), undefined, READS_ONLY);
   if (indexedRecords > expectedWithEntries) note('orphaned', await removeOrphans(engine, database, indexed, environmentId));
   return drift;
 }
@@ -99,7 +99,7 @@ async function removeOrphans(engine: DataEngine, database: DataDatabase, indexed
   const orphans: string[] = [];
   let after: string | null = null;
   for (;;) {
-    const ids: string[] = await database.withDatabase(environmentId, (db) => storeFor(db).recordIds(db.knex, indexed.name, after, indexed.pageSize));
+    const ids: string[] = await database.withDatabase(environmentId, (db) => storeFor(db).recordIds(db.knex, indexed.name, after, indexed.pageSize), undefined, READS_ONLY);
     if (ids.length === 0) break;
     const existing = await readFull(engine, indexed, environmentId, ids);
     const gone = ids.filter((id) => !existing.has(id));

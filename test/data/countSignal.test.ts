@@ -7,7 +7,7 @@
 import t from 'tap';
 import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
-import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
+import { READS_ONLY, type DataDatabase } from '../../capabilities/dataDatabase.ts';
 
 const APP = { apps: ['test/data/fixtures/nested-app'] };
 
@@ -72,6 +72,42 @@ t.test('totals remembered across processes', async (t) => {
     const deleted = await b.inject({ method: 'DELETE', url: `/api/v1/data/tag/${String((await b.inject({ method: 'GET', url: '/api/v1/data/tag?where={"code":"one"}', headers: bearer(tokenB) })).json().items[0].id)}`, headers: bearer(tokenB) });
     t.equal(deleted.statusCode, 204, 'B deletes a record');
     t.equal(await eventually(() => total(a, tokenA), 2), 2, 'and A hears the delete');
+  });
+});
+
+t.test('work that only reads (READS_ONLY) keeps every total, and tells no other process', async (t) => {
+  await eachBackend(t, ['countreads'], async (t, site) => {
+    const a = await site.boot({ config: APP });
+    t.teardown(() => a.close());
+    const token = (await signIn(a)).token;
+    const environment = site.ids[0]!;
+    t.equal((await a.inject({ method: 'POST', url: '/api/v1/data/tag', headers: bearer(token), payload: { code: 'one' } })).statusCode, 201, 'a record');
+    const database = a.runtime.kernel.service<DataDatabase>('data.database')!;
+    const statements: string[] = [];
+    await database.withDatabase(environment, async ({ knex }) => {
+      knex.on('query', (q: { sql: string }) => statements.push(q.sql));
+    });
+    const counts = () => statements.filter((sql) => /count\(\*\)/i.test(sql)).length;
+    // Remembered once no background work (the job queue's polls) came between two reads.
+    let remembered = false;
+    for (let i = 0; i < 50 && !remembered; i++) {
+      await total(a, token);
+      statements.length = 0;
+      t.equal(await total(a, token), 1, 'the total');
+      remembered = counts() === 0;
+      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    t.ok(remembered, 'remembered');
+    statements.length = 0;
+    const read = await database.withDatabase(environment, async ({ knex }) => (await knex('tag').select('code')).length, undefined, READS_ONLY);
+    t.equal(read, 1, 'the work reads');
+    t.equal(await total(a, token), 1, 'the same total');
+    t.same([counts(), statements.filter((sql) => /^notify/i.test(sql)).length], [0, 0], 'answered without counting, and no NOTIFY sent');
+    statements.length = 0;
+    await database.withDatabase(environment, async ({ knex }) => (await knex('tag').select('code')).length);
+    await total(a, token);
+    t.equal(counts(), 1, 'work that names no tables makes it count again');
+    if (site.backend === 'postgres') t.equal(statements.filter((sql) => /^notify osr_changed_\w+$/.test(sql)).length, 1, 'and tells the other processes');
   });
 });
 

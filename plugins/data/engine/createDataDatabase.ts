@@ -23,8 +23,9 @@ export function createDataDatabase(deps: Pick<EngineDeps, 'database' | 'counts'>
       } finally {
         // Side tables may feed queries (a search index): their totals are no longer known, here
         // and, on PostgreSQL, in other processes (writeSignal.ts; in a transaction, its commit tells them).
-        // Without remembered totals (countCache: 'off') there is nothing to tell.
-        if (!binding && deps.counts) {
+        // Without remembered totals (countCache: 'off') there is nothing to tell; work that names
+        // no table it writes (READS_ONLY) changed nothing.
+        if (!binding && deps.counts && options?.touches?.length !== 0) {
           deps.counts.changed(environmentId, options?.touches);
           const db = deps.database(environmentId);
           if (db.dialect === 'postgres') await db.knex.raw(notifySql(db.schema, options?.touches)).catch(() => undefined);
