@@ -83,6 +83,24 @@ t.test('org scoping', async (t) => {
     t.equal(engine.getNow('memo', String(memo.id), a)?.name, rest.driver === 'sqlite' ? 'MEMO' : undefined, 'and the same read is answered at once on SQLite');
     await t.rejects(engine.get('memo', String(memo.id), {}, aInB), { code: 'NOT_FOUND' }, 'the same profile with the scoped session finds nothing');
     t.equal(engine.getNow('memo', String(memo.id), aInB), undefined, 'nor at once');
+    // Lists: a's list of memo (no scope applies) may be planned; the same profile with the scoped
+    // session must not be answered from that plan, nor a's next list from the scoped one.
+    const memos = async (ctx: DataContext) => {
+      const page = await engine.query('memo', { orderBy: 'name', limit: 10 }, ctx);
+      return { names: page.items.map((m) => m.name), total: page.total };
+    };
+    t.same(await memos(a), { names: ['MEMO'], total: 1 }, 'a lists the memo');
+    t.same(await memos(a), { names: ['MEMO'], total: 1 }, 'twice');
+    t.same(await memos(aInB), { names: [], total: 0 }, 'the same list with the scoped session finds nothing');
+    t.same(await memos(a), { names: ['MEMO'], total: 1 }, 'and a lists it again');
+    // A list of memo joined to project: no scope applies to memo for a session of org-c either, but
+    // project's scope is the session's: a plan made for a's session must not answer it.
+    await engine.create('memo', { name: 'MEMO-P', project: pa.id }, system);
+    const joinedMemo = async (ctx: DataContext) => (await engine.query('memo', { where: { name: 'MEMO-P' }, joins: [{ type: 'left', object: 'project', as: 'p', on: 'project = p.id' }], fields: ['name', 'p.name'] }, ctx)).items.map((r) => [r.name, (r.p as { name?: string } | null)?.name ?? null]);
+    const aInC: DataContext = { ...a, user: { id: 'u-a', organizationId: 'org-c', positions: [] }, session: { organizationId: 'org-c' } };
+    t.same(await joinedMemo(a), [['MEMO-P', 'PROJECT-A']], 'a joins its project');
+    t.same(await joinedMemo(a), [['MEMO-P', 'PROJECT-A']], 'twice');
+    t.same(await joinedMemo(aInC), [['MEMO-P', null]], 'the same profile with another session joins nothing');
     const countA = await engine.query('project', { aggregations: [{ function: 'count', alias: 'n' }] }, a);
     t.equal(countA.items[0]!.n, 1, 'counts stay inside the organization');
     const expanded = await engine.get('ticket', String(tb.id), { expand: ['project'] }, b);

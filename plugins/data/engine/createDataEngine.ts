@@ -7,7 +7,7 @@ import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPla
 import { compileQuery, returningColumns } from '../query/compileQuery.ts';
 import { countIdentity } from '../query/cursor.ts';
 import { plannedCursorPage } from '../query/cursorPages.ts';
-import { listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.ts';
+import { hasJoins, listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.ts';
 import { executeQuery, recordDecoder } from '../query/executeQuery.ts';
 import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
@@ -117,7 +117,11 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const cursor = typeof before.query.cursor === 'string' && before.query.cursor !== '' ? before.query.cursor : null;
     const listQuery = cursor === null ? before.query : { ...before.query, cursor: undefined };
     // An estimated total is counted by statements of its own, compiled with the page (executeQuery.ts).
-    const listKey = plannable && !contributed && planId === undefined && deps.listPlans && options.total !== 'estimated' ? listPlanKey(listQuery) : null;
+    // A contributed scope (the call's) keeps a list unplanned where the plan's statements would hold
+    // it: on the object itself, or on an object the query joins. Expanded records are read with
+    // the call's own scope, planned page or not.
+    const contributes = appliesTo(contributed, object) || (contributed !== undefined && hasJoins(listQuery));
+    const listKey = plannable && !contributes && planId === undefined && deps.listPlans && options.total !== 'estimated' ? listPlanKey(listQuery) : null;
     let listPlan = listKey !== null ? listPlanFor(deps.listPlans!, object, owner(), listKey, knex, () => parse(listQuery), scopeFilter) : undefined;
     const cursorKey = deps.cursorKey(ctx.environmentId);
     const page = listPlan && cursor !== null ? plannedCursorPage(listPlan, cursor, knex, scopeFilter, cursorKey) : undefined;

@@ -54,6 +54,12 @@ export function createListPlans(limit = LIST_PLANS_PER_OBJECT): ListPlans {
 /** Query keys whose presence leaves a query unplanned (see listPlanKey). */
 const UNPLANNED = ['cursor', 'groupBy', 'aggregations', 'having', 'distinct'];
 
+/** Whether a list query names joins (any value but an empty one: a malformed one fails its parse). */
+export function hasJoins(query: Record<string, unknown>): boolean {
+  const joins = query.joins;
+  return joins !== undefined && joins !== null && joins !== '' && !(Array.isArray(joins) && joins.length === 0);
+}
+
 /**
  * The key a list query is planned under, or null when it may not be planned: a cursor (a page
  * after one is planned in the plan of its query without it, cursorPages.ts), an aggregation, or a
