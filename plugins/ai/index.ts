@@ -6,7 +6,7 @@ import { addChatRoutes } from './chatRoutes.ts';
 import { createConversations } from './conversations.ts';
 import { createModelCatalog } from './modelCatalog.ts';
 import { createPendingActions } from './pendingActions.ts';
-import { createProviderClient, type ProviderClient } from './providerClient.ts';
+import type { ProviderClient } from './providerClient.ts';
 import { resolveProviders } from './resolveProviders.ts';
 import { sharedUsageLimiter, type AiUsageLimiter } from './sharedUsageLimiter.ts';
 import { createUsageLimiter } from './usageLimiter.ts';
@@ -25,13 +25,15 @@ export default definePlugin({
   requires: ['http.routes', 'data.engine', 'metadata.registry', 'runtime.info'],
   optional: ['actions.registry', 'events.counter'],
   options: aiOptionsSchema,
-  register(ctx) {
+  async register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
     const engine = ctx.resolve('data.engine');
     const actions = () => ctx.resolve('actions.registry');
     const providers = resolveProviders(ctx.options, process.env);
-    const clients = new Map<string, ProviderClient>(providers.map((p) => [p.id, createProviderClient(p, ctx.options.requestTimeoutMs)]));
+    // The provider SDK is loaded only when a provider is configured.
+    const { createProviderClient } = providers.length > 0 ? await import('./providerClient.ts') : { createProviderClient: null };
+    const clients = new Map<string, ProviderClient>(providers.map((p) => [p.id, createProviderClient!(p, ctx.options.requestTimeoutMs)]));
     const catalog = createModelCatalog(providers, clients, ctx.options.defaultModel);
     const limiter = sharedUsageLimiter(ctx.options.limits, createUsageLimiter(ctx.options.limits));
     limiters.set(ctx, limiter);

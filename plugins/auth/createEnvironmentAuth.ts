@@ -54,8 +54,10 @@ interface Started {
 async function startEngine(input: EnvironmentAuthInput, database: AuthDatabase, secret: string, ref: { current: AuthEngine | null }): Promise<Started> {
   await database.query(`create table if not exists ${TABLES.state} (key varchar(100) primary key, value text not null, updated_at varchar(40) not null)`);
   // The engine and its plugins are most of the runtime's code: loaded here, not at process start.
-  const [{ betterAuth }, { getMigrations }, { engineOptions }] = await Promise.all([
+  const [{ betterAuth }, { getMigrations }, { engineOptions }, passkeys] = await Promise.all([
     import('better-auth'), import('better-auth/db/migration'), import('./engineOptions.ts'),
+    // The WebAuthn library is a few hundred modules: loaded only when passkeys are on.
+    input.options.passkeys.enabled ? import('./passkeyPlugin.ts').then((m) => m.passkeyPlugin(input.options)) : null,
   ]);
   const config = engineOptions({
     environmentId: input.env.id,
@@ -68,6 +70,7 @@ async function startEngine(input: EnvironmentAuthInput, database: AuthDatabase, 
     log: input.log,
     engine: ref,
     authBase: input.isDefault ? AUTH_BASE_PATH : environmentAuthBase(input.env.id),
+    passkeys,
   });
   const { runMigrations } = await getMigrations(config);
   await runMigrations();

@@ -1,5 +1,5 @@
 import { apiKey } from '@better-auth/api-key';
-import type { BetterAuthOptions } from 'better-auth';
+import type { BetterAuthOptions, BetterAuthPlugin } from 'better-auth';
 import { admin, bearer } from 'better-auth/plugins';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import type { SmsSend } from '../../capabilities/smsSend.ts';
@@ -32,6 +32,8 @@ export interface EngineSettings {
   authBase: string;
   /** Filled once the engine exists, for callbacks that need it. */
   engine: { current: AuthEngine | null };
+  /** The passkey plugin when passkeys are on (passkeyPlugin.ts, loaded only then). */
+  passkeys?: BetterAuthPlugin | null;
 }
 
 export { CLIENT_IP_HEADER };
@@ -118,7 +120,7 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
         enableSessionForAPIKeys: false,
       }),
       ...oauth.plugins,
-      ...signInMethods(options, s.email, s.environmentId),
+      ...signInMethods(options, s.email, s.environmentId, s.passkeys ?? null),
       ...(phone && s.sms ? [phoneNumberPlugin(phone, phone.signUp ?? options.signUp, s.sms), phoneCodeHashPlugin(s.secret)] : []),
     ],
   };

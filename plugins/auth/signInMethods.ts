@@ -3,13 +3,12 @@ import { deviceAuthorization, magicLink, twoFactor } from 'better-auth/plugins';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { environmentAuthUrl } from './environmentAuthUrl.ts';
-import { passkeyPlugin } from './passkeyPlugin.ts';
 
 export const TWO_FACTOR_TABLE = 'sys_two_factor';
 export const DEVICE_CODE_TABLE = 'sys_device_code';
 
-/** Second factor (TOTP, backup codes), magic links, the device authorization grant and passkeys, as configured. */
-export function signInMethods(options: AuthOptions, email: EmailSend | undefined, environmentId: string): BetterAuthPlugin[] {
+/** Second factor (TOTP, backup codes), magic links, the device authorization grant and passkeys (made by passkeyPlugin.ts, when on), as configured. */
+export function signInMethods(options: AuthOptions, email: EmailSend | undefined, environmentId: string, passkeys: BetterAuthPlugin | null = null): BetterAuthPlugin[] {
   const plugins: BetterAuthPlugin[] = [];
   if (options.twoFactor.enabled) {
     plugins.push(twoFactor({
@@ -46,7 +45,6 @@ export function signInMethods(options: AuthOptions, email: EmailSend | undefined
       schema: { deviceCode: { modelName: DEVICE_CODE_TABLE } },
     }) as unknown as BetterAuthPlugin);
   }
-  const passkeys = passkeyPlugin(options);
   if (passkeys) plugins.push(passkeys);
   return plugins;
 }

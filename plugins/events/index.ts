@@ -1,9 +1,6 @@
 import type { Transport } from './createEventsBus.ts';
 import { createEventsBus } from './createEventsBus.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
-import { postgresTransport } from './postgresTransport.ts';
-import { redisTransport } from './redisTransport.ts';
-import { redisCounter } from './redisCounter.ts';
 import { localCounter } from './localCounter.ts';
 
 const buses = new WeakMap<object, ReturnType<typeof createEventsBus>>();
@@ -22,15 +19,19 @@ export default definePlugin({
   kernel: '^16.0.0',
   requires: ['runtime.info'],
   provides: ['events.bus', 'events.counter'],
-  register(ctx) {
+  async register(ctx) {
     const info = ctx.resolve('runtime.info');
     const onError = (error: unknown) => ctx.log.warn({ err: error }, 'events: cross-process message failed; caches fall back to their TTL');
     const postgresUrl = info.environments.map((e) => e.databaseUrl).find((url) => /^postgres(ql)?:/.test(url));
-    const transport = info.redisUrl ? redisTransport(info.redisUrl, onError) : postgresUrl ? postgresTransport(postgresUrl, onError) : localTransport;
+    // Each transport's driver is loaded only when it is used: a process on SQLite loads neither.
+    const transport = info.redisUrl
+      ? (await import('./redisTransport.ts')).redisTransport(info.redisUrl, onError)
+      : postgresUrl ? (await import('./postgresTransport.ts')).postgresTransport(postgresUrl, onError) : localTransport;
     const bus = createEventsBus(transport, onError);
     buses.set(ctx, bus);
     ctx.provide('events.bus', { transport: bus.transport, publish: bus.publish, subscribe: bus.subscribe });
     if (info.redisUrl) {
+      const { redisCounter } = await import('./redisCounter.ts');
       const counter = redisCounter(info.redisUrl, (error) => ctx.log.warn({ err: error }, 'events: the shared count in Redis failed; rate limits count in this process meanwhile'));
       counters.set(ctx, counter);
       ctx.provide('events.counter', { shared: true, hit: counter.hit });

@@ -5,7 +5,6 @@ import type { JobHandler, JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { createBullmqMirror } from './bullmqMirror.ts';
-import { createBullmqQueue } from './createBullmqQueue.ts';
 import { createEmbeddedQueue } from './createEmbeddedQueue.ts';
 import { createEmbeddedRunner } from './embeddedRunner.ts';
 import { checkName } from './jobOptions.ts';
@@ -35,7 +34,7 @@ export default definePlugin({
   provides: ['jobs.queue'],
   options: jobsOptionsSchema,
   timeoutMs: 660_000,
-  register(ctx) {
+  async register(ctx) {
     ctx.resolve('metadata.registry').contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
     const info = ctx.resolve('runtime.info');
     const database = ctx.resolve('data.database');
@@ -55,6 +54,8 @@ export default definePlugin({
     });
     let backend: Backend;
     if (info.redisUrl) {
+      // Loaded only with Redis: BullMQ and ioredis are a few hundred modules an embedded queue never needs.
+      const { createBullmqQueue } = await import('./createBullmqQueue.ts');
       const bull = createBullmqQueue({
         redisUrl: info.redisUrl, environments, defaultEnvironment: info.defaultEnvironment, handlers, handle,
         concurrency: ctx.options.concurrency, keepCompletedMs: ctx.options.keepCompletedMs, log: ctx.log,
