@@ -18,7 +18,7 @@ export function createServer(options: HttpOptions, log: Logger, allowed: (path: 
   const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit, request.headers['content-type']);
     // A read stopped because its client went away is the client's doing, not a failure of the server.
-    if (internal && request.raw.socket?.destroyed) request.log.info({ code: coded.code }, 'request closed by its client');
+    if (internal && request.raw.socket?.destroyed) request.log.info({ err: error, code: coded.code }, 'request closed by its client');
     else if (internal) request.log.error({ err: error }, 'request failed');
     if (coded.code === 'RATE_LIMITED' && coded.details.retryAfter !== undefined) reply.header('retry-after', String(coded.details.retryAfter));
     if (coded.code === 'METHOD_NOT_ALLOWED' && Array.isArray(coded.details.allow)) reply.header('allow', coded.details.allow.join(', '));
