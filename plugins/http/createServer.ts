@@ -17,8 +17,11 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export function createServer(options: HttpOptions, log: Logger, allowed: (path: string) => string[] | null = () => null): FastifyInstance {
   const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit, request.headers['content-type']);
-    // A read stopped because its client went away is the client's doing, not a failure of the server.
-    if (internal && request.raw.socket?.destroyed) request.log.info({ err: error, code: coded.code }, 'request closed by its client');
+    // A read stopped because its client went away (a 503 for it, a reset stream) is the client's
+    // doing, not a failure of the server; any other fault stays an error, client or not.
+    const code = (error as { code?: unknown } | null)?.code;
+    const clientGone = request.raw.socket?.destroyed === true && (coded.status === 503 || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE');
+    if (internal && clientGone) request.log.info({ err: error, code: coded.code }, 'request closed by its client');
     else if (internal) request.log.error({ err: error }, 'request failed');
     if (coded.code === 'RATE_LIMITED' && coded.details.retryAfter !== undefined) reply.header('retry-after', String(coded.details.retryAfter));
     if (coded.code === 'METHOD_NOT_ALLOWED' && Array.isArray(coded.details.allow)) reply.header('allow', coded.details.allow.join(', '));

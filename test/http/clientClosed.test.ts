@@ -19,6 +19,12 @@ const probe = routesPlugin('probe', [
       });
     }),
   },
+  {
+    method: 'GET', path: '/slowfault', public: true, summary: 'Fails with a fault once its client has gone',
+    handler: (req) => new Promise((_resolve, reject) => {
+      req.raw.socket.once('close', () => setTimeout(() => reject(new Error('a fault of the server')), 10));
+    }),
+  },
   { method: 'GET', path: '/down', public: true, summary: 'Answers 503', handler: () => { throw codedError('SERVICE_UNAVAILABLE', { service: 'The query', reason: 'the database is down' }); } },
 ]);
 
@@ -39,6 +45,14 @@ t.test('a 5xx for a client that closed its connection is logged at info, a 5xx w
   await new Promise((resolve) => setTimeout(resolve, 50));
   const closed = logged.filter((l) => l.reqId === 'req-closed-1' && l.level >= 30);
   t.same(closed.map((l) => [l.level, l.msg, l.code]), [[30, 'request closed by its client', 'SERVICE_UNAVAILABLE']], 'one info line naming the code');
+
+  const fault = request(new URL('/api/v1/slowfault', rt.runtime.http().url()!), { headers: { 'x-request-id': 'req-fault-1' } });
+  fault.on('error', () => undefined);
+  fault.end();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  fault.destroy();
+  for (let i = 0; i < 50 && !logged.some((l) => l.reqId === 'req-fault-1' && l.level >= 30); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.same(logged.filter((l) => l.reqId === 'req-fault-1' && l.level >= 30).map((l) => [l.level, l.msg]), [[50, 'request failed']], 'a fault of the server stays an error though its client is gone');
 
   const down = await rt.inject({ method: 'GET', url: '/api/v1/down', headers: { 'x-request-id': 'req-down-1' } });
   t.equal(down.statusCode, 503, 'answered 503');
