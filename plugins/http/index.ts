@@ -7,6 +7,7 @@ import { allowedMethods } from './allowedMethods.ts';
 import { API_VERSIONS, deprecationHeaders, pathIn } from './apiVersions.ts';
 import { authGuard } from './authGuard.ts';
 import { createServer } from './createServer.ts';
+import { routeCompilers } from './routeCompilers.ts';
 import { addStreamedBody } from './streamedBody.ts';
 import { addDiscoveryRoutes } from './discoveryRoutes.ts';
 import { httpOptionsSchema } from './httpOptions.ts';
@@ -66,7 +67,8 @@ export default definePlugin({
       return [path, pathIn(version, ENVIRONMENT_PREFIX) + route.fullPath.slice(API_PREFIX.length)];
     };
     const mounts = routes.flatMap((route) => API_VERSIONS.flatMap((version) => urlsOf(route, version).map((url) => ({ route, version, url }))));
-    const app = createServer(ctx.options, ctx.log, allowedMethods(mounts.map(({ route, url }) => ({ method: route.method, url }))));
+    const compilers = routeCompilers();
+    const app = createServer(ctx.options, ctx.log, allowedMethods(mounts.map(({ route, url }) => ({ method: route.method, url }))), compilers);
     app.decorateRequest('apiVersion', 'v1');
     const environments = selectEnvironment(info.environments.map((e) => e.id), info.defaultEnvironment);
     const schemaOf = sharedSchemas();
@@ -117,6 +119,8 @@ export default definePlugin({
       state.address = await app.listen({ port: ctx.options.port, host: ctx.options.host });
       ctx.log.info({ url: state.address }, 'listening');
     }
+    // Requests are answered meanwhile; a schema that does not compile still fails the boot.
+    await compilers.compileRemaining();
   },
   async drain(ctx) {
     // Stop accepting connections and finish the requests in flight.

@@ -1,5 +1,5 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
-import { createMcpServer, type CallerOf } from './createMcpServer.ts';
+import type { CallerOf } from './createMcpServer.ts';
 import { createToolbox } from './createToolbox.ts';
 import { mcpOptionsSchema } from './mcpOptions.ts';
 import { addMcpRoutes, callerFromRequest, type HttpSession } from './mcpRoute.ts';
@@ -38,7 +38,8 @@ export default definePlugin({
       search: ctx.resolve('search.index'), actions: ctx.resolve('actions.registry'),
       log: ctx.log, maxResultChars: options.maxResultChars,
     });
-    const build = (callerOf: CallerOf) => createMcpServer(info.version, toolbox, objects, callerOf);
+    // The MCP SDK loads with the first session, not at boot (about 0.15 s of imports).
+    const build = async (callerOf: CallerOf) => (await import('./createMcpServer.ts')).createMcpServer(info.version, toolbox, objects, callerOf);
     const store = new SessionStore<HttpSession>(options.maxSessions, options.sessionIdleMs);
     states.set(ctx, { store, sweeper: null });
     ctx.provide('mcp.server', createStdioService({ auth: ctx.resolve('auth.session'), grants, defaultEnvironment: info.defaultEnvironment, createServer: build }));

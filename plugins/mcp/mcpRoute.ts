@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Principal } from '../../capabilities/authSession.ts';
@@ -60,13 +60,14 @@ const body = { anyOf: [{ type: 'object' }, { type: 'array' }], description: 'A J
 export function addMcpRoutes(routes: HttpRoutes, deps: {
   policy: HostPolicy;
   store: SessionStore<HttpSession>;
-  createServer: () => Server;
+  createServer: () => Promise<Server>;
   log: Logger;
 }): void {
   const { policy, store } = deps;
 
   async function open(owner: string): Promise<StreamableHTTPServerTransport> {
-    const server = deps.createServer();
+    const server = await deps.createServer();
+    const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => store.add({ id, owner, transport, close: () => server.close() }),

@@ -1,4 +1,3 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { FastifyRequest } from 'fastify';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
@@ -19,7 +18,7 @@ export function createStdioService(deps: {
   auth: AuthSession;
   grants: AccessGrants;
   defaultEnvironment: string;
-  createServer: (callerOf: CallerOf) => Server;
+  createServer: (callerOf: CallerOf) => Promise<Server>;
 }): McpServerService {
   return {
     async serveStdio({ apiKey, environmentId, input, output }) {
@@ -39,7 +38,8 @@ export function createStdioService(deps: {
         if (principal.mustChangePassword) throw codedError('PASSWORD_EXPIRED', { subjectId: principal.userId });
         return { environmentId: environment, principal, requestId: `stdio-${++calls}` };
       };
-      const server = deps.createServer(callerOf);
+      const server = await deps.createServer(callerOf);
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const transport = new StdioServerTransport(input, output);
       const closed = new Promise<void>((resolve) => {
         transport.onclose = () => resolve();
