@@ -22,6 +22,8 @@ t.test('read workers of a SQLite file', async (t) => {
   const far = Date.now() + 60_000;
   const rows = await workers.read({ sql: 'select id, n, os_lower(name) as low from t where n >= ? order by n limit 3', bindings: [10] }, far);
   t.same(rows, [{ id: 'r10', n: 10, low: 'ünïcode' }, { id: 'r11', n: 11, low: 'ünïcode' }], 'rows as objects; os_lower folds Unicode in the worker');
+  t.same(await workers.read({ sql: 'select cache_size from pragma_cache_size()', bindings: [] }, far), [{ cache_size: -2000 }],
+    "a worker's page cache is SQLite's default 2 MB, not better-sqlite3's 16 MB");
 
   const product = 'select count(*) as n from t join t as a on t.name = a.name join t as b on t.name = b.name join t as c on t.name = c.name join t as d on t.name = d.name join t as e on t.name = e.name join t as f on t.name = f.name join t as g on t.name = g.name where os_budget(?, t.id, a.id, b.id, c.id, d.id, e.id, f.id, g.id)';
   const started = Date.now();
