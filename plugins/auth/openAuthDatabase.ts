@@ -61,6 +61,10 @@ async function openPostgres(url: string, schema: string | null): Promise<AuthDat
   // An idle connection the server terminates emits 'error' on the pool; unheard, it would end the
   // process. The pool drops that connection and opens a new one for the next query.
   pool.on('error', () => undefined);
+  // A connection the engine has checked out (between the statements of a transaction, or before
+  // its first) has no listener of the pool's: its 'error' would end the process. Heard here, the
+  // engine's next statement on it fails instead, and the pool drops it when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     if (schema) await pool.query(`create schema if not exists "${schema}"`);
   } catch (error) {
