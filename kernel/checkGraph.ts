@@ -5,6 +5,7 @@ import { KERNEL_PROVIDER, KERNEL_TOKENS, type PluginEntry } from './pluginEntry.
 import { checkProtocol } from './protocol.ts';
 import { suggest } from './suggest.ts';
 import { validateManifest } from './validateManifest.ts';
+import { PARSE_ONCE } from './parseOnce.ts';
 
 export interface GraphCheck {
   failures: CodedError[];
@@ -65,7 +66,7 @@ export function checkGraph(entries: readonly PluginEntry[], kernelProvided: read
       }
     }
     if (m.options) {
-      const parsed = m.options.safeParse(entry.options ?? {});
+      const parsed = m.options.safeParse(entry.options ?? {}, PARSE_ONCE);
       if (parsed.success) options.set(m.name, parsed.data);
       else {
         for (const issue of parsed.error.issues) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RetentionContract, RetentionEntry, RetentionRegister } from '../capabilities/retentionRegister.ts';
 import { codedError } from './errors.ts';
+import { PARSE_ONCE } from './parseOnce.ts';
 
 /** A table or column name: never a schema-qualified name or an expression. */
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'must be a plain table or column name (letters, digits, _)');
@@ -20,7 +21,7 @@ export class RetentionStore {
   private entries: RetentionEntry[] = [];
 
   add(plugin: string, contract: RetentionContract): void {
-    const parsed = contractSchema.safeParse(contract);
+    const parsed = contractSchema.safeParse(contract, PARSE_ONCE);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw codedError('KERNEL_INVALID_RETENTION', {

@@ -2,6 +2,7 @@ import semver from 'semver';
 import { z } from 'zod';
 import { codedError, type CodedError } from './errors.ts';
 import type { PluginEntry } from './pluginEntry.ts';
+import { PARSE_ONCE } from './parseOnce.ts';
 
 const fn = z.custom<(...args: unknown[]) => unknown>((v) => typeof v === 'function', 'must be a function');
 
@@ -26,7 +27,7 @@ const manifestSchema = z.object({
 export function validateManifest(entry: PluginEntry): CodedError[] {
   const manifest = entry.manifest as unknown;
   const name = typeof (manifest as { name?: unknown })?.name === 'string' ? (manifest as { name: string }).name : `(from ${entry.source})`;
-  const parsed = manifestSchema.safeParse(manifest);
+  const parsed = manifestSchema.safeParse(manifest, PARSE_ONCE);
   if (parsed.success) return [];
   return parsed.error.issues.map((issue) =>
     codedError('KERNEL_INVALID_MANIFEST', {

@@ -9,6 +9,7 @@ import { metadataError, type MetadataProblem } from './metadataError.ts';
 import { humanize, SNAKE_CASE } from './names.ts';
 import { readDeclarationDir } from './readDeclarationDir.ts';
 import type { ResolvedObject } from './types.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 export interface ActionSource {
   dir: string;
@@ -136,7 +137,7 @@ export async function loadActions(sources: ActionSource[], objects: ReadonlyMap<
     errors.push(...read.errors);
     const loaded: ResolvedAction[] = [];
     for (const { file, stem, ext, value } of read.declarations) {
-      const parsed = actionDefinitionSchema.safeParse(value);
+      const parsed = actionDefinitionSchema.safeParse(value, PARSE_ONCE);
       const problems = parsed.success ? [] : describeIssues(actionDefinitionSchema, value, parsed.error.issues);
       const name = (value as { name?: unknown } | null)?.name;
       if (typeof name === 'string') {

@@ -7,6 +7,7 @@ import { describeIssues } from './describeIssues.ts';
 import { metadataError, type MetadataProblem } from './metadataError.ts';
 import { humanize, SNAKE_CASE } from './names.ts';
 import { readDeclarationDir } from './readDeclarationDir.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 export interface AgentSource {
   dir: string;
@@ -27,7 +28,7 @@ export async function loadAgents(sources: AgentSource[], actionNames: ReadonlySe
     errors.push(...read.errors);
     const loaded: ResolvedAgent[] = [];
     for (const { file, stem, ext, value } of read.declarations) {
-      const parsed = agentDefinitionSchema.safeParse(value);
+      const parsed = agentDefinitionSchema.safeParse(value, PARSE_ONCE);
       const problems: MetadataProblem[] = parsed.success ? [] : describeIssues(agentDefinitionSchema, value, parsed.error.issues);
       const name = (value as { name?: unknown } | null)?.name;
       if (typeof name === 'string') {

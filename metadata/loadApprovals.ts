@@ -6,6 +6,7 @@ import { describeIssues } from './describeIssues.ts';
 import { metadataError } from './metadataError.ts';
 import { readDeclarationDir } from './readDeclarationDir.ts';
 import { resolveApprovalProcess, type ApprovalResolveContext } from './resolveApprovalProcess.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 /**
  * Reads approvals/<name>.{json,ts} of every app: schema (unknown keys refused with their path),
@@ -20,7 +21,7 @@ export async function loadApprovals(sources: Array<{ dir: string; app: string }>
     const read = await readDeclarationDir(join(dir, 'approvals'), 'approval processes');
     errors.push(...read.errors);
     for (const { file, stem, ext, value } of read.declarations) {
-      const parsed = approvalProcessSchema.safeParse(value);
+      const parsed = approvalProcessSchema.safeParse(value, PARSE_ONCE);
       const problems = parsed.success ? [] : describeIssues(approvalProcessSchema, value, parsed.error.issues);
       const name = (value as { name?: unknown } | null)?.name;
       if (typeof name === 'string') {

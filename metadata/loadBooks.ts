@@ -8,6 +8,7 @@ import { metadataError } from './metadataError.ts';
 import { humanize } from './names.ts';
 import { readDeclarationDir } from './readDeclarationDir.ts';
 import type { ResolvedBook } from './types.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 export interface BookSource {
   dir: string;
@@ -27,7 +28,7 @@ export async function loadBooks(sources: BookSource[], knownObjects: ReadonlySet
     errors.push(...read.errors);
     const loaded: ResolvedBook[] = [];
     for (const { file, stem, ext, value } of read.declarations) {
-      const parsed = bookDefinitionSchema.safeParse(value);
+      const parsed = bookDefinitionSchema.safeParse(value, PARSE_ONCE);
       const problems = parsed.success ? [] : describeIssues(bookDefinitionSchema, value, parsed.error.issues);
       const semantics = checkBookSemantics(value);
       problems.push(...semantics.problems);

@@ -10,6 +10,7 @@ import { humanize, SNAKE_CASE } from './names.ts';
 import { readDeclarationDir } from './readDeclarationDir.ts';
 import type { ResolvedObject } from './types.ts';
 import { widgetShapeProblem } from './widgetShape.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 export interface DashboardSource {
   dir: string;
@@ -96,7 +97,7 @@ export async function loadDashboards(sources: DashboardSource[], objects: Readon
     errors.push(...read.errors);
     const loaded: ResolvedDashboard[] = [];
     for (const { file, stem, ext, value } of read.declarations) {
-      const parsed = dashboardDefinitionSchema.safeParse(value);
+      const parsed = dashboardDefinitionSchema.safeParse(value, PARSE_ONCE);
       const problems = parsed.success ? [] : describeIssues(dashboardDefinitionSchema, value, parsed.error.issues);
       const name = (value as { name?: unknown } | null)?.name;
       if (typeof name === 'string') {

@@ -14,6 +14,7 @@ import { metadataError, type MetadataProblem } from './metadataError.ts';
 import { humanize, SNAKE_CASE } from './names.ts';
 import { readDeclarationDir } from './readDeclarationDir.ts';
 import type { ResolvedObject } from './types.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 export interface FlowSource {
   dir: string;
@@ -128,7 +129,7 @@ function resolveSteps(walk: Walk, values: unknown[], path: string, depth: number
 function resolveStep(walk: Walk, value: unknown, at: string, depth: number): ResolvedFlowStep | null {
   walk.count += 1;
   if (walk.count === FLOW_LIMITS.steps + 1) walk.problems.push({ path: at, reason: `a flow holds at most ${FLOW_LIMITS.steps} steps, nested ones included` });
-  const parsed = flowStepSchema.safeParse(value);
+  const parsed = flowStepSchema.safeParse(value, PARSE_ONCE);
   if (!parsed.success) {
     for (const p of describeIssues(flowStepSchema, value, parsed.error.issues)) walk.problems.push({ path: `${at}.${p.path}`.replace(/\.\(root\)$|\.$/, ''), reason: p.reason });
     return null;
@@ -374,7 +375,7 @@ export async function loadFlows(sources: FlowSource[], objects: ReadonlyMap<stri
     errors.push(...read.errors);
     const loaded: ResolvedFlow[] = [];
     for (const { file, stem, ext, value } of read.declarations) {
-      const parsed = flowDefinitionSchema.safeParse(value);
+      const parsed = flowDefinitionSchema.safeParse(value, PARSE_ONCE);
       const problems = parsed.success ? [] : describeIssues(flowDefinitionSchema, value, parsed.error.issues);
       const name = (value as { name?: unknown } | null)?.name;
       if (typeof name === 'string') {

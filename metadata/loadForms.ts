@@ -10,6 +10,7 @@ import {
 import { metadataError, type MetadataProblem } from './metadataError.ts';
 import { readDeclarationDir } from './readDeclarationDir.ts';
 import { SYSTEM_FIELDS, type ResolvedField, type ResolvedObject } from './types.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 export interface FormSource {
   dir: string;
@@ -136,7 +137,7 @@ export async function loadForms(sources: FormSource[], objects: ReadonlyMap<stri
     errors.push(...read.errors);
     const loaded: ResolvedForm[] = [];
     for (const { file, stem, ext, value } of read.declarations) {
-      const parsed = formDefinitionSchema.safeParse(value);
+      const parsed = formDefinitionSchema.safeParse(value, PARSE_ONCE);
       const problems = parsed.success ? [] : describeIssues(formDefinitionSchema, value, parsed.error.issues);
       const slug = (value as { slug?: unknown } | null)?.slug;
       if (typeof slug === 'string') {

@@ -8,6 +8,7 @@ import { metadataError } from './metadataError.ts';
 import { asObjectPatch, objectPatchSchema } from './patchSchema.ts';
 import { readDeclarationDir } from './readDeclarationDir.ts';
 import type { PackageOverride, ResolvedObject } from './types.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 /**
  * Reads overrides/objects/<object>.{json,ts} of every app: what a package changes on an object
@@ -21,7 +22,7 @@ export async function loadOverrides(sources: BookSource[], objects: ReadonlyMap<
     errors.push(...read.errors);
     const loaded: PackageOverride[] = [];
     for (const { file, stem, value } of read.declarations) {
-      const parsed = objectPatchSchema.safeParse(value);
+      const parsed = objectPatchSchema.safeParse(value, PARSE_ONCE);
       const problems = parsed.success ? [] : describeIssues(objectPatchSchema, value, parsed.error.issues);
       const target = objects.get(stem);
       if (!declared.has(stem)) {

@@ -9,6 +9,7 @@ import { metadataError } from './metadataError.ts';
 import { SNAKE_CASE } from './names.ts';
 import { parseObjectDefinition } from './parseObjectDefinition.ts';
 import { readDeclarationFile } from './readDeclarationFile.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 const OBJECT_EXTENSIONS = new Set(['.json', '.ts', '.mts', '.js', '.mjs']);
 const IGNORED = /^\.|\.md$|\.d\.ts$|\.test\.[mc]?[jt]s$/;
@@ -43,7 +44,7 @@ export async function readApp(dir: string): Promise<AppRead> {
   if (!read.ok) {
     errors.push(metadataError(manifestFile, '', read.missing ? 'file not found: every app directory needs app.json with {name, version, protocol}' : read.reason));
   } else {
-    const parsed = appManifestSchema.safeParse(read.value);
+    const parsed = appManifestSchema.safeParse(read.value, PARSE_ONCE);
     if (parsed.success) {
       manifest = asAppManifest(parsed.data);
       const incompatible = checkProtocol('App package', manifest.name, manifest.version, manifest.protocol);

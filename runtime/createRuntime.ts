@@ -1,7 +1,5 @@
 // First: a V8 setting that must be in place before the other modules run (see heapTuning.ts).
 import { limitHeapGrowth } from './heapTuning.ts';
-// Second: zod's parsers interpreted rather than compiled, before any schema is defined (zodSettings.ts).
-import './zodSettings.ts';
 import type { HttpServer } from '../capabilities/httpServer.ts';
 import { createKernel, type Kernel } from '../kernel/createKernel.ts';
 import { createLogger, type Logger } from '../kernel/logger.ts';

@@ -3,6 +3,7 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { codedError, KernelBootError, type CodedError } from '../kernel/errors.ts';
 import { importModule } from '../kernel/importModule.ts';
 import { configSchema, ENVIRONMENT_ID, type RuntimeConfig } from './configSchema.ts';
+import { PARSE_ONCE } from '../kernel/parseOnce.ts';
 
 export interface ResolvedEnvironment {
   id: string;
@@ -94,7 +95,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   }
   const merged = structuredClone(raw) as Record<string, unknown>;
   applyEnv(merged, env);
-  const parsed = configSchema.safeParse(merged);
+  const parsed = configSchema.safeParse(merged, PARSE_ONCE);
   if (!parsed.success) {
     const failures: CodedError[] = parsed.error.issues.map((issue) => {
       const path = issue.path.join('.') || '(root)';

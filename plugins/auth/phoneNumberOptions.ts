@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PARSE_ONCE } from '../../kernel/parseOnce.ts';
 
 /** Options of phone-number sign-in (`auth.plugins.phoneNumber` as an object; `true` takes every default). */
 export const phoneNumberOptionsSchema = z.strictObject({
@@ -35,6 +36,6 @@ export const isPhoneNumberOn = (setting: z.input<typeof phoneNumberSettingSchema
 /** The resolved options, or null when phone sign-in is off. */
 export function phoneNumberOptionsOf(setting: PhoneNumberSetting | undefined): PhoneNumberOptions | null {
   if (!setting) return null;
-  const options = phoneNumberOptionsSchema.parse(setting === true ? {} : setting);
+  const options = phoneNumberOptionsSchema.parse(setting === true ? {} : setting, PARSE_ONCE);
   return options.enabled ? options : null;
 }
