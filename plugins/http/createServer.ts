@@ -16,7 +16,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  * answers 405 with them when it has some, else 404. `compilers` replaces fastify's schema compilers
  * (routeCompilers.ts).
  */
-export function createServer(options: HttpOptions, log: Logger, allowed: (path: string) => string[] | null = () => null, compilers?: RouteCompilers): FastifyInstance {
+export function createServer(options: HttpOptions, log: Logger, allowed: (path: string) => string[] | null, compilers: RouteCompilers): FastifyInstance {
   const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit, request.headers['content-type']);
     // A read stopped because its client went away (a 503 for it, a reset stream) is the client's
@@ -52,7 +52,7 @@ export function createServer(options: HttpOptions, log: Logger, allowed: (path: 
     // Schemas are not checked against the JSON Schema meta-schema at boot: compiling the meta-schema
     // took a third of the validators' boot time. Strict mode still refuses unknown keywords, and
     // test/http/routeSchemas.test.ts checks every built-in route's schemas against the meta-schema.
-    ...(compilers ? { schemaController: { compilersFactory: compilers.factory } } : {}),
+    schemaController: { compilersFactory: compilers.factory },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true, validateSchema: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // A URL the router cannot read (bad percent-encoding, a parameter over MAX_PARAM_LENGTH), before any hook.
