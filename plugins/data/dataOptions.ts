@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_PAGE_CACHE_MB } from './query/countCache.ts';
 import { DEFAULT_QUERY_COST } from './query/queryCost.ts';
 import { DEFAULT_POOLED_READ_MS } from './query/readPool.ts';
 
@@ -32,6 +33,12 @@ export const dataOptionsSchema = z.strictObject({
    * `off` counts on every read: for tables that programs other than the runtime write to.
    */
   countCache: z.enum(['on', 'off']).default('on'),
+  /**
+   * With countCache on: the rows of planned list queries' first pages remembered until the next
+   * write to a table they read, in at most this many MB per process (least recently used out
+   * first). 0 reads every page. With countCache `off`, no page is remembered either.
+   */
+  pageCacheMb: z.number().min(0).max(1024).default(DEFAULT_PAGE_CACHE_MB),
   /** Joins one query may hold (at most 8); more answers 400 QUERY_TOO_COSTLY. */
   maxJoins: z.number().int().min(0).max(8).default(DEFAULT_QUERY_COST.maxJoins),
   /**

@@ -11,7 +11,7 @@ import { createDataEngine } from './engine/createDataEngine.ts';
 import { RECORD_HISTORY } from './engine/recordHistory.ts';
 import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
-import { createCountCache, type CountCache } from './query/countCache.ts';
+import { createCountCache, MAX_TOTALS, type CountCache } from './query/countCache.ts';
 import { listenForWrites, type WriteSignal } from './sql/writeSignal.ts';
 import { createReadPoolPolicy, defaultReaders } from './query/readPool.ts';
 import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
@@ -70,7 +70,7 @@ export default definePlugin({
       if (!db) throw codedError('NOT_FOUND', { what: `Environment '${environmentId}'` });
       return db;
     };
-    const counts = ctx.options.countCache === 'off' ? undefined : createCountCache();
+    const counts = ctx.options.countCache === 'off' ? undefined : createCountCache(MAX_TOTALS, Math.round(ctx.options.pageCacheMb * 1024 * 1024));
     if (counts) countsOf.set(ctx, counts);
     // PostgreSQL: each environment's totals are remembered while its write signal is live (writeSignal.ts).
     const signals = new Map<string, WriteSignal>();

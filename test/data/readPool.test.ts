@@ -30,6 +30,7 @@ t.test('pooled reads give the rows, values and totals of main-thread reads, writ
     const list = `${api}/account?where=${encodeURIComponent(JSON.stringify({ employees: { $gte: 3 } }))}&orderBy=-employees&select=name,segments,active,annual_revenue,customer_since,employees&limit=2`;
     t.equal(await workersStarted(rest), 0, 'no worker before a read needs one');
     // pooledReadMs 0: a shape's first two reads run on the main thread (two slow runs in a row), every later one in the pool.
+    // Pages are not remembered here (pageCacheMb 0): each read runs its statements.
     const main = await rest.send('GET', list);
     t.equal(main.status, 200, 'the first read answers');
     t.same((await rest.send('GET', list)).body, main.body, 'the second answers the same');
@@ -78,7 +79,7 @@ t.test('pooled reads give the rows, values and totals of main-thread reads, writ
     t.same(seen, [{ type: 'competitor', n: 1 }], 'the aggregation inside the transaction counts its uncommitted row');
     const committed = await rest.send('POST', `${api}/account/query`, { groupBy: ['type'], aggregations: [{ function: 'count', alias: 'n' }], where: { type: 'competitor' } });
     t.same(committed.body.items, [{ type: 'competitor', n: 1 }], 'and a pooled read after the commit counts it too');
-  }, { config: { plugins: { data: { readers: 2, pooledReadMs: 0 } } } });
+  }, { config: { plugins: { data: { readers: 2, pooledReadMs: 0, pageCacheMb: 0 } } } });
 });
 
 t.test('with readers 0 every read runs on the main thread, with the same answers', async (t) => {

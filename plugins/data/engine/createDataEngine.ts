@@ -89,9 +89,10 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     trash?: { deletedBy: string | null },
   ): Promise<ListResult> {
     const cel = celContext(ctx);
-    // Taken before anything runs: a write that starts from here on voids what this read counts.
-    const remembered = dialectOf(knex) === 'sqlite' || deps.countsLive?.(ctx.environmentId) === true;
-    const counts = options.total === false || binding || !deps.counts || !remembered ? undefined : deps.counts.reader(ctx.environmentId);
+    // Taken before anything runs: a write that starts from here on voids what this read counts
+    // and the page it reads. By-id reads remember neither.
+    const remembered = planId === undefined && (dialectOf(knex) === 'sqlite' || deps.countsLive?.(ctx.environmentId) === true);
+    const counts = binding || !deps.counts || !remembered ? undefined : deps.counts.reader(ctx.environmentId);
     const before = { object: object.name, query: { ...input }, ctx };
     if (hooks) {
       const running = runHooks(deps.hooks, 'data.beforeFind', object.name, before);
@@ -140,6 +141,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     // A pooled read is judged by its statements' time in the workers, not by its wait for one:
     // under load the queue alone would keep a quick page in the pool.
     const timing = pooled ? { ms: 0 } : undefined;
+    // A page answered from memory ran nowhere: it says nothing of where the next one should.
+    const served = workers ? { remembered: false } : undefined;
     let result: ListResult;
     try {
       result = await executeQuery(ast, knex, {
@@ -151,6 +154,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
         ...(listPlan ? { plan: listPlan } : {}),
         ...(page ? { after: page.after, statement: page.statement } : {}),
         ...(counts && !costly ? { counts } : {}),
+        ...(served ? { served } : {}),
         scopeFilter,
         ...(options.total === false || options.total === 'estimated' ? { total: options.total } : {}),
       });
@@ -158,7 +162,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       if ((costly || pooled) && ctx.signal?.aborted) throw requestClosed();
       throw budgetError(error, cost) ?? driverInputError(error) ?? error;
     }
-    if (workers && !ast.aggregate && !ast.distinct) deps.readPool!.ran(shapeKey, timing ? timing.ms : performance.now() - started);
+    if (workers && !ast.aggregate && !ast.distinct && !served!.remembered) deps.readPool!.ran(shapeKey, timing ? timing.ms : performance.now() - started);
     // Conditional visibility is decided on the record as read, before field security removes anything.
     if (!ctx.system) hideInvisibleIn(result.items, ast, cel);
     if (access) stripHidden(result.items, ast, access.profile);

@@ -1,64 +1,179 @@
 /**
- * Totals of list queries, remembered per environment until the next write. A total depends only on
- * the count statement (its SQL and bindings, which carry the caller's row scope) and on the
- * environment's rows, so an entry holds until anything writes: every write through the engine
- * (and every side-table access) moves the environment's generation and drops its entries.
+ * Totals and planned first pages of list queries, remembered per environment until the next write
+ * that may change them. A total or a page depends only on its statement (SQL and bindings, which
+ * carry the caller's row scope and select list) and on the environment's rows, so an entry holds
+ * until something writes: every write through the engine (and every side-table access) moves the
+ * environment's generation and drops the entries whose statements name a table it touched (all of
+ * them when it names none).
  *
- * Only sound where this process is the database's only writer: the engine uses it for SQLite
- * (one runtime process per database file), never for PostgreSQL, where other processes write too.
+ * Sound where every writer of the database tells this cache: SQLite (one runtime process per
+ * database file), and PostgreSQL while the runtime hears other processes' writes (writeSignal.ts).
+ *
+ * Keys are `<sql>\u0000<bindings as JSON>`; the identifiers quoted in the SQL part (`"t"` or `` `t` ``)
+ * decide which changes drop an entry. Pages are kept as read (raw rows, frozen: every reader
+ * decodes them into records of its own) within a budget of bytes shared by all environments,
+ * least recently used out first.
  */
 export interface CountCache {
   /** A handle for one read, tied to the generation it started in. */
   reader(environmentId: string): CountReader;
-  /** Something may have changed rows of the environment (of `tables` only, when given): forget those totals. */
+  /** Something may have changed rows of the environment (of `tables` only, when given): forget those totals and pages. */
   changed(environmentId: string, tables?: readonly string[]): void;
 }
+
+export type RememberedRows = ReadonlyArray<Readonly<Record<string, unknown>>>;
 
 export interface CountReader {
   get(key: string): number | undefined;
   /** Kept only if no write started since the reader was made. */
   set(key: string, total: number): void;
+  /** A page remembered under `key`, or undefined. */
+  page(key: string): RememberedRows | undefined;
+  /** Keeps a page's rows (frozen here) if no write started since the reader was made and they fit the budget. */
+  keepPage(key: string, rows: Array<Record<string, unknown>>): void;
 }
+
+/** Totals kept per environment by default; past it, the oldest goes. */
+export const MAX_TOTALS = 1000;
+
+/** plugins.data.pageCacheMb by default. */
+export const DEFAULT_PAGE_CACHE_MB = 8;
+
+/** A page larger than this share of the budget is not kept: one page never empties the cache. */
+const LARGEST_PAGE_SHARE = 8;
 
 interface Entry {
   generation: number;
   totals: Map<string, number>;
+  pages: Map<string, { rows: RememberedRows; bytes: number }>;
+  /** Keys of totals and pages by each identifier their SQL quotes. */
+  byName: Map<string, Set<string>>;
 }
 
-export function createCountCache(maxEntries = 1000): CountCache {
+export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAGE_CACHE_MB * 1024 * 1024): CountCache {
   const envs = new Map<string, Entry>();
+  let heldBytes = 0;
   const entryOf = (environmentId: string): Entry => {
     let entry = envs.get(environmentId);
-    if (!entry) envs.set(environmentId, (entry = { generation: 0, totals: new Map() }));
+    if (!entry) envs.set(environmentId, (entry = { generation: 0, totals: new Map(), pages: new Map(), byName: new Map() }));
     return entry;
+  };
+  const index = (entry: Entry, key: string) => {
+    for (const name of quotedNames(key)) {
+      let keys = entry.byName.get(name);
+      if (!keys) entry.byName.set(name, (keys = new Set()));
+      keys.add(key);
+    }
+  };
+  const unindex = (entry: Entry, key: string) => {
+    if (entry.totals.has(key) || entry.pages.has(key)) return;
+    for (const name of quotedNames(key)) {
+      const keys = entry.byName.get(name);
+      keys?.delete(key);
+      if (keys?.size === 0) entry.byName.delete(name);
+    }
+  };
+  const dropPage = (entry: Entry, key: string) => {
+    const page = entry.pages.get(key);
+    if (!page) return;
+    entry.pages.delete(key);
+    heldBytes -= page.bytes;
+    unindex(entry, key);
+  };
+  const dropTotal = (entry: Entry, key: string) => {
+    if (!entry.totals.delete(key)) return;
+    unindex(entry, key);
+  };
+  /** Least recently used pages out until `bytes` more fit: the environment's own first, then others'. */
+  const makeRoom = (own: Entry, bytes: number) => {
+    for (const entry of [own, ...envs.values()]) {
+      for (const key of entry.pages.keys()) {
+        if (heldBytes + bytes <= pageBytes) return;
+        dropPage(entry, key);
+      }
+    }
   };
   return {
     reader(environmentId) {
       const entry = entryOf(environmentId);
       const generation = entry.generation;
+      const current = () => entry.generation === generation;
       return {
-        get: (key) => (entry.generation === generation ? entry.totals.get(key) : undefined),
+        get: (key) => (current() ? entry.totals.get(key) : undefined),
         set(key, total) {
-          if (entry.generation !== generation) return;
+          if (!current()) return;
           // Oldest first: a Map iterates in insertion order.
-          if (entry.totals.size >= maxEntries) entry.totals.delete(entry.totals.keys().next().value!);
+          if (entry.totals.size >= maxTotals) dropTotal(entry, entry.totals.keys().next().value!);
+          const known = entry.totals.has(key);
           entry.totals.set(key, total);
+          if (!known) index(entry, key);
+        },
+        page(key) {
+          if (!current()) return undefined;
+          const page = entry.pages.get(key);
+          if (!page) return undefined;
+          // Most recently used last.
+          entry.pages.delete(key);
+          entry.pages.set(key, page);
+          return page.rows;
+        },
+        keepPage(key, rows) {
+          if (!current() || pageBytes === 0) return;
+          const bytes = rowsBytes(rows);
+          if (bytes > pageBytes / LARGEST_PAGE_SHARE) return;
+          dropPage(entry, key);
+          makeRoom(entry, bytes);
+          for (const row of rows) Object.freeze(row);
+          entry.pages.set(key, { rows: Object.freeze(rows), bytes });
+          heldBytes += bytes;
+          index(entry, key);
         },
       };
     },
     changed(environmentId, tables) {
       const entry = entryOf(environmentId);
-      // A read under way when anything changes stores nothing, whatever it counted.
+      // A read under way when anything changes stores nothing, whatever it read.
       entry.generation++;
       if (!tables) {
+        for (const page of entry.pages.values()) heldBytes -= page.bytes;
         entry.totals.clear();
+        entry.pages.clear();
+        entry.byName.clear();
         return;
       }
-      // A total is kept when its statement names none of the tables (quoted as either driver quotes them).
-      const names = tables.flatMap((table) => [`"${table}"`, `\`${table}\``]);
-      for (const key of entry.totals.keys()) {
-        if (names.some((name) => key.includes(name))) entry.totals.delete(key);
+      // Entries are kept when their statements name none of the tables.
+      for (const table of tables) {
+        const keys = entry.byName.get(table);
+        if (!keys) continue;
+        for (const key of [...keys]) {
+          dropTotal(entry, key);
+          dropPage(entry, key);
+        }
       }
     },
   };
+}
+
+const QUOTED = /"((?:[^"]|"")+)"|`((?:[^`]|``)+)`/g;
+
+/** The identifiers a key's SQL quotes (either driver's quotes), each once. */
+function quotedNames(key: string): Set<string> {
+  const end = key.indexOf('\u0000');
+  const sql = end === -1 ? key : key.slice(0, end);
+  const names = new Set<string>();
+  for (const match of sql.matchAll(QUOTED)) names.add(match[1] !== undefined ? match[1].replaceAll('""', '"') : match[2]!.replaceAll('``', '`'));
+  return names;
+}
+
+/** About what a page's rows hold in memory: strings by their length, other values by a word or two. */
+function rowsBytes(rows: ReadonlyArray<Record<string, unknown>>): number {
+  let bytes = 64 + rows.length * 8;
+  for (const row of rows) {
+    bytes += 56;
+    for (const key in row) {
+      const value = row[key];
+      bytes += typeof value === 'string' ? 24 + value.length * 2 : value instanceof Uint8Array ? 64 + value.byteLength : 16;
+    }
+  }
+  return bytes;
 }

@@ -23,8 +23,10 @@ export interface ExecuteOptions {
   total?: boolean | 'estimated';
   /** Clock and user for formulas. */
   cel?: ExpressionContext;
-  /** Totals remembered until the next write (see countCache.ts). */
+  /** Totals, and the rows of a planned list's first page, remembered until the next write (see countCache.ts). */
   counts?: CountReader;
+  /** Set here when the page was answered from `counts` (its statement did not run). */
+  served?: { remembered: boolean };
   /** The page already compiled and bound: a planned by-id read (byIdPlans.ts; needs total: false), or a planned cursor page with `plan` (cursorPages.ts). */
   statement?: NativeStatement;
   /** The query already compiled (a planned list query, see listPlans.ts); after a cursor, with `after` and its page in `statement`. */
@@ -72,9 +74,28 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     }
     return reader ? reader(query) : query;
   };
+  const keysOf = (planned: ListPlan) => (planned.keys ??= { page: statementKey(planned.page), count: statementKey(planned.count) });
+  /** A planned list's first page: remembered (countCache.ts) or read and kept. */
+  const plannedPage = (planned: ListPlan, counts: CountReader): Rows | Promise<Rows> => {
+    const key = keysOf(planned).page;
+    const known = counts.page(key);
+    if (known) {
+      if (options.served) options.served.remembered = true;
+      return known as Rows;
+    }
+    const read = native(planned.page);
+    if (Array.isArray(read)) {
+      counts.keepPage(key, read);
+      return read;
+    }
+    return read.then((rows) => {
+      counts.keepPage(key, rows);
+      return rows;
+    });
+  };
   // The SQLite file reader answers synchronously: its rows are taken without awaiting.
-  const page = () => (options.statement ? native(options.statement) : plan ? native(plan.page) : run(compiled!.page));
-  // PostgreSQL keeps no totals (countCache.ts is for SQLite), so a cursor walk counts once: its
+  const page = () => (options.statement ? native(options.statement) : plan ? (options.counts ? plannedPage(plan, options.counts) : native(plan.page)) : run(compiled!.page));
+  // Where PostgreSQL totals are not remembered (countCache.ts), a cursor walk still counts once: its
   // first page signs the total into the cursor with the hash of the count statement, scope and
   // bindings included, and later pages of the same count answer it (a cursor handed to a caller
   // of another scope counts afresh).
@@ -87,8 +108,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     const statement = plan ? null : compiled!.count();
     const counted = async (): Promise<number> => Number((await (statement ? run(statement) : native(plan!.count)))[0]?.n ?? 0);
     if (!options.counts) return counted();
-    const sql = statement ? statement.toSQL() : plan!.count;
-    const key = `${sql.sql}\u0000${JSON.stringify(sql.bindings)}`;
+    const key = statement ? statementKey(statement.toSQL()) : keysOf(plan!).count;
     const known = options.counts.get(key);
     if (known !== undefined) return known;
     const total = await counted();
@@ -139,6 +159,11 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   }
   if (total === undefined) return { items, nextCursor };
   return totalEstimated ? { items, total, totalEstimated: true, nextCursor } : { items, total, nextCursor };
+}
+
+/** A statement's key in the count cache: its SQL and bindings. */
+function statementKey(statement: { sql: string; bindings: readonly unknown[] }): string {
+  return `${statement.sql}\u0000${JSON.stringify(statement.bindings)}`;
 }
 
 /** Matches counted exactly by `total: 'estimated'` before it answers an estimate. */

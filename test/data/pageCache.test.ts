@@ -1,0 +1,201 @@
+/**
+ * First pages of planned list queries remembered until the next write (countCache.ts,
+ * `plugins.data.pageCacheMb`): the cache itself, then pages through the engine that stay exact
+ * through writes, rollbacks, open transactions and, on PostgreSQL, another process's writes.
+ */
+import t from 'tap';
+import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
+import { createCountCache } from '../../plugins/data/query/countCache.ts';
+import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
+import type { TestRuntime } from '../harness/startTestRuntime.ts';
+
+const page = (n: number, text = 'x') => Array.from({ length: n }, (_, i) => ({ id: `r${i}`, title: text }));
+const DOC = 'select * from "doc" order by "id" asc limit ?\u0000[51]';
+const FOLDER = 'select * from `folder` where `owner` = ?\u0000["u1"]';
+
+t.test('a page is kept until a write to a table its statement reads', async (t) => {
+  const cache = createCountCache();
+  const reader = cache.reader('a');
+  reader.keepPage(DOC, page(3));
+  reader.keepPage(FOLDER, page(2));
+  t.same(cache.reader('a').page(DOC)?.map((r) => r.id), ['r0', 'r1', 'r2'], 'a later read finds the rows');
+  t.equal(cache.reader('b').page(DOC), undefined, 'environments do not share pages');
+  cache.changed('a', ['folder']);
+  t.equal(cache.reader('a').page(FOLDER), undefined, 'a write to the table it reads forgets it');
+  t.equal(cache.reader('a').page(DOC)?.length, 3, 'a page of another table is kept');
+  cache.changed('a', ['do']);
+  t.equal(cache.reader('a').page(DOC)?.length, 3, 'a table whose name is a prefix of it does not forget it');
+  const during = cache.reader('a');
+  cache.changed('a', ['doc']);
+  t.equal(during.page(DOC), undefined, 'forgotten for a read that began before the write');
+  during.keepPage(DOC, page(1));
+  t.equal(cache.reader('a').page(DOC), undefined, 'a page read across a write is not kept');
+  cache.reader('a').keepPage(DOC, page(1));
+  cache.changed('a');
+  t.equal(cache.reader('a').page(DOC), undefined, 'a write naming no table forgets every page');
+});
+
+t.test('a kept page cannot be changed by its readers', async (t) => {
+  const cache = createCountCache();
+  cache.reader('a').keepPage(DOC, page(2));
+  const rows = cache.reader('a').page(DOC)!;
+  t.throws(() => {
+    (rows[0] as Record<string, unknown>).title = 'changed';
+  }, TypeError, 'a row is frozen');
+  t.throws(() => (rows as Array<Record<string, unknown>>).push({ id: 'more' }), TypeError, 'and the page');
+  t.equal(cache.reader('a').page(DOC)?.[0]?.title, 'x', 'the next reader gets the rows as read');
+});
+
+t.test('pages stay within the byte budget, least recently used out first', async (t) => {
+  // A page of 10 rows holding a 100-character string is 3,224 bytes by the cache's measure: the
+  // budget holds eight, the most it may (one page is at most an eighth of it).
+  const cache = createCountCache(1000, 8 * 3224);
+  const key = (i: number) => `select * from "t${i}"\u0000[]`;
+  const kept = (env: string, i: number) => cache.reader(env).page(key(i)) !== undefined;
+  const eight = [0, 1, 2, 3, 4, 5, 6, 7];
+  for (const i of eight) cache.reader('a').keepPage(key(i), page(10, 'y'.repeat(100)));
+  t.same(eight.map((i) => kept('a', i)), eight.map(() => true), 'eight pages fit');
+  cache.reader('a').page(key(0));
+  cache.reader('b').keepPage(key(8), page(10, 'y'.repeat(100)));
+  t.same(eight.map((i) => kept('a', i)), [true, false, true, true, true, true, true, true], 'a ninth (of another environment) drops the least recently used');
+  t.ok(kept('b', 8), 'and is kept');
+  cache.reader('a').keepPage(key(9), page(1, 'z'.repeat(2000)));
+  t.notOk(kept('a', 9), 'a page over an eighth of the budget is not kept');
+  cache.changed('a');
+  for (let i = 10; i < 17; i++) cache.reader('a').keepPage(key(i), page(10, 'y'.repeat(100)));
+  t.same([kept('b', 8), ...[10, 11, 12, 13, 14, 15, 16].map((i) => kept('a', i))], [true, true, true, true, true, true, true, true], 'a full forget gives its bytes back');
+  const none = createCountCache(1000, 0);
+  none.reader('a').keepPage(DOC, page(1));
+  t.equal(none.reader('a').page(DOC), undefined, 'a budget of 0 keeps nothing');
+});
+
+t.test('totals are forgotten by the tables their statements name, too', async (t) => {
+  const cache = createCountCache();
+  const reader = cache.reader('a');
+  reader.set('select count(*) as n from "s"."doc" where "title" = $1\u0000["folder"]', 4);
+  cache.changed('a', ['folder']);
+  t.equal(cache.reader('a').get('select count(*) as n from "s"."doc" where "title" = $1\u0000["folder"]'), 4, 'a binding that spells a table name is not a table');
+  cache.changed('a', ['doc']);
+  t.equal(cache.reader('a').get('select count(*) as n from "s"."doc" where "title" = $1\u0000["folder"]'), undefined, 'a schema-qualified table is');
+});
+
+const APP = { apps: ['test/data/fixtures/nested-app'] };
+
+/** Statements of an environment's knex that read the tag table's rows (not its totals). */
+async function watchPages(rt: TestRuntime, environment: string): Promise<string[]> {
+  const seen: string[] = [];
+  await rt.runtime.kernel.service<DataDatabase>('data.database')!.withDatabase(environment, async ({ knex }) => {
+    knex.on('query', (q: { sql: string }) => {
+      if (/from [`"]tag[`"]/i.test(q.sql) && !/count\(\*\)/i.test(q.sql)) seen.push(q.sql);
+    });
+  });
+  return seen;
+}
+
+t.test('remembered pages stay exact through writes, rollbacks and open transactions', async (t) => {
+  await eachBackend(t, ['pages'], async (t, site) => {
+    const rt = await site.boot({ config: APP });
+    t.teardown(() => rt.close());
+    const environment = site.ids[0]!;
+    const engine = rt.runtime.kernel.service<DataEngine>('data.engine')!;
+    const system: DataContext = { environmentId: environment, principal: null, system: true };
+    const codes = async (query: Record<string, unknown> = { orderBy: 'code', limit: 10 }, total?: false) =>
+      (await engine.query('tag', query, system, total === false ? { total } : {})).items.map((r) => r.code);
+    const pages = await watchPages(rt, environment);
+
+    await engine.create('tag', { code: 'b' }, system);
+    t.same(await codes(), ['b'], 'one record');
+    // Remembered once no background work (the job queue's polls) came between two reads.
+    let remembered = false;
+    for (let i = 0; i < 50 && !remembered; i++) {
+      await codes();
+      pages.length = 0;
+      t.same(await codes(), ['b'], 'the same page');
+      remembered = pages.length === 0;
+      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    t.ok(remembered, 'a repeated first page is answered without reading');
+    const a = await engine.create('tag', { code: 'a' }, system);
+    t.same(await codes(), ['a', 'b'], 'a create shows at once');
+    await engine.update('tag', String(a.id), { code: 'c' }, {}, system);
+    t.same(await codes(), ['b', 'c'], 'an update shows at once');
+    await engine.delete('tag', String(a.id), {}, system);
+    t.same(await codes(), ['b'], 'a delete shows at once');
+    await t.rejects(engine.transaction(system, async (tx) => {
+      await tx.create('tag', { code: 'rolled back' }, system);
+      throw new Error('abort');
+    }), /abort/);
+    t.same(await codes(), ['b'], 'a rolled-back create leaves the page as it was');
+
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let created!: () => void;
+    const inserted = new Promise<void>((resolve) => (created = resolve));
+    const open = engine.transaction(system, async (tx) => {
+      await tx.create('tag', { code: 'd' }, system);
+      created();
+      await gate;
+    });
+    await inserted;
+    t.same(await codes(), ['b'], 'an uncommitted create is not on the page outside its transaction');
+    release();
+    await open;
+    t.same(await codes(), ['b', 'd'], 'once committed it is, though the page was read while it was open');
+    t.same(await codes({ orderBy: 'code', limit: 10 }, false), ['b', 'd'], 'a page without its total too');
+    t.same(await codes({ orderBy: '-code', limit: 1 }), ['d'], 'another query has a page of its own');
+    const items = (await engine.query('tag', { orderBy: 'code', limit: 10 }, system)).items;
+    items[0]!.code = 'changed by a caller';
+    t.same(await codes(), ['b', 'd'], 'a caller changing its records does not change the next page');
+  });
+});
+
+t.test('a page remembered by one process is forgotten when another writes (PostgreSQL)', async (t) => {
+  await eachBackend(t, ['pagesignal'], async (t, site) => {
+    const a = await site.boot({ config: APP });
+    t.teardown(() => a.close());
+    const tokenA = (await signIn(a)).token;
+    const codes = async (rt: TestRuntime, token: string) =>
+      ((await rt.inject({ method: 'GET', url: '/api/v1/data/tag?orderBy=code&limit=10', headers: bearer(token) })).json().items as Array<{ code: string }>).map((r) => r.code);
+    const create = async (rt: TestRuntime, token: string, code: string) =>
+      (await rt.inject({ method: 'POST', url: '/api/v1/data/tag', headers: bearer(token), payload: { code } })).statusCode;
+    t.equal(await create(a, tokenA, 'one'), 201, 'a record through runtime A');
+    t.same(await codes(a, tokenA), ['one'], 'A pages it');
+    // SQLite: an environment's file belongs to one runtime process (docs/data-api.md, Totals).
+    if (site.backend !== 'postgres') return;
+    const b = await site.boot({ config: APP });
+    t.teardown(() => b.close());
+    const tokenB = (await signIn(b)).token;
+    const pages = await watchPages(a, site.ids[0]!);
+    let remembered = false;
+    for (let i = 0; i < 50 && !remembered; i++) {
+      await codes(a, tokenA);
+      pages.length = 0;
+      await codes(a, tokenA);
+      remembered = pages.length === 0;
+      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    t.ok(remembered, 'A answers the repeated page from memory');
+    t.equal(await create(b, tokenB, 'two'), 201, 'a write through runtime B');
+    let seen = await codes(a, tokenA);
+    for (let i = 0; i < 100 && seen.length !== 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      seen = await codes(a, tokenA);
+    }
+    t.same(seen, ['one', 'two'], "B's write reaches the page A remembered");
+  });
+});
+
+t.test('pageCacheMb 0 reads every page', async (t) => {
+  await eachBackend(t, ['pagesoff'], async (t, site) => {
+    const rt = await site.boot({ config: { ...APP, plugins: { email: { enabled: false }, data: { pageCacheMb: 0 } } } });
+    t.teardown(() => rt.close());
+    const token = (await signIn(rt)).token;
+    const pages = await watchPages(rt, site.ids[0]!);
+    for (let i = 0; i < 3; i++) await rt.inject({ method: 'GET', url: '/api/v1/data/tag?orderBy=code&limit=10', headers: bearer(token) });
+    t.equal(pages.length, 3, 'each read runs its page statement');
+    await site.query(site.ids[0]!, "insert into tag (id, version, created_at, updated_at, code) values ('outside-1', 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'outside')");
+    const res = await rt.inject({ method: 'GET', url: '/api/v1/data/tag?orderBy=code&limit=10', headers: bearer(token) });
+    t.same(res.json().items.map((r: { code: string }) => r.code), ['outside'], 'a row written outside the runtime is on the next page');
+  });
+});
