@@ -34,8 +34,8 @@ export const dataOptionsSchema = z.strictObject({
    */
   countCache: z.enum(['on', 'off']).default('on'),
   /**
-   * With countCache on: the rows of planned list queries' first pages remembered until the next
-   * write to a table they read, in at most this many MB per process (least recently used out
+   * With countCache on: the rows of planned list queries' first pages, and of aggregations and
+   * distinct reads, remembered until the next write to a table they read, in at most this many MB per process (least recently used out
    * first). 0 reads every page. With countCache `off`, no page is remembered either.
    */
   pageCacheMb: z.number().min(0).max(1024).default(DEFAULT_PAGE_CACHE_MB),

@@ -82,12 +82,12 @@ t.test('totals are forgotten by the tables their statements name, too', async (t
 
 const APP = { apps: ['test/data/fixtures/nested-app'] };
 
-/** Statements of an environment's knex that read the tag table's rows (not its totals). */
+/** Statements of an environment's knex that read the tag table (its rows, groups or totals). */
 async function watchPages(rt: TestRuntime, environment: string): Promise<string[]> {
   const seen: string[] = [];
   await rt.runtime.kernel.service<DataDatabase>('data.database')!.withDatabase(environment, async ({ knex }) => {
     knex.on('query', (q: { sql: string }) => {
-      if (/from [`"]tag[`"]/i.test(q.sql) && !/count\(\*\)/i.test(q.sql)) seen.push(q.sql);
+      if (/from [`"]tag[`"]/i.test(q.sql)) seen.push(q.sql);
     });
   });
   return seen;
@@ -144,6 +144,20 @@ t.test('remembered pages stay exact through writes, rollbacks and open transacti
     t.same(await codes(), ['b', 'd'], 'once committed it is, though the page was read while it was open');
     t.same(await codes({ orderBy: 'code', limit: 10 }, false), ['b', 'd'], 'a page without its total too');
     t.same(await codes({ orderBy: '-code', limit: 1 }), ['d'], 'another query has a page of its own');
+    const groups = async () => (await engine.query('tag', { groupBy: ['code'], aggregations: [{ function: 'count', alias: 'n' }], orderBy: 'code' }, system)).items;
+    t.same(await groups(), [{ code: 'b', n: 1 }, { code: 'd', n: 1 }], 'an aggregation');
+    let grouped = false;
+    for (let i = 0; i < 50 && !grouped; i++) {
+      await groups();
+      pages.length = 0;
+      t.same(await groups(), [{ code: 'b', n: 1 }, { code: 'd', n: 1 }], 'the same groups again');
+      grouped = pages.length === 0;
+      if (!grouped) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    t.ok(grouped, 'a repeated aggregation is answered without reading');
+    await engine.create('tag', { code: 'b2' }, system);
+    t.same(await groups(), [{ code: 'b', n: 1 }, { code: 'b2', n: 1 }, { code: 'd', n: 1 }], 'a create shows in the groups at once');
+    await engine.delete('tag', String((await engine.query('tag', { where: { code: 'b2' } }, system)).items[0]!.id), {}, system);
     const items = (await engine.query('tag', { orderBy: 'code', limit: 10 }, system)).items;
     items[0]!.code = 'changed by a caller';
     t.same(await codes(), ['b', 'd'], 'a caller changing its records does not change the next page');
@@ -193,7 +207,7 @@ t.test('pageCacheMb 0 reads every page', async (t) => {
     const token = (await signIn(rt)).token;
     const pages = await watchPages(rt, site.ids[0]!);
     for (let i = 0; i < 3; i++) await rt.inject({ method: 'GET', url: '/api/v1/data/tag?orderBy=code&limit=10', headers: bearer(token) });
-    t.equal(pages.length, 3, 'each read runs its page statement');
+    t.equal(pages.filter((sql) => !/count\(\*\)/i.test(sql)).length, 3, 'each read runs its page statement');
     await site.query(site.ids[0]!, "insert into tag (id, version, created_at, updated_at, code) values ('outside-1', 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 'outside')");
     const res = await rt.inject({ method: 'GET', url: '/api/v1/data/tag?orderBy=code&limit=10', headers: bearer(token) });
     t.same(res.json().items.map((r: { code: string }) => r.code), ['outside'], 'a row written outside the runtime is on the next page');

@@ -75,26 +75,33 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     return reader ? reader(query) : query;
   };
   const keysOf = (planned: ListPlan) => (planned.keys ??= { page: statementKey(planned.page), count: statementKey(planned.count) });
-  /** A planned list's first page: remembered (countCache.ts) or read and kept. */
-  const plannedPage = (planned: ListPlan, counts: CountReader): Rows | Promise<Rows> => {
-    const key = keysOf(planned).page;
+  /** A page remembered under `key` (countCache.ts), or read and kept. */
+  const remembered = (key: string, counts: CountReader, read: () => Rows | Promise<Rows>): Rows | Promise<Rows> => {
     const known = counts.page(key);
     if (known) {
       if (options.served) options.served.remembered = true;
       return known as Rows;
     }
-    const read = native(planned.page);
-    if (Array.isArray(read)) {
-      counts.keepPage(key, read);
-      return read;
-    }
-    return read.then((rows) => {
+    const rows = read();
+    if (Array.isArray(rows)) {
       counts.keepPage(key, rows);
       return rows;
+    }
+    return rows.then((read) => {
+      counts.keepPage(key, read);
+      return read;
     });
   };
-  // The SQLite file reader answers synchronously: its rows are taken without awaiting.
-  const page = () => (options.statement ? native(options.statement) : plan ? (options.counts ? plannedPage(plan, options.counts) : native(plan.page)) : run(compiled!.page));
+  // The SQLite file reader answers synchronously: its rows are taken without awaiting. Remembered
+  // (with `counts`): a planned list's first page, and the groups or distinct rows of an
+  // aggregation (unplanned, but a scan each time). A page after a cursor and a read by id are not.
+  const page = () => {
+    const { counts } = options;
+    if (options.statement) return native(options.statement);
+    if (plan) return counts ? remembered(keysOf(plan).page, counts, () => native(plan.page)) : native(plan.page);
+    if (counts && (ast.aggregate || ast.distinct)) return remembered(statementKey(compiled!.page.toSQL()), counts, () => run(compiled!.page));
+    return run(compiled!.page);
+  };
   // Where PostgreSQL totals are not remembered (countCache.ts), a cursor walk still counts once: its
   // first page signs the total into the cursor with the hash of the count statement, scope and
   // bindings included, and later pages of the same count answer it (a cursor handed to a caller
