@@ -19,6 +19,8 @@ export interface BenchArgs {
   compare: string | null;
   /** plugins.data.readers of the runtime (SQLite read workers; 0 reads on the main thread only); null for its default. */
   readers: number | null;
+  /** plugins.data.pageCacheMb of the runtime (0: every page read); null for its default. */
+  pageCacheMb: number | null;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -33,6 +35,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --compare REV                   measure the runtime against its own compiled tree at git
                                   revision REV (in place of the baseline; no targets, no latest.json)
   --readers N                     the runtime's plugins.data.readers (SQLite read workers, 0 = none;
+                                  default: the runtime's own)
+  --page-cache-mb N               the runtime's plugins.data.pageCacheMb (remembered pages, 0 = none;
                                   default: the runtime's own)
   -h, --help`;
 
@@ -57,6 +61,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
       profile: { type: 'boolean', default: false },
       compare: { type: 'string' },
       readers: { type: 'string' },
+      'page-cache-mb': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -75,5 +80,6 @@ export function parseBenchArgs(argv: string[]): BenchArgs | 'help' {
     profile: values.profile ?? false,
     compare: values.compare ?? null,
     readers: values.readers === undefined ? null : Math.floor(positive('readers', values.readers, 0, true)),
+    pageCacheMb: values['page-cache-mb'] === undefined ? null : positive('page-cache-mb', values['page-cache-mb'], 0, true),
   };
 }

@@ -26,11 +26,12 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 const RESULTS = join(HERE, 'results');
 const log = (line: string) => console.log(line);
 
-function runtimeConfig(target: DatabaseTarget, readers: number | null): Record<string, unknown> {
+function runtimeConfig(target: DatabaseTarget, args: Pick<BenchArgs, 'readers' | 'pageCacheMb'>): Record<string, unknown> {
+  const data = { ...(args.readers !== null ? { readers: args.readers } : {}), ...(args.pageCacheMb !== null ? { pageCacheMb: args.pageCacheMb } : {}) };
   return {
     apps: [BENCH_APP_DIR],
     ...target.runtimeConfig,
-    ...(readers !== null ? { plugins: { data: { readers } } } : {}),
+    ...(Object.keys(data).length > 0 ? { plugins: { data } } : {}),
     server: { port: 0, host: '127.0.0.1', logRequests: false },
     // Anonymous requests are served (as engine reads without a user) for the scenarios measured
     // against the baseline; the signed-in scenarios send the bearer tokens of bench/benchUsers.ts.
@@ -111,9 +112,9 @@ async function runDriver(driver: BenchDriver, args: BenchArgs, profileDir: strin
       // The member's row policy opens statuses 'open' and 'active': seeded rows i % 4 < 2 (benchValues).
       const visible = readable.filter((_, i) => (i + updateIds.length) % 4 < 2);
       const memberIds = Array.from({ length: Math.min(1000, visible.length) }, () => visible[Math.floor(random() * visible.length)]!);
-      const runtime = await spawnServer(`runtime-${driver}`, join(HERE, 'servers/runtimeServer.js'), runtimeConfig(target, args.readers), profileDir ? { profileDir } : {});
+      const runtime = await spawnServer(`runtime-${driver}`, join(HERE, 'servers/runtimeServer.js'), runtimeConfig(target, args), profileDir ? { profileDir } : {});
       const baseline = compared
-        ? await spawnServer(`compared-${driver}`, join(HERE, 'servers/runtimeServer.js'), runtimeConfig(target, args.readers), { ...(profileDir ? { profileDir } : {}), env: { OSR_BENCH_TREE: compared.dist } })
+        ? await spawnServer(`compared-${driver}`, join(HERE, 'servers/runtimeServer.js'), runtimeConfig(target, args), { ...(profileDir ? { profileDir } : {}), env: { OSR_BENCH_TREE: compared.dist } })
         : await spawnServer(`baseline-${driver}`, join(HERE, 'servers/baselineServer.ts'), { driver, url: target.url, schema: target.schema, file: target.file }, profileDir ? { profileDir } : {});
       try {
         const users = await prepareBenchUsers(runtime.url);
