@@ -6,7 +6,7 @@
 import t from 'tap';
 import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
-import { createCountCache } from '../../plugins/data/query/countCache.ts';
+import { createCountCache, rememberedBytes } from '../../plugins/data/query/countCache.ts';
 import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
 
@@ -48,10 +48,11 @@ t.test('a kept page cannot be changed by its readers', async (t) => {
 });
 
 t.test('pages stay within the byte budget, least recently used out first', async (t) => {
-  // A page of 10 rows holding a 100-character string is 3,224 bytes by the cache's measure: the
-  // budget holds eight, the most it may (one page is at most an eighth of it).
-  const cache = createCountCache(1000, 8 * 3224);
-  const key = (i: number) => `select * from "t${i}"\u0000[]`;
+  // The budget holds eight pages of 10 rows, the most it may (one page is at most an eighth of it).
+  const key = (i: number) => `select * from "t${String(i).padStart(2, '0')}"\u0000[]`;
+  const size = rememberedBytes(key(1), page(10, 'y'.repeat(100)));
+  t.ok(size > 3000 && size < 4000, 'a page is measured by its strings and values');
+  const cache = createCountCache(1000, 8 * size);
   const kept = (env: string, i: number) => cache.reader(env).page(key(i)) !== undefined;
   const eight = [0, 1, 2, 3, 4, 5, 6, 7];
   for (const i of eight) cache.reader('a').keepPage(key(i), page(10, 'y'.repeat(100)));
@@ -65,6 +66,12 @@ t.test('pages stay within the byte budget, least recently used out first', async
   cache.changed('a');
   for (let i = 10; i < 17; i++) cache.reader('a').keepPage(key(i), page(10, 'y'.repeat(100)));
   t.same([kept('b', 8), ...[10, 11, 12, 13, 14, 15, 16].map((i) => kept('a', i))], [true, true, true, true, true, true, true, true], 'a full forget gives its bytes back');
+  const small = createCountCache(1000, 8 * rememberedBytes(key(1), []));
+  const long = `select * from "t" where ${'"a" = 1 and '.repeat(50)}"b" = 1\u0000[]`;
+  small.reader('a').keepPage(long, []);
+  t.equal(small.reader('a').page(long), undefined, 'an empty page of a long statement is measured by its key');
+  for (let i = 0; i < 20; i++) small.reader('a').keepPage(key(i), []);
+  t.equal([...Array(20).keys()].filter((i) => small.reader('a').page(key(i)) !== undefined).length, 8, 'so many empty pages stay within the budget');
   const none = createCountCache(1000, 0);
   none.reader('a').keepPage(DOC, page(1));
   t.equal(none.reader('a').page(DOC), undefined, 'a budget of 0 keeps nothing');

@@ -1,6 +1,6 @@
 /**
- * Totals and planned first pages of list queries, remembered per environment until the next write
- * that may change them. A total or a page depends only on its statement (SQL and bindings, which
+ * Totals, planned first pages of list queries and the rows of aggregations, remembered per
+ * environment until the next write that may change them. A total or a page depends only on its statement (SQL and bindings, which
  * carry the caller's row scope and select list) and on the environment's rows, so an entry holds
  * until something writes: every write through the engine (and every side-table access) moves the
  * environment's generation and drops the entries whose statements name a table it touched (all of
@@ -58,8 +58,8 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
     if (!entry) envs.set(environmentId, (entry = { generation: 0, totals: new Map(), pages: new Map(), byName: new Map() }));
     return entry;
   };
-  const index = (entry: Entry, key: string) => {
-    for (const name of quotedNames(key)) {
+  const index = (entry: Entry, key: string, names = quotedNames(key)) => {
+    for (const name of names) {
       let keys = entry.byName.get(name);
       if (!keys) entry.byName.set(name, (keys = new Set()));
       keys.add(key);
@@ -119,14 +119,15 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
         },
         keepPage(key, rows) {
           if (!current() || pageBytes === 0) return;
-          const bytes = rowsBytes(rows);
+          const names = quotedNames(key);
+          const bytes = rememberedBytes(key, rows, names.size);
           if (bytes > pageBytes / LARGEST_PAGE_SHARE) return;
           dropPage(entry, key);
           makeRoom(entry, bytes);
           for (const row of rows) Object.freeze(row);
           entry.pages.set(key, { rows: Object.freeze(rows), bytes });
           heldBytes += bytes;
-          index(entry, key);
+          index(entry, key, names);
         },
       };
     },
@@ -165,9 +166,13 @@ function quotedNames(key: string): Set<string> {
   return names;
 }
 
-/** About what a page's rows hold in memory: strings by their length, other values by a word or two. */
-function rowsBytes(rows: ReadonlyArray<Record<string, unknown>>): number {
-  let bytes = 64 + rows.length * 8;
+/**
+ * About what a remembered page holds in memory: its key, its index entries (one per identifier its
+ * SQL quotes), and its rows (strings by their length, other values by a word or two). Many small
+ * pages are bounded by their keys: an empty page of a long statement still costs its text.
+ */
+export function rememberedBytes(key: string, rows: ReadonlyArray<Record<string, unknown>>, names = quotedNames(key).size): number {
+  let bytes = 64 + key.length * 2 + names * 48 + rows.length * 8;
   for (const row of rows) {
     bytes += 56;
     for (const key in row) {
