@@ -96,6 +96,41 @@ t.test('planned list queries keep each caller to its own rows', async (t) => {
 });
 
 /**
+ * Aggregations are planned too, and remembered until a write (countCache.ts): the same query text
+ * planned and remembered first by the admin must still count each caller's own rows, refuse a
+ * field the caller may not read, and follow a change of grants at once.
+ */
+t.test('planned aggregations keep each caller to its own rows', async (t) => {
+  await eachBackend(t, ['planned-groups'], async (t, site) => {
+    const w = await buildWorld(t, site);
+    t.teardown(() => w.rt.close());
+    const byRegion = { groupBy: ['region'], aggregations: [{ function: 'count', alias: 'n' }], orderBy: 'region' };
+    const groups = async (user: Parameters<typeof w.as>[0], query: Record<string, unknown> = byRegion) => {
+      const res = await w.as(user, 'POST', '/api/v1/data/doc/query', query);
+      return { status: res.status, items: res.body?.items };
+    };
+    for (let i = 0; i < 2; i++) {
+      t.same(await groups('admin'), { status: 200, items: [{ region: 'EU', n: 1 }, { region: 'US', n: 3 }] }, 'the admin plans first and counts every doc');
+      t.same(await groups('owner'), { status: 200, items: [{ region: 'US', n: 1 }] }, "the owner does not count through the admin's plan or its remembered groups");
+      t.same(await groups('sharee'), { status: 200, items: [{ region: 'US', n: 1 }] }, 'the sharee counts the doc shared with it');
+      t.same(await groups('other'), { status: 200, items: [{ region: 'EU', n: 1 }, { region: 'US', n: 2 }] }, 'the other user counts its own three');
+    }
+    const bySecret = { groupBy: ['secret'], aggregations: [{ function: 'count', alias: 'n' }] };
+    t.equal((await groups('admin', bySecret)).status, 200, 'the admin groups by the hidden field');
+    const refused = await groups('owner', bySecret);
+    t.equal(refused.status, 403, "the owner may not group by it, though the admin's plan of the same text exists");
+    t.notOk(JSON.stringify(refused).includes('SECRET-'), 'and hears none of its values');
+
+    const share = await w.as('other', 'POST', `/api/v1/data/doc/${w.ids.docC}/shares`, { recipient_type: 'user', recipient_id: w.users.owner.id, access: 'read' });
+    t.equal(share.status, 201, 'the other user shares doc C with the owner');
+    t.same(await groups('owner'), { status: 200, items: [{ region: 'US', n: 2 }] }, 'the new share counts in the same aggregation at once');
+    const removed = await w.as('other', 'DELETE', `/api/v1/data/doc/${w.ids.docC}/shares/${String(share.body.id)}`);
+    t.equal(removed.status, 204, 'the share is removed');
+    t.same(await groups('owner'), { status: 200, items: [{ region: 'US', n: 1 }] }, 'and no longer counts at once');
+  });
+});
+
+/**
  * Pages after a cursor use the plan of their query without the cursor, with the page after such a
  * cursor planned in it (cursorPages.ts): the plan is the caller's own, so a cursor, whoever it came
  * from, only ever moves through the rows and fields of the caller who sends it.

@@ -6,9 +6,9 @@ t.test('listPlanKey: the query text, or null for what may not be planned', async
   t.equal(listPlanKey({ limit: '50' }), '{"limit":"50"}');
   t.equal(listPlanKey({ where: '{"status":"open"}', orderBy: '-amount' }), '{"where":"{\\"status\\":\\"open\\"}","orderBy":"-amount"}');
   t.equal(listPlanKey({ limit: 50, cursor: 'abc' }), null, 'a cursor binds its values per page');
-  t.equal(listPlanKey({ groupBy: ['status'] }), null, 'aggregations are not planned');
-  t.equal(listPlanKey({ aggregations: [] }), null);
-  t.equal(listPlanKey({ distinct: true }), null);
+  t.equal(listPlanKey({ groupBy: ['status'] }), '{"groupBy":["status"]}', 'aggregations are planned');
+  t.equal(listPlanKey({ distinct: true }), '{"distinct":true}', 'and distinct reads');
+  t.equal(listPlanKey({ groupBy: ['status'], having: { n: { $gt: { $cel: 'size(user.positions)' } } } }), null, 'unless {$cel} is in them');
   t.equal(listPlanKey({ where: { due: { $lt: { $cel: 'now' } } } }), null, '{$cel} is evaluated when parsed');
   t.equal(listPlanKey({ where: '{"due":{"$lt":{"$cel":"now"}}}' }), null, 'also inside a where given as text');
   t.equal(listPlanKey({ where: 'x'.repeat(5000) }), null, 'a very long query is not kept');

@@ -109,7 +109,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     // A plan holds for a caller as long as nothing but the id changes: no transaction, no
     // contributed scope (it may depend on the call), no beforeFind hook (it may rewrite the query).
     // A read by id touches its object only: a contributed scope matters when it applies to it.
-    // A list query without a cursor, aggregation or {$cel} is planned the same way (listPlans.ts).
+    // A list query (an aggregation too) without a cursor or {$cel} is planned the same way (listPlans.ts).
     const plannable = deps.plans && !binding && !trash && canRunNative(knex) && !(hooks && deps.hooks.handlers('data.beforeFind', object.name).length > 0);
     const owner = () => planOwner(deps.plans!, access?.profile, ctx);
     const plan = plannable && planId !== undefined && !appliesTo(contributed, object) ? planFor(deps.plans!, object, owner(), knex, parse, scopeFilter) : undefined;

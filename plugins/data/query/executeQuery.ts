@@ -93,8 +93,9 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     });
   };
   // The SQLite file reader answers synchronously: its rows are taken without awaiting. Remembered
-  // (with `counts`): a planned list's first page, and the groups or distinct rows of an
-  // aggregation (unplanned, but a scan each time). A page after a cursor and a read by id are not.
+  // (with `counts`): a planned list's first page (aggregations and distinct reads included), and an
+  // unplanned aggregation's or distinct read's (a scan each time). A page after a cursor and a
+  // read by id are not.
   const page = () => {
     const { counts } = options;
     if (options.statement) return native(options.statement);

@@ -54,7 +54,7 @@ export function createListPlans(limit = LIST_PLANS_PER_OBJECT): ListPlans {
 }
 
 /** Query keys whose presence leaves a query unplanned (see listPlanKey). */
-const UNPLANNED = ['cursor', 'groupBy', 'aggregations', 'having', 'distinct'];
+const UNPLANNED = ['cursor'];
 
 /** Whether a list query names joins (any value but an empty one: a malformed one fails its parse). */
 export function hasJoins(query: Record<string, unknown>): boolean {
@@ -63,10 +63,10 @@ export function hasJoins(query: Record<string, unknown>): boolean {
 }
 
 /**
- * The key a list query is planned under, or null when it may not be planned: a cursor (a page
- * after one is planned in the plan of its query without it, cursorPages.ts), an aggregation, or a
- * `{$cel}` operand anywhere (evaluated when the query is parsed, against the clock and the user).
- * The key is the query's JSON text.
+ * The key a list query (aggregations and distinct reads included) is planned under, or null when
+ * it may not be planned: a cursor (a page after one is planned in the plan of its query without
+ * it, cursorPages.ts), or a `{$cel}` operand anywhere (evaluated when the query is parsed, against
+ * the clock and the user). The key is the query's JSON text.
  */
 export function listPlanKey(query: Record<string, unknown>): string | null {
   for (const key of UNPLANNED) if (query[key] !== undefined && query[key] !== null && query[key] !== '') return null;
