@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import { createCountCache } from '../../plugins/data/query/countCache.ts';
+import { openTransaction } from '../harness/rememberedReads.ts';
 import { startTestRuntime } from '../harness/startTestRuntime.ts';
 
 t.test('the cache keeps a total only until something writes', async (t) => {
@@ -83,19 +84,10 @@ t.test('list totals on SQLite stay exact through writes, rollbacks and open tran
   }), /abort/);
   t.equal(await total(), 1, 'a rolled-back create leaves the total as it was');
 
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let created!: () => void;
-  const inserted = new Promise<void>((resolve) => (created = resolve));
-  const open = engine.transaction(system, async (tx) => {
-    await tx.create('doc', { title: 'C' }, system);
-    created();
-    await gate;
-  });
-  await inserted;
+  const open = openTransaction(engine, system, (tx) => tx.create('doc', { title: 'C' }, system));
+  await open.ready;
   t.equal(await total(), 1, 'an uncommitted create is not counted outside its transaction');
-  release();
-  await open;
+  await open.commit();
   t.equal(await total(), 2, 'once committed it is, though a total was counted while it was open');
 
   const filtered = async () => (await engine.query('doc', { where: { title: 'B' }, limit: 1 }, system)).total;

@@ -6,6 +6,7 @@
  */
 import t from 'tap';
 import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
+import { untilRemembered } from '../harness/rememberedReads.ts';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
 import { READS_ONLY, type DataDatabase } from '../../capabilities/dataDatabase.ts';
 
@@ -48,15 +49,7 @@ t.test('totals remembered across processes', async (t) => {
         if (/count\(\*\)/i.test(q.sql)) counted.push(q.sql);
       });
     });
-    let remembered = false;
-    for (let i = 0; i < 50 && !remembered; i++) {
-      await total(a, tokenA);
-      counted.length = 0;
-      await total(a, tokenA);
-      remembered = counted.length === 0;
-      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    t.ok(remembered, 'A answers a repeated total without counting');
+    t.ok(await untilRemembered(() => total(a, tokenA), counted), 'A answers a repeated total without counting');
     t.equal(await create(a, tokenA, 'two'), 201, 'a write through A itself');
     t.equal(await total(a, tokenA), 2, 'forgets A\'s totals at once');
     // SQLite: an environment's file belongs to one runtime process (docs/data-api.md, Totals).
@@ -89,15 +82,14 @@ t.test('work that only reads (READS_ONLY) keeps every total, and tells no other 
     });
     const counts = () => statements.filter((sql) => /count\(\*\)/i.test(sql)).length;
     // Remembered once no background work (the job queue's polls) came between two reads.
-    let remembered = false;
-    for (let i = 0; i < 50 && !remembered; i++) {
-      await total(a, token);
+    const counted: string[] = [];
+    t.ok(await untilRemembered(async () => {
+      const read = await total(a, token);
+      counted.splice(0, counted.length, ...statements.filter((sql) => /count\(\*\)/i.test(sql)));
       statements.length = 0;
-      t.equal(await total(a, token), 1, 'the total');
-      remembered = counts() === 0;
-      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    t.ok(remembered, 'remembered');
+      return read;
+    }, counted), 'remembered');
+    t.equal(await total(a, token), 1, 'the total');
     statements.length = 0;
     const read = await database.withDatabase(environment, async ({ knex }) => (await knex('tag').select('code')).length, undefined, READS_ONLY);
     t.equal(read, 1, 'the work reads');

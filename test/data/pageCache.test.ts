@@ -8,6 +8,7 @@ import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import { createCountCache, rememberedBytes } from '../../plugins/data/query/countCache.ts';
 import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
+import { openTransaction, untilRemembered } from '../harness/rememberedReads.ts';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
 
 const page = (n: number, text = 'x') => Array.from({ length: n }, (_, i) => ({ id: `r${i}`, title: text }));
@@ -113,16 +114,8 @@ t.test('remembered pages stay exact through writes, rollbacks and open transacti
 
     await engine.create('tag', { code: 'b' }, system);
     t.same(await codes(), ['b'], 'one record');
-    // Remembered once no background work (the job queue's polls) came between two reads.
-    let remembered = false;
-    for (let i = 0; i < 50 && !remembered; i++) {
-      await codes();
-      pages.length = 0;
-      t.same(await codes(), ['b'], 'the same page');
-      remembered = pages.length === 0;
-      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    t.ok(remembered, 'a repeated first page is answered without reading');
+    t.ok(await untilRemembered(codes, pages), 'a repeated first page is answered without reading');
+    t.same(await codes(), ['b'], 'the same page');
     const a = await engine.create('tag', { code: 'a' }, system);
     t.same(await codes(), ['a', 'b'], 'a create shows at once');
     await engine.update('tag', String(a.id), { code: 'c' }, {}, system);
@@ -135,33 +128,17 @@ t.test('remembered pages stay exact through writes, rollbacks and open transacti
     }), /abort/);
     t.same(await codes(), ['b'], 'a rolled-back create leaves the page as it was');
 
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let created!: () => void;
-    const inserted = new Promise<void>((resolve) => (created = resolve));
-    const open = engine.transaction(system, async (tx) => {
-      await tx.create('tag', { code: 'd' }, system);
-      created();
-      await gate;
-    });
-    await inserted;
+    const open = openTransaction(engine, system, (tx) => tx.create('tag', { code: 'd' }, system));
+    await open.ready;
     t.same(await codes(), ['b'], 'an uncommitted create is not on the page outside its transaction');
-    release();
-    await open;
+    await open.commit();
     t.same(await codes(), ['b', 'd'], 'once committed it is, though the page was read while it was open');
     t.same(await codes({ orderBy: 'code', limit: 10 }, false), ['b', 'd'], 'a page without its total too');
     t.same(await codes({ orderBy: '-code', limit: 1 }), ['d'], 'another query has a page of its own');
     const groups = async () => (await engine.query('tag', { groupBy: ['code'], aggregations: [{ function: 'count', alias: 'n' }], orderBy: 'code' }, system)).items;
     t.same(await groups(), [{ code: 'b', n: 1 }, { code: 'd', n: 1 }], 'an aggregation');
-    let grouped = false;
-    for (let i = 0; i < 50 && !grouped; i++) {
-      await groups();
-      pages.length = 0;
-      t.same(await groups(), [{ code: 'b', n: 1 }, { code: 'd', n: 1 }], 'the same groups again');
-      grouped = pages.length === 0;
-      if (!grouped) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    t.ok(grouped, 'a repeated aggregation is answered without reading');
+    t.ok(await untilRemembered(groups, pages), 'a repeated aggregation is answered without reading');
+    t.same(await groups(), [{ code: 'b', n: 1 }, { code: 'd', n: 1 }], 'the same groups again');
     await engine.create('tag', { code: 'b2' }, system);
     t.same(await groups(), [{ code: 'b', n: 1 }, { code: 'b2', n: 1 }, { code: 'd', n: 1 }], 'a create shows in the groups at once');
     await engine.delete('tag', String((await engine.query('tag', { where: { code: 'b2' } }, system)).items[0]!.id), {}, system);
@@ -188,15 +165,7 @@ t.test('a page remembered by one process is forgotten when another writes (Postg
     t.teardown(() => b.close());
     const tokenB = (await signIn(b)).token;
     const pages = await watchPages(a, site.ids[0]!);
-    let remembered = false;
-    for (let i = 0; i < 50 && !remembered; i++) {
-      await codes(a, tokenA);
-      pages.length = 0;
-      await codes(a, tokenA);
-      remembered = pages.length === 0;
-      if (!remembered) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    t.ok(remembered, 'A answers the repeated page from memory');
+    t.ok(await untilRemembered(() => codes(a, tokenA), pages), 'A answers the repeated page from memory');
     t.equal(await create(b, tokenB, 'two'), 201, 'a write through runtime B');
     let seen = await codes(a, tokenA);
     for (let i = 0; i < 100 && seen.length !== 2; i++) {
