@@ -148,6 +148,40 @@ t.test('remembered pages stay exact through writes, rollbacks and open transacti
   });
 });
 
+t.test('records of a remembered page are each caller\'s own', async (t) => {
+  await eachBackend(t, ['pagecopies'], async (t, site) => {
+    const rt = await site.boot({ config: { apps: ['test/data/fixtures/pages-app'] } });
+    t.teardown(() => rt.close());
+    const environment = site.ids[0]!;
+    const engine = rt.runtime.kernel.service<DataEngine>('data.engine')!;
+    const system: DataContext = { environmentId: environment, principal: null, system: true };
+    await engine.create('note', { code: 'n1', labels: ['red', 'blue'], meta: { x: { y: 1 }, list: [{ z: 1 }] }, due: '2026-03-01' }, system);
+    const read = async () => (await engine.query('note', { orderBy: 'code', limit: 5 }, system)).items;
+    const first = await read();
+    const expected = [{ id: first[0]!.id, code: 'n1', labels: ['red', 'blue'], meta: { x: { y: 1 }, list: [{ z: 1 }] }, due: '2026-03-01' }];
+    t.match(first, expected, 'the page as read');
+    const statements: string[] = [];
+    await rt.runtime.kernel.service<DataDatabase>('data.database')!.withDatabase(environment, async ({ knex }) => {
+      knex.on('query', (q: { sql: string }) => {
+        if (/from [`"]note[`"]/i.test(q.sql)) statements.push(q.sql);
+      });
+    });
+    t.ok(await untilRemembered(read, statements), 'answered from memory');
+    for (let i = 0; i < 2; i++) {
+      const items = await read();
+      t.match(items, expected, 'each read from memory gives the same records');
+      const record = items[0]!;
+      record.code = 'changed';
+      (record.labels as string[]).push('green');
+      ((record.meta as { x: { y: number } }).x).y = 2;
+      ((record.meta as { list: Array<{ z: number }> }).list[0]!).z = 2;
+      delete record.due;
+    }
+    const last = (await read())[0]!;
+    t.same({ id: last.id, code: last.code, labels: last.labels, meta: last.meta, due: last.due }, expected[0], 'what callers did to their records reaches no later reader');
+  });
+});
+
 t.test('a page remembered by one process is forgotten when another writes (PostgreSQL)', async (t) => {
   await eachBackend(t, ['pagesignal'], async (t, site) => {
     const a = await site.boot({ config: APP });

@@ -55,7 +55,6 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const after = options.after ?? (ast.cursor !== null ? decodeCursor(ast.cursor, ast.keyset ? shapeOf() : '', ast.orderBy.length, options.cursorKey) : null);
   const compiled = options.statement || plan ? null : compileQuery(ast, knex, { scopeFilter: options.scopeFilter, after, fetch: ast.limit + 1, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}) });
   const reader = directReader(knex);
-  type Rows = Array<Record<string, unknown>>;
   const { workers, signal } = options;
   const inWorker = (sql: string, bindings: readonly unknown[]): Promise<Rows> => {
     if (knex.listenerCount('query') > 0) knex.emit('query', { sql, bindings, method: 'select' });
@@ -75,11 +74,13 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     return reader ? reader(query) : query;
   };
   const keysOf = (planned: ListPlan) => (planned.keys ??= { page: statementKey(planned.page), count: statementKey(planned.count) });
+  let fromMemory = false;
   /** A page remembered under `key` (countCache.ts), or read and kept. */
   const remembered = (key: string, counts: CountReader, read: () => Rows | Promise<Rows>): Rows | Promise<Rows> => {
     const known = counts.page(key);
     if (known) {
       if (options.served) options.served.remembered = true;
+      fromMemory = true;
       return known as Rows;
     }
     const rows = read();
@@ -161,7 +162,9 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     const carried = carries && total !== undefined ? { total: { n: total, count: hashOfCount() } } : {};
     nextCursor = encodeCursor({ values, id: String(last.id), ...carried }, shapeOf(), options.cursorKey);
   }
-  const items = ast.aggregate ? pageRows.map((row) => decodeGroup(ast, row, dialect)) : pageRows.map(recordDecoder(ast, dialect, options.cel));
+  const items = ast.aggregate
+    ? pageRows.map((row) => decodeGroup(ast, row, dialect))
+    : fromMemory && plainColumns(ast) ? decodedOnce(rows, pageRows, ast, dialect) : pageRows.map(recordDecoder(ast, dialect, options.cel));
   if (ast.expand.length > 0) {
     await expandRecords(items, ast.expand, knex, { dialect, ...(options.scopeFilter ? { scopeFilter: options.scopeFilter } : {}), ...(options.cel ? { cel: options.cel } : {}) });
   }
@@ -185,9 +188,42 @@ function plannedRows(row: Record<string, unknown> | undefined): number {
   return Math.round(Number(plan?.Plans?.[0]?.['Plan Rows'] ?? plan?.['Plan Rows'] ?? 0));
 }
 
+/** Whether a query's records are its columns decoded, nothing computed (no formulas, joins or projection). */
+function plainColumns(ast: QueryAst): boolean {
+  return ast.formulas.length === 0 && ast.output === null && !ast.select.some((s) => s.key.includes('.'));
+}
+
+/** Records decoded once per remembered page (countCache.ts) and query, kept as long as the page. */
+const decodedPages = new WeakMap<object, { ast: QueryAst; records: Array<Record<string, unknown>> }>();
+
+/**
+ * The records of a remembered page of plain columns, decoded on its first read from memory and
+ * copied for each later one: a caller gets records of its own (field security, hooks and expand
+ * change them), with arrays and objects (multiselect, json) copied too.
+ */
+function decodedOnce(rows: Rows, pageRows: Rows, ast: QueryAst, dialect: Dialect): Array<Record<string, unknown>> {
+  let known = decodedPages.get(rows);
+  if (!known || known.ast !== ast) {
+    known = { ast, records: pageRows.map(recordDecoder(ast, dialect)) };
+    decodedPages.set(rows, known);
+  }
+  return known.records.map(copyRecord);
+}
+
+function copyRecord(record: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key in record) {
+    const value = record[key];
+    copy[key] = value === null || typeof value !== 'object' ? value : Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object') ? value.slice() : structuredClone(value);
+  }
+  return copy;
+}
+
+type Rows = Array<Record<string, unknown>>;
+
 /** The row-to-record function of a query; plain columns (no formulas, joins or projection) take a direct path. */
 export function recordDecoder(ast: QueryAst, dialect: Dialect, cel?: ExpressionContext): (row: Record<string, unknown>) => Record<string, unknown> {
-  if (ast.formulas.length > 0 || ast.output !== null || ast.select.some((s) => s.key.includes('.'))) return (row) => decodeRecord(ast, row, dialect, cel);
+  if (!plainColumns(ast)) return (row) => decodeRecord(ast, row, dialect, cel);
   const columns = ast.select.map((s) => [s.key, s.ref.type] as const);
   return (row) => {
     const record: Record<string, unknown> = {};
