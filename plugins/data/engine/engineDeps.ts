@@ -27,7 +27,7 @@ export interface EngineDeps {
   scopeFilter?(ctx: DataContext): ScopeFilter | undefined;
   /** Authorization: grants, row scopes and field access of the caller. */
   access?: AccessService;
-  /** Totals remembered until the next write, for SQLite databases (see countCache.ts). */
+  /** Totals and pages remembered until the next write (see countCache.ts): SQLite, and PostgreSQL while `countsLive`. */
   counts?: CountCache;
   /**
    * PostgreSQL: whether the environment's totals may be remembered now (writeSignal.ts: other
