@@ -3,13 +3,11 @@ import type { DataContext, DataEngine, DataRecord, GetOptions, ListResult, PageQ
 import { requireScope } from '../../../capabilities/credentialScopes.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
-import { bindId, ID_SLOT, type ByIdPlan, type ByIdPlans } from '../query/byIdPlans.ts';
-import { compileQuery, returningColumns } from '../query/compileQuery.ts';
-import { countIdentity } from '../query/cursor.ts';
+import { bindId, planFor } from '../query/byIdPlans.ts';
+import { returningColumns } from '../query/compileQuery.ts';
 import { plannedCursorPage } from '../query/cursorPages.ts';
-import { hasJoins, listPlanKey, type ListPlan, type ListPlans } from '../query/listPlans.ts';
+import { hasJoins, listPlanFor, listPlanKey } from '../query/listPlans.ts';
 import { executeQuery, recordDecoder } from '../query/executeQuery.ts';
-import type { QueryAst, ScopeFilter } from '../query/types.ts';
 import { canRunNative } from '../sql/runNative.ts';
 import { attachTransactionConnection } from '../sql/sqliteReader.ts';
 import { heldTransaction } from '../sql/heldTransaction.ts';
@@ -227,34 +225,6 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
 
   function recordNotFound(object: ResolvedObject, id: string) {
     return codedError('NOT_FOUND', { what: `${object.label} '${String(id).slice(0, 64)}'`, object: object.name, id: String(id).slice(0, 64) });
-  }
-
-  /** The plan of list query `key` of `object` for `owner` (its AST parsed already when new), made on first use. */
-  function listPlanFor(plans: ListPlans, object: ResolvedObject, owner: object, key: string, knex: Knex, parsed: () => QueryAst, scopeFilter: ScopeFilter | undefined): ListPlan {
-    const known = plans.get(owner, object, key);
-    if (known) return known;
-    const ast = parsed();
-    const compiled = compileQuery(ast, knex, { ...(scopeFilter ? { scopeFilter } : {}), fetch: ast.limit + 1 });
-    const native = (query: Knex.QueryBuilder) => {
-      const { sql, bindings } = query.toSQL().toNative();
-      return { sql, bindings: [...bindings] };
-    };
-    const plan: ListPlan = { ast, page: native(compiled.page), count: native(compiled.count()), countKey: countIdentity(native(compiled.countKey())), sortKeyTypes: compiled.sortKeyTypes };
-    plans.set(owner, object, key, plan);
-    return plan;
-  }
-
-  /** The plan of a plain by-id read of `object` for `owner`, made on first use; undefined if the id has no single slot. */
-  function planFor(plans: ByIdPlans, object: ResolvedObject, owner: object, knex: Knex, parse: (query: Record<string, unknown>) => QueryAst, scopeFilter: ScopeFilter | undefined): ByIdPlan | undefined {
-    const known = plans.get(owner, object);
-    if (known) return known;
-    const ast = parse({ where: { id: { $eq: ID_SLOT } }, limit: 1 });
-    const { sql, bindings } = compileQuery(ast, knex, { ...(scopeFilter ? { scopeFilter } : {}), fetch: ast.limit + 1, narrow: false }).page.toSQL().toNative();
-    const slots = bindings.flatMap((value, i) => (value === ID_SLOT ? [i] : []));
-    if (slots.length !== 1) return undefined;
-    const plan = { ast, sql, bindings, slot: slots[0]! };
-    plans.set(owner, object, plan);
-    return plan;
   }
 
   // The credential's scope ceiling comes first, before the object is even looked up: a scoped

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { ResolvedObject } from '../../../metadata/types.ts';
-import type { QueryAst } from './types.ts';
+import { compileQuery } from './compileQuery.ts';
+import type { QueryAst, ScopeFilter } from './types.ts';
 
 /** Stands for the id while a by-id read is planned: found by value among the compiled bindings. */
 export const ID_SLOT = `id-slot-${randomUUID()}`;
@@ -50,4 +52,17 @@ export function bindId(plan: ByIdPlan, id: string): unknown[] {
   const bindings = plan.bindings.slice();
   bindings[plan.slot] = id;
   return bindings;
+}
+
+/** The plan of a plain by-id read of `object` for `owner`, made on first use; undefined if the id has no single slot. */
+export function planFor(plans: ByIdPlans, object: ResolvedObject, owner: object, knex: Knex, parse: (query: Record<string, unknown>) => QueryAst, scopeFilter: ScopeFilter | undefined): ByIdPlan | undefined {
+  const known = plans.get(owner, object);
+  if (known) return known;
+  const ast = parse({ where: { id: { $eq: ID_SLOT } }, limit: 1 });
+  const { sql, bindings } = compileQuery(ast, knex, { ...(scopeFilter ? { scopeFilter } : {}), fetch: ast.limit + 1, narrow: false }).page.toSQL().toNative();
+  const slots = bindings.flatMap((value, i) => (value === ID_SLOT ? [i] : []));
+  if (slots.length !== 1) return undefined;
+  const plan = { ast, sql, bindings, slot: slots[0]! };
+  plans.set(owner, object, plan);
+  return plan;
 }

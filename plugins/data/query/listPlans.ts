@@ -1,8 +1,11 @@
+import type { Knex } from 'knex';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import type { NativeStatement } from '../sql/runNative.ts';
 import type { ValueType } from '../sql/objectColumns.ts';
 import type { CursorPagePlan } from './cursorPages.ts';
-import type { QueryAst } from './types.ts';
+import { compileQuery } from './compileQuery.ts';
+import { countIdentity } from './cursor.ts';
+import type { QueryAst, ScopeFilter } from './types.ts';
 
 /**
  * A list query parsed and compiled once for one caller: its AST, its page and count statements
@@ -77,4 +80,19 @@ export function listPlanKey(query: Record<string, unknown>): string | null {
     return null;
   }
   return text.includes('$cel') || text.length > 4000 ? null : text;
+}
+
+/** The plan of list query `key` of `object` for `owner` (its AST parsed when new), made on first use. */
+export function listPlanFor(plans: ListPlans, object: ResolvedObject, owner: object, key: string, knex: Knex, parsed: () => QueryAst, scopeFilter: ScopeFilter | undefined): ListPlan {
+  const known = plans.get(owner, object, key);
+  if (known) return known;
+  const ast = parsed();
+  const compiled = compileQuery(ast, knex, { ...(scopeFilter ? { scopeFilter } : {}), fetch: ast.limit + 1 });
+  const native = (query: Knex.QueryBuilder) => {
+    const { sql, bindings } = query.toSQL().toNative();
+    return { sql, bindings: [...bindings] };
+  };
+  const plan: ListPlan = { ast, page: native(compiled.page), count: native(compiled.count()), countKey: countIdentity(native(compiled.countKey())), sortKeyTypes: compiled.sortKeyTypes };
+  plans.set(owner, object, key, plan);
+  return plan;
 }
