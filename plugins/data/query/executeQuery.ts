@@ -79,7 +79,6 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   const remembered = (key: string, counts: CountReader, read: () => Rows | Promise<Rows>): Rows | Promise<Rows> => {
     const known = counts.page(key);
     if (known) {
-      if (options.served) options.served.remembered = true;
       fromMemory = true;
       return known as Rows;
     }
@@ -162,6 +161,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     const carried = carries && total !== undefined ? { total: { n: total, count: hashOfCount() } } : {};
     nextCursor = encodeCursor({ values, id: String(last.id), ...carried }, shapeOf(), options.cursorKey);
   }
+  if (options.served) options.served.remembered = fromMemory;
   const items = ast.aggregate
     ? pageRows.map((row) => decodeGroup(ast, row, dialect))
     : fromMemory && plainColumns(ast) ? decodedOnce(rows, pageRows, ast, dialect) : pageRows.map(recordDecoder(ast, dialect, options.cel));
