@@ -9,7 +9,7 @@ import { AUTH_BASE_PATH } from './authPaths.ts';
 import { bootstrapAdmin } from './bootstrapAdmin.ts';
 import { developmentAdmin } from './developmentAdmin.ts';
 import { environmentAuthBase } from './environmentAuthUrl.ts';
-import { forwardCalls } from './forwardCalls.ts';
+import { engineCall, engineCalls } from './engineCalls.ts';
 import { openAuthDatabase, type AuthDatabase } from './openAuthDatabase.ts';
 import { sessionCookieName } from './sessionCookieName.ts';
 
@@ -106,10 +106,11 @@ export async function createEnvironmentAuth(input: EnvironmentAuthInput): Promis
   const start = (): Promise<Started> => {
     if (started) return Promise.resolve(started);
     if (closed) return Promise.reject(new Error(`the identity database of environment '${input.env.id}' is closed`));
-    starting ??= (async () => {
+    // Counted too: a first admin is created through the engine while it starts.
+    starting ??= engineCall(async () => {
       database ??= await openAuthDatabase(input.env);
       return startEngine(input, database, secret, ref);
-    })().then(
+    }).then(
       (s) => {
         const actual = s.context.authCookies.sessionToken.name;
         if (actual !== predictedCookie) input.log.error({ expected: predictedCookie, actual }, 'the session cookie name differs from the one predicted before start');
@@ -124,19 +125,23 @@ export async function createEnvironmentAuth(input: EnvironmentAuthInput): Promis
     return starting;
   };
 
+  // Every call into the engine is counted (engineCalls.ts): its async-local storages are off while none runs.
+  const api = engineCalls(async () => (await start()).engine.api);
+  const adapters = {
+    internalAdapter: engineCalls(async () => (await start()).context.internalAdapter),
+    adapter: engineCalls(async () => (await start()).context.adapter),
+  };
   const engine: AuthEngine = {
-    handler: async (request) => (started ?? (await start())).engine.handler(request),
-    get api() {
-      return started ? started.engine.api : forwardCalls(async () => (await start()).engine.api);
-    },
+    handler: (request) => engineCall(async () => (started ?? (await start())).engine.handler(request)),
+    api,
     get $context() {
       return start().then((s) => s.context);
     },
   };
   const context = new Proxy({} as EngineContext, {
     get(_, name) {
+      if (name === 'internalAdapter' || name === 'adapter') return adapters[name];
       if (started) return Reflect.get(started.context, name);
-      if (name === 'internalAdapter' || name === 'adapter') return forwardCalls(async () => (await start()).context[name]);
       if (name === 'secret') return secret;
       if (name === 'authCookies') return { sessionToken: { name: predictedCookie } };
       throw new Error(`the auth engine of environment '${input.env.id}' has not started: call ready() before reading context.${String(name)}`);

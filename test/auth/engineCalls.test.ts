@@ -1,0 +1,37 @@
+/**
+ * The auth engine's async-local storages are off while no call into it runs (engineCalls.ts): on
+ * Node 20 an enabled storage makes every promise of the process run its hooks. Observed in a
+ * child process (fixtures/engineCallsProbe.ts), since the test runner tracks promises itself.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { engineCall, runningEngineCalls } from '../../plugins/auth/engineCalls.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+t.test('after each call into the engine, no promise of the process is tracked', async (t) => {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/auth/fixtures/engineCallsProbe.ts'], {
+    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeout: 120_000,
+  });
+  const seen = JSON.parse(stdout.trim().split('\n').pop()!);
+  t.equal(seen.before, false, 'the probe process tracks nothing before the runtime starts');
+  t.equal(seen.started, false, 'nor once the engine started (a first admin was created through it)');
+  t.same(seen.signIn, [200, false], 'sign-in (the engine handler)');
+  t.same(seen.session, [200, 'admin@example.com', false], 'a session read with a bearer token the principal cache had not seen');
+  t.same(seen.createUser, [201, false], 'an admin call through the engine api');
+  t.same(seen.storages, [false, false, false], 'each of the engine storages is off');
+  t.same(seen.inside, [200, true], 'while a counted call runs, its storages are on');
+  t.equal(seen.after, false, 'and off once it ended');
+});
+
+t.test('a call that throws or rejects is no longer counted', async (t) => {
+  await t.rejects(engineCall(async () => {
+    throw new Error('refused');
+  }), /refused/);
+  await t.rejects(engineCall(() => {
+    throw new Error('thrown at once');
+  }), /thrown at once/);
+  t.equal(runningEngineCalls(), 0);
+  t.equal(await engineCall(async () => runningEngineCalls()), 1, 'counted while it runs');
+});
