@@ -35,6 +35,8 @@ export function engineCalls<T extends object>(target: () => Promise<T>): T {
   const methods = new Map<PropertyKey, (...args: unknown[]) => Promise<unknown>>();
   return new Proxy({} as T, {
     get(_, name) {
+      // Not a promise: `await facade` gives the facade itself.
+      if (name === 'then') return undefined;
       let method = methods.get(name);
       if (!method) {
         method = (...args: unknown[]) => engineCall(async () => {

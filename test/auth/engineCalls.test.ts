@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { engineCall, runningEngineCalls } from '../../plugins/auth/engineCalls.ts';
+import { engineCall, engineCalls, runningEngineCalls } from '../../plugins/auth/engineCalls.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -34,4 +34,17 @@ t.test('a call that throws or rejects is no longer counted', async (t) => {
   }), /thrown at once/);
   t.equal(runningEngineCalls(), 0);
   t.equal(await engineCall(async () => runningEngineCalls()), 1, 'counted while it runs');
+});
+
+t.test('a facade forwards counted calls once its target resolves, and is no promise', async (t) => {
+  let resolveTarget!: (value: { twice(n: number): Promise<number> }) => void;
+  const target = new Promise<{ twice(n: number): Promise<number> }>((resolve) => (resolveTarget = resolve));
+  const facade = engineCalls(() => target);
+  t.equal(await Promise.resolve(facade), facade, 'awaiting the facade gives the facade');
+  const answer = facade.twice(21);
+  t.equal(runningEngineCalls(), 1, 'a call waiting for its target is counted');
+  resolveTarget({ twice: async (n) => n * 2 });
+  t.equal(await answer, 42);
+  t.equal(runningEngineCalls(), 0);
+  t.equal(facade.twice, facade.twice, 'each method is made once');
 });
