@@ -118,11 +118,17 @@ export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>, options:
   const handle: Handle = { completed: false };
   try {
     held.current = handle;
-    await control(client, dialect, connection, 'BEGIN;');
+    // PostgreSQL: BEGIN goes out with the work's first statement, without waiting for its answer
+    // (the pool's connections pipeline, openDatabase.ts): a write saves a round trip. Its outcome
+    // is awaited before COMMIT; a BEGIN that failed fails every statement sent behind it too.
+    const begun = control(client, dialect, connection, 'BEGIN;');
+    if (dialect === 'sqlite') await begun;
+    else begun.catch(() => undefined);
     const trx = handleFor(held, handle);
     let result: T;
     try {
       result = await work(trx, connection);
+      await begun;
     } catch (error) {
       handle.completed = true;
       await rollback(client, dialect, connection);

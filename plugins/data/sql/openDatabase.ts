@@ -159,6 +159,10 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     connection: {
       connectionString: url,
       types: pgTypes(pgDriver.types),
+      // A query is sent without waiting for the answers before it (each still ends with its own
+      // Sync): a transaction's BEGIN travels with its first statement (heldTransaction.ts). The
+      // engine awaits every other statement before the next, and uses no cursors (which the mode refuses).
+      pipeline: true,
       ...(options.statementTimeoutMs ? { statement_timeout: Math.floor(options.statementTimeoutMs) } : {}),
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: 10 },
