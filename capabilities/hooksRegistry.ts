@@ -36,7 +36,24 @@ export interface HookRegistration {
    * refuses its event's record and writes nothing. Without it, such writes go row by row.
    */
   batched?: true;
+  /** See HookOptions.appliesTo. */
+  appliesTo?: (object: string, environmentId: string) => boolean;
   handler: HookHandler;
+}
+
+/** What a plugin may say of a handler it registers (`ctx.hook(name, handler, options)`). */
+export interface HookOptions {
+  object?: string;
+  priority?: number;
+  batched?: boolean;
+  /**
+   * Data write hooks: answers false when the handler would do nothing for a write of `object` in
+   * `environmentId` as things stand now (no flow on the object, no search index of it). A write
+   * none of whose handlers applies may run as one statement of its own, without a transaction
+   * around it (docs/data-api.md, single-statement writes). Synchronous and cheap: it is asked
+   * on every write. When unsure, answer true. Without it, the handler always applies.
+   */
+  appliesTo?: (object: string, environmentId: string) => boolean;
 }
 
 export interface HooksRegistry {

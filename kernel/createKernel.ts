@@ -1,5 +1,6 @@
 import type { RuntimeInfo } from '../capabilities/runtimeInfo.ts';
 import type { SecretsKeys } from '../capabilities/secretsKeys.ts';
+import type { HookOptions } from '../capabilities/hooksRegistry.ts';
 import { checkGraph, type GraphCheck } from './checkGraph.ts';
 import { createPluginScope, isPerConsumer, type ProvidedService } from './createPluginScope.ts';
 import type { AnyPlugin, PluginContext } from './definePlugin.ts';
@@ -103,7 +104,7 @@ export function createKernel(options: KernelOptions): Kernel {
         }
         provided.set(token, [...lookup(token).filter((p) => p.provider !== m.name), { provider: m.name, service }]);
       },
-      hook: (name: string, handler: (event: unknown) => unknown, opts?: { object?: string; priority?: number; batched?: boolean }) => {
+      hook: (name: string, handler: (event: unknown) => unknown, opts?: HookOptions) => {
         if (frozen) throw frozenError(m.name, `register a '${name}' hook`);
         hooks.add(m.name, name, handler, opts, order.indexOf(m.name));
       },

@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import type { CapabilityToken, ResolvedService, ServiceOf } from '../capabilities/registry.ts';
-import type { HookHandler, HookName } from '../capabilities/hooksRegistry.ts';
+import type { HookHandler, HookName, HookOptions } from '../capabilities/hooksRegistry.ts';
 import type { RetentionContract } from '../capabilities/retentionRegister.ts';
 import type { Logger } from './logger.ts';
 
@@ -30,7 +30,7 @@ export interface PluginContext<R extends Tokens, O extends Tokens, P extends Tok
   /** Provide a declared capability (register phase only). */
   provide<T extends P[number]>(token: T, service: ServiceOf<T> | PerConsumer<ServiceOf<T>>): void;
   /** Register a handler for a hook of the closed list (register phase only). */
-  hook(name: HookName, handler: HookHandler, options?: { object?: string; priority?: number; batched?: boolean }): void;
+  hook(name: HookName, handler: HookHandler, options?: HookOptions): void;
   /** Declare a retention contract (register phase only). */
   retention(contract: RetentionContract): void;
 }

@@ -1,5 +1,7 @@
-import { HOOK_NAMES, type HookHandler, type HookName, type HookRegistration, type HooksRegistry } from '../capabilities/hooksRegistry.ts';
+import { HOOK_NAMES, type HookHandler, type HookName, type HookOptions, type HookRegistration, type HooksRegistry } from '../capabilities/hooksRegistry.ts';
 import { codedError } from './errors.ts';
+
+const WRITE_HOOKS: ReadonlySet<string> = new Set(HOOK_NAMES.filter((h) => /^data\.(before|after)(Insert|Update|Delete)$/.test(h)));
 
 interface Stored {
   registration: HookRegistration;
@@ -15,7 +17,7 @@ export class HookStore {
   /** handlers() answers by hook, then object ('' for none), computed once until the next add or removal. */
   private lists = new Map<string, Map<string, readonly HookRegistration[]>>();
 
-  add(plugin: string, hook: string, handler: HookHandler, options: { object?: string; priority?: number; batched?: boolean } = {}, rank = 0): void {
+  add(plugin: string, hook: string, handler: HookHandler, options: HookOptions = {}, rank = 0): void {
     if (!(HOOK_NAMES as readonly string[]).includes(hook)) {
       throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: `use one of: ${HOOK_NAMES.join(', ')}` });
     }
@@ -29,9 +31,13 @@ export class HookStore {
     if (options.batched !== undefined && (options.batched !== true || (hook !== 'data.beforeInsert' && hook !== 'data.afterInsert'))) {
       throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: 'batched takes true, on data.beforeInsert and data.afterInsert handlers only' });
     }
+    if (options.appliesTo !== undefined && (typeof options.appliesTo !== 'function' || !WRITE_HOOKS.has(hook))) {
+      throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: 'appliesTo takes a function, on the data write hooks only (data.before/after Insert, Update, Delete)' });
+    }
     const registration: HookRegistration = { hook: hook as HookName, plugin, handler, priority };
     if (options.object !== undefined) registration.object = options.object;
     if (options.batched === true) registration.batched = true;
+    if (options.appliesTo) registration.appliesTo = options.appliesTo;
     // Frozen so that a reader of the registry cannot reorder or retarget another plugin's handler.
     this.entries.push({ registration: Object.freeze(registration), rank, seq: this.seq++ });
     this.lists.clear();

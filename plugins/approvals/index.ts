@@ -61,12 +61,13 @@ export default definePlugin({
     addApprovalRoutes(ctx.resolve('http.routes'), service, catalog);
     // Before the other plugins' before-hooks: a locked record is refused before any work on it.
     // An object without any process cannot have a request: its writes skip the query.
+    const appliesTo = (object: string, environmentId: string) => !object.startsWith('sys_') && locked.mayLock(environmentId, object);
     const lock = async (event: WriteEvent) => {
-      if (event.ctx.system || event.object.startsWith('sys_')) return;
-      if (await locked.mayLock(event.ctx.environmentId, event.object)) await checkRecordLock(event);
+      if (event.ctx.system || !appliesTo(event.object, event.ctx.environmentId)) return;
+      await checkRecordLock(event);
     };
-    ctx.hook('data.beforeUpdate', lock, { priority: 10 });
-    ctx.hook('data.beforeDelete', lock, { priority: 10 });
+    ctx.hook('data.beforeUpdate', lock, { priority: 10, appliesTo });
+    ctx.hook('data.beforeDelete', lock, { priority: 10, appliesTo });
   },
   async start(ctx) {
     const metadata = ctx.resolve('metadata.registry');

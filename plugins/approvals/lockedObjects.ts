@@ -50,7 +50,7 @@ export function createLockedObjects(deps: LockedObjectsDeps) {
 
   return {
     /** Whether a record of `object` may have a request (and so its writes must be checked). */
-    async mayLock(environmentId: string, object: string): Promise<boolean> {
+    mayLock(environmentId: string, object: string): boolean {
       const declared = deps.declared();
       if (!declared || declared.has(object)) return true;
       const entry = entries.get(environmentId);

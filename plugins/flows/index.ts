@@ -71,8 +71,9 @@ export default definePlugin({
 
     // Record flows: the engine's after-write events, inside the write (the run row commits with it).
     for (const [hook, event] of Object.entries(EVENTS) as Array<[keyof typeof EVENTS, FlowRecordEvent]>) {
+      const starts = (f: ResolvedFlow, object: string) => f.type === 'record' && f.start?.record?.object === object && f.start.record.on.includes(event);
       ctx.hook(hook, async (e: HookEvent) => {
-        const flows = runner.list().filter((f) => f.type === 'record' && f.start?.record?.object === e.object && f.start.record.on.includes(event));
+        const flows = runner.list().filter((f) => starts(f, e.object));
         if (flows.length === 0) return;
         const written = event === 'delete' ? e.previous : e.record;
         if (!written) return;
@@ -86,7 +87,7 @@ export default definePlugin({
           await runner.startForRecord(flow, record, e.ctx.environmentId, e.engine);
         }
         // A run starts from its own record alone: an import may run this for a batch of rows after writing them.
-      }, { priority: 900, ...(hook === 'data.afterInsert' ? { batched: true } : {}) });
+      }, { priority: 900, appliesTo: (object) => runner.list().some((f) => starts(f, object)), ...(hook === 'data.afterInsert' ? { batched: true } : {}) });
     }
     addFlowRoutes(ctx.resolve('http.routes'), runner);
     ctx.retention({

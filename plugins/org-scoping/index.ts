@@ -1,5 +1,5 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
-import { keepOrganization, orgScope, stampOrganization } from './orgScope.ts';
+import { keepOrganization, orgScope, scoped, stampOrganization } from './orgScope.ts';
 
 /**
  * Organization scoping (opt-in): objects with an `organization_id` field are split by the session's
@@ -16,7 +16,9 @@ export default definePlugin({
     ctx.resolve('data.scopes').add(orgScope);
     // First among the before-hooks, so other hooks see the stamped value.
     // It stamps or refuses its own record and writes nothing: an import may run it for a batch of rows.
-    ctx.hook('data.beforeInsert', (event) => stampOrganization(event, metadata.object(event.object)), { priority: -1000, batched: true });
-    ctx.hook('data.beforeUpdate', (event) => keepOrganization(event, metadata.object(event.object)), { priority: -1000 });
+    // An object without the organization field is not scoped: nothing to stamp or keep (appliesTo).
+    const appliesTo = (name: string) => { const object = metadata.object(name); return object !== undefined && scoped(object); };
+    ctx.hook('data.beforeInsert', (event) => stampOrganization(event, metadata.object(event.object)), { priority: -1000, batched: true, appliesTo });
+    ctx.hook('data.beforeUpdate', (event) => keepOrganization(event, metadata.object(event.object)), { priority: -1000, appliesTo });
   },
 });

@@ -40,10 +40,12 @@ export default definePlugin({
     // Write hooks get the engine bound to the write's transaction: the index commits or rolls back with it.
     // The record is read again in a system context: event.record is the writer's view of it.
     // It indexes its own record alone: an import may run it for a batch of rows after writing them.
-    ctx.hook('data.afterInsert', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, String(event.record!.id)), { priority: HOOK_PRIORITY, batched: true });
+    // An object without a search index has nothing to write (appliesTo).
+    const appliesTo = (object: string) => service.plan.has(object);
+    ctx.hook('data.afterInsert', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, String(event.record!.id)), { priority: HOOK_PRIORITY, batched: true, appliesTo });
     // event.previous is the full stored record (every field), compared with the full one after the write.
-    ctx.hook('data.afterUpdate', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, String(event.previous!.id), event.previous!), { priority: HOOK_PRIORITY });
-    ctx.hook('data.afterDelete', (event: HookEvent) => service.remove(event.engine, event.ctx.environmentId, event.object, String(event.previous!.id)), { priority: HOOK_PRIORITY });
+    ctx.hook('data.afterUpdate', (event: HookEvent) => service.write(event.engine, event.ctx.environmentId, event.object, String(event.previous!.id), event.previous!), { priority: HOOK_PRIORITY, appliesTo });
+    ctx.hook('data.afterDelete', (event: HookEvent) => service.remove(event.engine, event.ctx.environmentId, event.object, String(event.previous!.id)), { priority: HOOK_PRIORITY, appliesTo });
   },
   async start(ctx) {
     const environments = ctx.resolve('runtime.info').environments.map((env) => env.id);

@@ -60,10 +60,12 @@ t.test('totals remembered across processes', async (t) => {
       knex.on('query', (q: { sql: string }) => statementsB.push(q.sql));
     });
     t.equal(await create(b, tokenB, 'three'), 201, 'a write through runtime B');
-    t.ok(statementsB.some((sql) => /^notify osr_changed_\w+; COMMIT;$/.test(sql)), 'whose commit carries the schema\'s NOTIFY');
+    // A create that is its own statement signals from it (writeAlone.ts), naming its table.
+    t.ok(statementsB.some((sql) => /^with "written" as \(insert into "tag" .* pg_notify\(\$\d+, \$\d+\)/.test(sql)), 'whose statement carries the schema\'s signal');
     t.equal(await eventually(() => total(a, tokenA), 3), 3, 'reaches the totals A remembered');
     const deleted = await b.inject({ method: 'DELETE', url: `/api/v1/data/tag/${String((await b.inject({ method: 'GET', url: '/api/v1/data/tag?where={"code":"one"}', headers: bearer(tokenB) })).json().items[0].id)}`, headers: bearer(tokenB) });
     t.equal(deleted.statusCode, 204, 'B deletes a record');
+    t.ok(statementsB.some((sql) => /^notify osr_changed_\w+; COMMIT;$/.test(sql)), 'in a transaction whose commit carries the schema\'s NOTIFY');
     t.equal(await eventually(() => total(a, tokenA), 2), 2, 'and A hears the delete');
   });
 });

@@ -22,6 +22,17 @@ t.test('a handler that is not a function, or a priority that is not a number, is
   t.same(store.all(), [], 'nothing was stored');
 });
 
+t.test('appliesTo is a function, on the data write hooks only; the registry keeps it', async (t) => {
+  const store = new HookStore();
+  t.throws(() => store.add('p', 'data.afterFind', () => {}, { appliesTo: () => false }), { code: 'KERNEL_UNKNOWN_HOOK', message: /appliesTo takes a function, on the data write hooks only/ });
+  t.throws(() => store.add('p', 'data.afterUpdate', () => {}, { appliesTo: true as never }), { code: 'KERNEL_UNKNOWN_HOOK', message: /appliesTo takes a function/ });
+  t.same(store.all(), [], 'nothing was stored');
+  const appliesTo = (object: string) => object === 'ticket';
+  store.add('p', 'data.afterUpdate', () => {}, { appliesTo });
+  const [kept] = store.handlers('data.afterUpdate', 'memo');
+  t.same([kept?.appliesTo === appliesTo, kept?.appliesTo?.('memo', 'env'), kept?.appliesTo?.('ticket', 'env')], [true, false, true], 'asked per object and environment');
+});
+
 t.test('handlers run by priority, then by plugin boot order, even when added in start', async (t) => {
   let registry: HooksRegistry | undefined;
   const kernel = kernelOf([

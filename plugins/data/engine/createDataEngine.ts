@@ -11,7 +11,7 @@ import { executeQuery, recordDecoder } from '../query/executeQuery.ts';
 import { canRunNative } from '../sql/runNative.ts';
 import { attachTransactionConnection } from '../sql/sqliteReader.ts';
 import { heldTransaction } from '../sql/heldTransaction.ts';
-import { notifySql } from '../sql/writeSignal.ts';
+import { notifySql, tableSignal } from '../sql/writeSignal.ts';
 import type Sqlite from 'better-sqlite3';
 import { readWorkers, type ReadWorkers } from '../sql/sqliteReadWorkers.ts';
 import { budgetError, DEFAULT_QUERY_COST, isCostly, requestClosed } from '../query/queryCost.ts';
@@ -24,6 +24,7 @@ import { hideInvisibleIn } from './hideInvisibleIn.ts';
 import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
 import { createRecord, deleteRecord, updateRecord, type WriteAnswer, type WriteScope } from './writeRecords.ts';
+import { createAlone, DECLINED, updateAlone, type AloneScope } from './writeAlone.ts';
 import { runHooks } from './runHooks.ts';
 import { createRecords, type ReadBack } from './createRecords.ts';
 import { QUERY_LIMITS } from '../query/queryLimits.ts';
@@ -259,9 +260,13 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       reads(ctx, 'get', name);
       return binding ? undefined : readNow(deps, objectOrNotFound(deps, name), String(id), withUser(ctx)) ?? undefined;
     },
-    create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, inTransaction(ctx, (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx))))),
+    create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, aloneOr(ctx,
+      (alone) => createAlone(deps, alone, objectOrNotFound(deps, name), input, withUser(ctx)),
+      (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx))))),
     createMany: (name, inputs, ctx) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, inTransaction(ctx, (scope) => createRecords(deps, scope, objectOrNotFound(deps, name), inputs, withUser(ctx), readBack(scope.trx))))),
-    update: (name, id, patch, options, ctx) => scoped(() => writes(ctx, 'update', name), () => granting(name, ctx, inTransaction(ctx, (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx))))),
+    update: (name, id, patch, options, ctx) => scoped(() => writes(ctx, 'update', name), () => granting(name, ctx, aloneOr(ctx,
+      (alone) => updateAlone(deps, alone, objectOrNotFound(deps, name), String(id), patch, options, withUser(ctx)),
+      (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx))))),
     delete: (name, id, options, ctx) => scoped(() => writes(ctx, 'delete', name), () => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx))))),
     history: (name, id, page, ctx) => scoped(() => reads(ctx, 'history', name), () => readHistory(objectOrNotFound(deps, name), id, page, withUser(ctx))),
     trash: (name, page, ctx) => scoped(() => reads(ctx, 'trash', name), () => listTrash(objectOrNotFound(deps, name), page, withUser(ctx))),
@@ -337,6 +342,30 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     } finally {
       deps.access?.invalidate(ctx.environmentId);
     }
+  }
+
+  /**
+   * A create or update that needs nothing but its own statement runs as that statement alone
+   * (writeAlone.ts); one that declines (before writing anything), or any call inside a
+   * transaction already, runs in a transaction of its own.
+   */
+  async function aloneOr<T>(ctx: DataContext, alone: (scope: AloneScope) => Promise<T | typeof DECLINED>, work: (scope: WriteScope) => Promise<T>): Promise<T> {
+    if (binding || !deps.plans) return inTransaction(ctx, work);
+    const db = deps.database(ctx.environmentId);
+    const done = await alone({
+      knex: db.knex,
+      answer: (object, readCtx) => returningOf(object, readCtx, db.knex),
+      async run(table, write) {
+        // As around a transaction: totals counted meanwhile are not kept (countCache.ts).
+        deps.counts?.changed(ctx.environmentId);
+        try {
+          return await write(db.dialect === 'postgres' ? { notify: tableSignal(db.schema, table) } : {});
+        } finally {
+          deps.counts?.changed(ctx.environmentId);
+        }
+      },
+    });
+    return done === DECLINED ? inTransaction(ctx, work) : done;
   }
 
   // Nested calls (hooks writing through the engine they were given, a batch of writes in one

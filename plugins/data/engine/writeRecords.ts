@@ -61,7 +61,7 @@ export function assertWritable(object: ResolvedObject, ctx: DataContext, action:
  * Object permission (before the record is read, so the answer does not depend on whether it
  * exists), delegation rules for position assignments, editable fields and ownership.
  */
-export async function guardObject(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, ctx: DataContext, action: 'create' | 'edit' | 'delete', values: DataRecord) {
+export async function guardObject(deps: EngineDeps, trx: Knex, object: ResolvedObject, ctx: DataContext, action: 'create' | 'edit' | 'delete', values: DataRecord) {
   const access = await accessFor(deps, trx, ctx);
   if (!access) return { access, values, vetted: NONE_VETTED };
   const { profile, principal } = access;
@@ -130,7 +130,7 @@ interface Written {
   previous?: DataRecord;
 }
 
-async function checkRecord(deps: EngineDeps, trx: Knex.Transaction, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext, references: ReferenceScope | undefined, written: Written) {
+export async function checkRecord(deps: EngineDeps, trx: Knex, object: ResolvedObject, changed: DataRecord, full: DataRecord, mode: 'create' | 'update', ctx: DataContext, references: ReferenceScope | undefined, written: Written) {
   const errors: FieldError[] = await checkReferences(trx, object, changed, references, (name) => deps.metadata.object(name));
   const cel = celContext(ctx);
   // Formulas are computed on a copy (they are not stored); without any, the checks read the record itself.
@@ -143,7 +143,7 @@ async function checkRecord(deps: EngineDeps, trx: Knex.Transaction, object: Reso
   if (errors.length > 0) throw validationError(errors);
 }
 
-async function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise<T> {
+export async function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -206,7 +206,7 @@ export function checkVersion(options: WriteOptions, current: number): void {
 }
 
 /** Zero rows from a versioned write: someone else changed or deleted the record meanwhile. */
-export async function versionConflict(trx: Knex.Transaction, object: ResolvedObject, id: string, expected: number, trashed = false) {
+export async function versionConflict(trx: Knex, object: ResolvedObject, id: string, expected: number, trashed = false) {
   const current = await inTrash(trx(object.name).where({ id }), object, trashed).first('version');
   if (!current) return codedError('NOT_FOUND', { what: `${object.label} '${id.slice(0, 64)}'`, object: object.name, id: id.slice(0, 64) });
   return codedError('CONCURRENT_UPDATE', { expectedVersion: expected, currentVersion: Number(current.version) });

@@ -125,12 +125,7 @@ export function attachTransactionConnection(trx: Knex.Transaction, conn: Sqlite.
     const { sql, bindings } = 'toSQL' in query ? query.toSQL() : query;
     completed(trx);
     if (client.listenerCount('query') > 0) client.emit('query', { sql, bindings, method: 'select' });
-    const statement = conn.prepare(sql).raw(true);
-    try {
-      return readRows(statement, bindings.map(formatBinding));
-    } finally {
-      statement.raw(false);
-    }
+    return runReturning(conn, sql, bindings);
   };
   attached[TRANSACTION_RUN] = (query) => {
     const { sql, bindings, method } = query.toSQL() as { sql: string; bindings: readonly unknown[]; method: string };
@@ -143,6 +138,19 @@ export function attachTransactionConnection(trx: Knex.Transaction, conn: Sqlite.
       throw error;
     }
   };
+}
+
+/**
+ * Runs a statement that answers rows (a select, or a write with `returning`) on `conn` through its
+ * cached statement, which knex also runs: put back out of raw mode after use.
+ */
+export function runReturning(conn: Sqlite.Database, sql: string, bindings: readonly unknown[]): Array<Record<string, unknown>> {
+  const statement = conn.prepare(sql).raw(true);
+  try {
+    return readRows(statement, bindings.map(formatBinding));
+  } finally {
+    statement.raw(false);
+  }
 }
 
 /** After its commit or rollback the connection belongs to others: knex's own refusal, in its words. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import type Sqlite from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { dialectOf, quoteIdent } from './dialect.ts';
-import { directReader } from './sqliteReader.ts';
+import { directReader, runReturning } from './sqliteReader.ts';
 
 /**
  * One-row inserts and versioned updates that answer the written row (`returning <columns>`, the
@@ -9,7 +10,8 @@ import { directReader } from './sqliteReader.ts';
  * text is made once per table, column list and answer, and runs on the transaction's connection:
  * SQLite's cached statement (attachTransactionConnection), a named statement on PostgreSQL, parsed
  * and planned once per connection. knex's query builder, which compiles every call afresh, is
- * bypassed. `trx` is a transaction of the engine's (heldTransaction.ts).
+ * bypassed. `knex` is a transaction of the engine's (heldTransaction.ts), or the environment's own
+ * knex for a statement run alone.
  */
 type Rows = Array<Record<string, unknown>>;
 
@@ -40,36 +42,79 @@ interface PgConnection {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Rows }>;
 }
 
-async function run(trx: Knex.Transaction, statement: { sql: string; name: string }, values: unknown[]): Promise<Rows> {
-  const reader = directReader(trx);
+/**
+ * A statement run alone (engine/writeAlone.ts): outside any transaction, committed by itself on a
+ * pooled connection. On PostgreSQL `notify` is the write signal (writeSignal.ts), sent by the
+ * same statement (`pg_notify` for each row it wrote), so it goes out only if that commits.
+ */
+export interface Alone {
+  notify?: { channel: string; payload: string };
+}
+
+async function run(knex: Knex, statement: { sql: string; name: string }, values: unknown[], alone: Alone | undefined): Promise<Rows> {
+  if (alone) return runAlone(knex, statement, values);
+  const reader = directReader(knex);
   if (reader) return reader({ sql: statement.sql, bindings: values });
-  if (trx.listenerCount('query') > 0) trx.emit('query', { sql: statement.sql, bindings: values, method: 'insert' });
-  const connection = (await (trx.client as { acquireConnection(): Promise<PgConnection> }).acquireConnection());
+  if (knex.listenerCount('query') > 0) knex.emit('query', { sql: statement.sql, bindings: values, method: 'insert' });
+  const connection = (await (knex.client as { acquireConnection(): Promise<PgConnection> }).acquireConnection());
   return (await connection.query({ name: statement.name, text: statement.sql, values })).rows;
 }
 
+async function runAlone(knex: Knex, statement: { sql: string; name: string }, values: unknown[]): Promise<Rows> {
+  if (knex.listenerCount('query') > 0) knex.emit('query', { sql: statement.sql, bindings: values, method: 'insert' });
+  const client = knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(connection: unknown): Promise<unknown> };
+  const connection = await client.acquireConnection();
+  try {
+    if (dialectOf(knex) === 'sqlite') return runReturning(connection as Sqlite.Database, statement.sql, values);
+    return (await (connection as PgConnection).query({ name: statement.name, text: statement.sql, values })).rows;
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/** The statement as run alone on PostgreSQL with a signal: it notifies once per row written. */
+function signalled(sql: string, slot: number): string {
+  return `with ${quoteIdent('written')} as (${sql}) select *, pg_notify($${slot}, $${slot + 1}) as ${quoteIdent('osr$notified')} from ${quoteIdent('written')}`;
+}
+
+/** The bindings of a statement, and the signal's channel and payload when it sends one. */
+function withSignal(values: unknown[], dialect: 'sqlite' | 'postgres', alone: Alone | undefined): unknown[] {
+  return dialect === 'postgres' && alone?.notify ? [...values, alone.notify.channel, alone.notify.payload] : values;
+}
+
 /** Inserts `row` (encoded column values) into `table`; answers the stored row as `returning` selects it. */
-export function insertReturning(trx: Knex.Transaction, table: string, row: Record<string, unknown>, returning: string): Promise<Rows> {
-  const dialect = dialectOf(trx);
+export function insertReturning(knex: Knex, table: string, row: Record<string, unknown>, returning: string, alone?: Alone): Promise<Rows> {
+  const dialect = dialectOf(knex);
   const columns = Object.keys(row);
-  const statement = textOf(returning, `i\u0000${dialect}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
+  const signal = dialect === 'postgres' && alone?.notify !== undefined;
+  const statement = textOf(returning, `i\u0000${dialect}\u0000${signal}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
     const slots = columns.map((_, i) => (dialect === 'postgres' ? `$${i + 1}` : '?'));
-    return `insert into ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) values (${slots.join(', ')}) returning ${returning}`;
+    const sql = `insert into ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) values (${slots.join(', ')}) returning ${returning}`;
+    return signal ? signalled(sql, columns.length + 1) : sql;
   });
-  return run(trx, statement, columns.map((c) => row[c]));
+  return run(knex, statement, withSignal(columns.map((c) => row[c]), dialect, alone), alone);
 }
 
 /**
  * Sets `values` (encoded columns) on the row `id` of `table` if it is still at `version`; answers
- * the row as `returning` selects it, or no row when the id or version did not match.
+ * the row as `returning` selects it, or no row when the id or version did not match. With
+ * `version` null (a write alone whose caller named no version) the row is written at whatever
+ * version it has, and its version goes one up in the statement.
  */
-export function updateReturning(trx: Knex.Transaction, table: string, values: Record<string, unknown>, id: string, version: number, returning: string): Promise<Rows> {
-  const dialect = dialectOf(trx);
+export function updateReturning(knex: Knex, table: string, values: Record<string, unknown>, id: string, version: number | null, returning: string, alone?: Alone): Promise<Rows> {
+  const dialect = dialectOf(knex);
   const columns = Object.keys(values);
-  const statement = textOf(returning, `u\u0000${dialect}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
+  const signal = dialect === 'postgres' && alone?.notify !== undefined;
+  const statement = textOf(returning, `u\u0000${dialect}\u0000${signal}\u0000${version === null}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
     const slot = (i: number) => (dialect === 'postgres' ? `$${i + 1}` : '?');
     const sets = columns.map((c, i) => `${quoteIdent(c)} = ${slot(i)}`);
-    return `update ${quoteIdent(table)} set ${sets.join(', ')} where ${quoteIdent('id')} = ${slot(columns.length)} and ${quoteIdent('version')} = ${slot(columns.length + 1)} returning ${returning}`;
+    if (version === null) sets.push(`${quoteIdent('version')} = ${quoteIdent('version')} + 1`);
+    const which = `${quoteIdent('id')} = ${slot(columns.length)}${version === null ? '' : ` and ${quoteIdent('version')} = ${slot(columns.length + 1)}`}`;
+    const sql = `update ${quoteIdent(table)} set ${sets.join(', ')} where ${which} returning ${returning}`;
+    return signal ? signalled(sql, columns.length + (version === null ? 2 : 3)) : sql;
   });
-  return run(trx, statement, [...columns.map((c) => values[c]), id, version]);
+  const bindings = columns.map((c) => values[c]);
+  bindings.push(id);
+  if (version !== null) bindings.push(version);
+  return run(knex, statement, withSignal(bindings, dialect, alone), alone);
 }

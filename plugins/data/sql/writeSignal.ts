@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * PostgreSQL: the signal that another process wrote to a schema, so totals counted here can be
  * remembered until the next write (countCache.ts) although other processes write too. Every
  * write transaction of the engine ends with `NOTIFY <channel>` sent with its COMMIT (delivered only
- * if it commits); each process listens on a connection of its own and forgets the schema's totals
+ * if it commits), and a single-statement write calls `pg_notify` from that statement (tableSignal); each process listens on a connection of its own and forgets the schema's totals
  * when a notification arrives. While that connection is not listening (connecting, lost, closed)
  * the signal is not live and totals are not remembered; once it listens again, every total
  * remembered before is forgotten, since notifications sent meanwhile were missed.
@@ -30,6 +30,11 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 export function notifySql(schema: string | null, tables?: readonly string[]): string {
   const named = tables && tables.length > 0 && tables.every((t) => TABLE_NAME.test(t)) ? tables : undefined;
   return named ? `notify ${writeChannel(schema)}, '${named.join(',')}'` : `notify ${writeChannel(schema)}`;
+}
+
+/** The signal of a write to one table sent by the write's own statement (`pg_notify(channel, payload)`, writeReturning.ts). */
+export function tableSignal(schema: string | null, table: string): { channel: string; payload: string } {
+  return { channel: writeChannel(schema), payload: TABLE_NAME.test(table) ? table : '' };
 }
 
 interface ListenClient {
