@@ -1,11 +1,14 @@
 /**
- * The write signal of PostgreSQL (writeSignal.ts): a transaction committed with the schema's
- * NOTIFY reaches a listener on another connection, a rolled-back one or one without it does not;
- * a listener whose connection is lost says so (not live, totals forgotten) and listens again.
+ * The write signal of PostgreSQL: what a process's notifier sends (writeNotifier.ts) reaches a
+ * listener on another connection (writeSignal.ts) with the tables written, signals asked for while
+ * one is on its way go together in the next, another schema's are not heard, and a commit alone
+ * tells nothing; a listener whose connection is lost says so (not live, totals forgotten) and
+ * listens again.
  */
 import t from 'tap';
 import { heldTransaction } from '../../plugins/data/sql/heldTransaction.ts';
-import { listenForWrites, notifySql } from '../../plugins/data/sql/writeSignal.ts';
+import { createWriteNotifier } from '../../plugins/data/sql/writeNotifier.ts';
+import { listenForWrites } from '../../plugins/data/sql/writeSignal.ts';
 import { databaseCases } from '../harness/databases.ts';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,24 +22,43 @@ const postgres = (await databaseCases()).find((c) => c.name === 'postgres')!;
 t.test('postgres write signal', { skip: postgres.skip }, async (t) => {
   const db = await postgres.open(t);
   let heard = 0;
+  const told: Array<readonly string[] | undefined> = [];
   const problems: string[] = [];
-  const signal = listenForWrites(db.knex, db.schema, () => heard++, (error) => problems.push(error.message));
+  const signal = listenForWrites(db.knex, db.schema, (tables) => {
+    heard++;
+    told.push(tables);
+  }, (error) => problems.push(error.message));
   t.teardown(() => signal.close());
   t.ok(await until(() => signal.live()), 'listening');
   const start = heard;
 
   await heldTransaction(db.knex, async () => undefined);
   await wait(150);
-  t.equal(heard, start, 'a commit without the NOTIFY is not heard');
-  await heldTransaction(db.knex, async () => undefined, { beforeCommit: notifySql(db.schema) });
-  t.ok(await until(() => heard > start), 'a commit with it is heard');
-  const afterCommit = heard;
-  await heldTransaction(db.knex, async () => {
-    throw new Error('undone');
-  }, { beforeCommit: notifySql(db.schema) }).catch(() => undefined);
+  t.equal(heard, start, 'a commit alone is not heard');
+  const notifier = createWriteNotifier(db.knex, db.schema);
+  notifier.wrote(['alpha']);
+  t.ok(await until(() => heard > start), 'a signal is heard');
+  t.same(told.at(-1), ['alpha'], 'naming the table written');
+  told.length = 0;
+  // Three writes told at once: the first goes out at once, the two behind it together.
+  notifier.wrote(['beta']);
+  notifier.wrote(['gamma']);
+  notifier.wrote(['delta', 'gamma']);
+  await notifier.settled();
+  t.ok(await until(() => told.length >= 2), 'heard');
   await wait(150);
-  t.equal(heard, afterCommit, 'a rollback is not heard');
-  await heldTransaction(db.knex, async () => undefined, { beforeCommit: notifySql(`${db.schema}_other`) });
+  t.same(told, [['beta'], ['gamma', 'delta']], 'in two notifications, the second naming what was written while the first was on its way');
+  told.length = 0;
+  notifier.wrote();
+  notifier.wrote(['Not A Table;']);
+  await notifier.settled();
+  t.ok(await until(() => told.length >= 2), 'every table');
+  await wait(150);
+  t.same(told, [undefined, undefined], 'without tables, or with a name that cannot travel, the signal names none: listeners forget everything');
+  const afterCommit = heard;
+  const other = createWriteNotifier(db.knex, `${db.schema}_other`);
+  other.wrote(['alpha']);
+  await other.settled();
   await wait(150);
   t.equal(heard, afterCommit, 'another schema\'s channel is not heard');
 

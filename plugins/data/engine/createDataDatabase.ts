@@ -1,7 +1,6 @@
 import type { DataDatabase } from '../../../capabilities/dataDatabase.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import { dialectOf } from '../sql/dialect.ts';
-import { notifySql } from '../sql/writeSignal.ts';
 import { bindingOf } from './engineBinding.ts';
 import type { EngineDeps } from './engineDeps.ts';
 
@@ -22,13 +21,13 @@ export function createDataDatabase(deps: Pick<EngineDeps, 'database' | 'counts'>
         return await work({ knex, dialect: dialectOf(knex) });
       } finally {
         // Side tables may feed queries (a search index): their totals are no longer known, here
-        // and, on PostgreSQL, in other processes (writeSignal.ts; in a transaction, its commit tells them).
+        // and, on PostgreSQL, in other processes (writeNotifier.ts; in a transaction, the engine tells them once it committed).
         // Without remembered totals (countCache: 'off') there is nothing to tell; work that names
         // no table it writes (READS_ONLY) changed nothing.
         if (!binding && deps.counts && options?.touches?.length !== 0) {
           deps.counts.changed(environmentId, options?.touches);
           const db = deps.database(environmentId);
-          if (db.dialect === 'postgres') await db.knex.raw(notifySql(db.schema, options?.touches)).catch(() => undefined);
+          db.signal?.wrote(options?.touches);
         }
       }
     },

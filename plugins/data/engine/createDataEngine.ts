@@ -11,7 +11,6 @@ import { executeQuery, recordDecoder } from '../query/executeQuery.ts';
 import { canRunNative } from '../sql/runNative.ts';
 import { attachTransactionConnection } from '../sql/sqliteReader.ts';
 import { heldTransaction } from '../sql/heldTransaction.ts';
-import { notifySql, tableSignal } from '../sql/writeSignal.ts';
 import type Sqlite from 'better-sqlite3';
 import { readWorkers, type ReadWorkers } from '../sql/sqliteReadWorkers.ts';
 import { budgetError, DEFAULT_QUERY_COST, isCostly, requestClosed } from '../query/queryCost.ts';
@@ -359,7 +358,9 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
         // As around a transaction: totals counted meanwhile are not kept (countCache.ts).
         deps.counts?.changed(ctx.environmentId);
         try {
-          return await write(db.dialect === 'postgres' ? { notify: tableSignal(db.schema, table) } : {});
+          const done = await write();
+          db.signal?.wrote([table]);
+          return done;
         } finally {
           deps.counts?.changed(ctx.environmentId);
         }
@@ -388,9 +389,13 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const run = binding
       ? () => inSavepoint(knexFor(ctx) as Knex.Transaction, binding, () => bound(binding.trx))
       : () => {
-        // PostgreSQL: other processes forget their totals of this schema when this commits (writeSignal.ts).
+        // PostgreSQL: other processes forget their totals of this schema once this committed (writeNotifier.ts).
         const db = deps.database(ctx.environmentId);
-        return heldTransaction(db.knex, opened, db.dialect === 'postgres' ? { beforeCommit: notifySql(db.schema) } : {});
+        if (!db.signal) return heldTransaction(db.knex, opened);
+        return heldTransaction(db.knex, opened).then((result) => {
+          db.signal!.wrote();
+          return result;
+        });
       };
     if (binding || !deps.counts) return run();
     // Totals counted while the transaction is open or after it ends are not kept (countCache.ts).

@@ -7,7 +7,7 @@ import { recordToRow } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { newId } from '../sql/newId.ts';
 import { objectColumns } from '../sql/objectColumns.ts';
-import { insertReturning, updateReturning, type Alone } from '../sql/writeReturning.ts';
+import { insertReturning, updateReturning } from '../sql/writeReturning.ts';
 import { accessFor, accessKnown, appliesTo, type EngineDeps } from './engineDeps.ts';
 import { newRecord } from './newRecord.ts';
 import { hasTrash } from './trash.ts';
@@ -37,8 +37,8 @@ export const DECLINED = Symbol('declined');
 export interface AloneScope {
   knex: Knex;
   answer(object: ResolvedObject, ctx: DataContext): Promise<WriteAnswer | undefined>;
-  /** Runs the write to `table` itself (around it the engine forgets remembered totals), with PostgreSQL's change signal. */
-  run<T>(table: string, write: (alone: Alone) => Promise<T>): Promise<T>;
+  /** Runs the write to `table` itself: around it the engine forgets remembered totals, and after it tells other processes (writeNotifier.ts). */
+  run<T>(table: string, write: () => Promise<T>): Promise<T>;
 }
 
 /** Whether no handler of `hooks` does anything for a write of `object` in this environment now. */
@@ -99,7 +99,7 @@ export async function createAlone(deps: EngineDeps, scope: AloneScope, object: R
   const answer = await scope.answer(object, ctx);
   if (!answer) return DECLINED;
   const row = recordToRow(object, record, dialectOf(knex));
-  const returned = await scope.run(object.name, (alone) => write(object, () => insertReturning(knex, object.name, row, answer.columns, alone)));
+  const returned = await scope.run(object.name, () => write(object, () => insertReturning(knex, object.name, row, answer.columns, true)));
   return answer.record(returned[0]!);
 }
 
@@ -124,7 +124,7 @@ export async function updateAlone(
   const row = recordToRow(object, changes, dialectOf(knex));
   const expected = options.expectedVersion;
   if (expected !== undefined) row.version = expected + 1;
-  const returned = await scope.run(object.name, (alone) => write(object, () => updateReturning(knex, object.name, row, id, expected ?? null, answer.columns, alone)));
+  const returned = await scope.run(object.name, () => write(object, () => updateReturning(knex, object.name, row, id, expected ?? null, answer.columns, true)));
   // No row: the record is missing, or (with an expected version) at another version.
   if (returned.length === 0) throw await versionConflict(knex, object, id, expected ?? -1);
   return answer.record(returned[0]!);

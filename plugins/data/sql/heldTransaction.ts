@@ -104,13 +104,8 @@ async function control(client: PoolClient, dialect: 'sqlite' | 'postgres', conne
   else await (connection as { query(sql: string): Promise<unknown> }).query(sql);
 }
 
-export interface HeldOptions {
-  /** PostgreSQL: SQL without parameters run last in the transaction, sent with the COMMIT (a NOTIFY). */
-  beforeCommit?: string;
-}
-
 /** Runs `work` in a transaction of its own on a connection of `knex`'s pool: committed if it resolves, rolled back if not. */
-export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>, options: HeldOptions = {}): Promise<T> {
+export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>): Promise<T> {
   const client = knex.client as unknown as PoolClient;
   const dialect = dialectOf(knex);
   const connection = await client.acquireConnection();
@@ -137,8 +132,7 @@ export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>, options:
     }
     handle.completed = true;
     try {
-      // PostgreSQL: a statement of the transaction's own sent with its COMMIT, in one round trip.
-      await control(client, dialect, connection, options.beforeCommit && dialect === 'postgres' ? `${options.beforeCommit}; COMMIT;` : 'COMMIT;');
+      await control(client, dialect, connection, 'COMMIT;');
     } catch (error) {
       await rollback(client, dialect, connection);
       handle.outcome?.reject(error);

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
+import { createWriteNotifier, type WriteNotifier } from './writeNotifier.ts';
 import type pg from 'pg';
 import { codedError } from '../../../kernel/errors.ts';
 import type { Dialect } from './dialect.ts';
@@ -39,6 +40,8 @@ export interface Database {
   schema: string | null;
   /** Version of the SQL engine, e.g. `3.53.2` or `15.20`. */
   serverVersion: string;
+  /** PostgreSQL: how committed writes are told to other processes (writeNotifier.ts). */
+  signal?: WriteNotifier;
   close(): Promise<void>;
 }
 
@@ -172,7 +175,8 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     if (schema) await knex.raw(`create schema if not exists ${quoteIdent(schema)}`);
     const result = (await knex.raw('show server_version')) as { rows: Array<{ server_version: string }> };
     const serverVersion = result.rows[0]!.server_version.split(' ')[0]!;
-    return { knex, dialect: 'postgres', schema, serverVersion, close: () => knex.destroy() };
+    const signal = createWriteNotifier(knex, schema);
+    return { knex, dialect: 'postgres', schema, serverVersion, signal, close: async () => { await signal.settled(); await knex.destroy(); } };
   } catch (error) {
     await knex.destroy();
     throw codedError('SERVICE_UNAVAILABLE', {

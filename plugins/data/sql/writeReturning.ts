@@ -43,15 +43,10 @@ interface PgConnection {
 }
 
 /**
- * A statement run alone (engine/writeAlone.ts): outside any transaction, committed by itself on a
- * pooled connection. On PostgreSQL `notify` is the write signal (writeSignal.ts), sent by the
- * same statement (`pg_notify` for each row it wrote), so it goes out only if that commits.
+ * `alone`: the statement runs outside any transaction, committed by itself on a pooled connection
+ * (engine/writeAlone.ts); else in the transaction `knex`.
  */
-export interface Alone {
-  notify?: { channel: string; payload: string };
-}
-
-async function run(knex: Knex, statement: { sql: string; name: string }, values: unknown[], alone: Alone | undefined): Promise<Rows> {
+async function run(knex: Knex, statement: { sql: string; name: string }, values: unknown[], alone: boolean): Promise<Rows> {
   if (alone) return runAlone(knex, statement, values);
   const reader = directReader(knex);
   if (reader) return reader({ sql: statement.sql, bindings: values });
@@ -72,27 +67,15 @@ async function runAlone(knex: Knex, statement: { sql: string; name: string }, va
   }
 }
 
-/** The statement as run alone on PostgreSQL with a signal: it notifies once per row written. */
-function signalled(sql: string, slot: number): string {
-  return `with ${quoteIdent('written')} as (${sql}) select *, pg_notify($${slot}, $${slot + 1}) as ${quoteIdent('osr$notified')} from ${quoteIdent('written')}`;
-}
-
-/** The bindings of a statement, and the signal's channel and payload when it sends one. */
-function withSignal(values: unknown[], dialect: 'sqlite' | 'postgres', alone: Alone | undefined): unknown[] {
-  return dialect === 'postgres' && alone?.notify ? [...values, alone.notify.channel, alone.notify.payload] : values;
-}
-
 /** Inserts `row` (encoded column values) into `table`; answers the stored row as `returning` selects it. */
-export function insertReturning(knex: Knex, table: string, row: Record<string, unknown>, returning: string, alone?: Alone): Promise<Rows> {
+export function insertReturning(knex: Knex, table: string, row: Record<string, unknown>, returning: string, alone = false): Promise<Rows> {
   const dialect = dialectOf(knex);
   const columns = Object.keys(row);
-  const signal = dialect === 'postgres' && alone?.notify !== undefined;
-  const statement = textOf(returning, `i\u0000${dialect}\u0000${signal}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
+  const statement = textOf(returning, `i\u0000${dialect}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
     const slots = columns.map((_, i) => (dialect === 'postgres' ? `$${i + 1}` : '?'));
-    const sql = `insert into ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) values (${slots.join(', ')}) returning ${returning}`;
-    return signal ? signalled(sql, columns.length + 1) : sql;
+    return `insert into ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) values (${slots.join(', ')}) returning ${returning}`;
   });
-  return run(knex, statement, withSignal(columns.map((c) => row[c]), dialect, alone), alone);
+  return run(knex, statement, columns.map((c) => row[c]), alone);
 }
 
 /**
@@ -101,20 +84,18 @@ export function insertReturning(knex: Knex, table: string, row: Record<string, u
  * `version` null (a write alone whose caller named no version) the row is written at whatever
  * version it has, and its version goes one up in the statement.
  */
-export function updateReturning(knex: Knex, table: string, values: Record<string, unknown>, id: string, version: number | null, returning: string, alone?: Alone): Promise<Rows> {
+export function updateReturning(knex: Knex, table: string, values: Record<string, unknown>, id: string, version: number | null, returning: string, alone = false): Promise<Rows> {
   const dialect = dialectOf(knex);
   const columns = Object.keys(values);
-  const signal = dialect === 'postgres' && alone?.notify !== undefined;
-  const statement = textOf(returning, `u\u0000${dialect}\u0000${signal}\u0000${version === null}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
+  const statement = textOf(returning, `u\u0000${dialect}\u0000${version === null}\u0000${table}\u0000${columns.join('\u0000')}`, () => {
     const slot = (i: number) => (dialect === 'postgres' ? `$${i + 1}` : '?');
     const sets = columns.map((c, i) => `${quoteIdent(c)} = ${slot(i)}`);
     if (version === null) sets.push(`${quoteIdent('version')} = ${quoteIdent('version')} + 1`);
     const which = `${quoteIdent('id')} = ${slot(columns.length)}${version === null ? '' : ` and ${quoteIdent('version')} = ${slot(columns.length + 1)}`}`;
-    const sql = `update ${quoteIdent(table)} set ${sets.join(', ')} where ${which} returning ${returning}`;
-    return signal ? signalled(sql, columns.length + (version === null ? 2 : 3)) : sql;
+    return `update ${quoteIdent(table)} set ${sets.join(', ')} where ${which} returning ${returning}`;
   });
   const bindings = columns.map((c) => values[c]);
   bindings.push(id);
   if (version !== null) bindings.push(version);
-  return run(knex, statement, withSignal(bindings, dialect, alone), alone);
+  return run(knex, statement, bindings, alone);
 }

@@ -3,9 +3,9 @@ import type { Knex } from 'knex';
 /**
  * PostgreSQL: the signal that another process wrote to a schema, so totals counted here can be
  * remembered until the next write (countCache.ts) although other processes write too. Every
- * write transaction of the engine ends with `NOTIFY <channel>` sent with its COMMIT (delivered only
- * if it commits), and a single-statement write calls `pg_notify` from that statement (tableSignal); each process listens on a connection of its own and forgets the schema's totals
- * when a notification arrives. While that connection is not listening (connecting, lost, closed)
+ * committed write of the engine is followed by `pg_notify(<channel>, <tables>)` (writeNotifier.ts);
+ * each process listens on a connection of its own and forgets the schema's totals (of the tables
+ * named, or all) when a notification arrives. While that connection is not listening (connecting, lost, closed)
  * the signal is not live and totals are not remembered; once it listens again, every total
  * remembered before is forgotten, since notifications sent meanwhile were missed.
  */
@@ -18,23 +18,6 @@ export interface WriteSignal {
 /** The channel of a schema's writes: an identifier of its own (schema names are checked, see openDatabase.ts). */
 export function writeChannel(schema: string | null): string {
   return `osr_changed_${schema ?? 'public'}`;
-}
-
-/** A table name that may travel in a notification's payload as it is. */
-const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/**
- * The statement a write sends (a write transaction with its COMMIT): with `tables`, the payload
- * names them and listeners forget the totals of those tables only.
- */
-export function notifySql(schema: string | null, tables?: readonly string[]): string {
-  const named = tables && tables.length > 0 && tables.every((t) => TABLE_NAME.test(t)) ? tables : undefined;
-  return named ? `notify ${writeChannel(schema)}, '${named.join(',')}'` : `notify ${writeChannel(schema)}`;
-}
-
-/** The signal of a write to one table sent by the write's own statement (`pg_notify(channel, payload)`, writeReturning.ts). */
-export function tableSignal(schema: string | null, table: string): { channel: string; payload: string } {
-  return { channel: writeChannel(schema), payload: TABLE_NAME.test(table) ? table : '' };
 }
 
 interface ListenClient {
