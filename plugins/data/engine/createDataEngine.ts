@@ -23,7 +23,7 @@ import { hideInvisibleIn } from './hideInvisibleIn.ts';
 import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
 import { createRecord, deleteRecord, updateRecord, type WriteAnswer, type WriteScope } from './writeRecords.ts';
-import { createAlone, DECLINED, updateAlone, type AloneScope } from './writeAlone.ts';
+import { aloneScope, createAlone, DECLINED, updateAlone, type AloneScope } from './writeAlone.ts';
 import { runHooks } from './runHooks.ts';
 import { createRecords, type ReadBack } from './createRecords.ts';
 import { QUERY_LIMITS } from '../query/queryLimits.ts';
@@ -350,22 +350,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
    */
   async function aloneOr<T>(ctx: DataContext, alone: (scope: AloneScope) => Promise<T | typeof DECLINED>, work: (scope: WriteScope) => Promise<T>): Promise<T> {
     if (binding || !deps.plans) return inTransaction(ctx, work);
-    const db = deps.database(ctx.environmentId);
-    const done = await alone({
-      knex: db.knex,
-      answer: (object, readCtx) => returningOf(object, readCtx, db.knex),
-      async run(table, write) {
-        // As around a transaction: totals counted meanwhile are not kept (countCache.ts).
-        deps.counts?.changed(ctx.environmentId);
-        try {
-          const done = await write();
-          db.signal?.wrote([table]);
-          return done;
-        } finally {
-          deps.counts?.changed(ctx.environmentId);
-        }
-      },
-    });
+    const done = await alone(aloneScope(deps, ctx.environmentId, returningOf));
     return done === DECLINED ? inTransaction(ctx, work) : done;
   }
 

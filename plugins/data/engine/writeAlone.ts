@@ -41,6 +41,30 @@ export interface AloneScope {
   run<T>(table: string, write: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * The scope of a single-statement write in an environment: its database's knex, the caller's
+ * answer made on it (`answerOf`, the engine's returningOf), and the statement run as a write
+ * transaction would be: remembered totals forgotten around it, other processes told after it.
+ */
+export function aloneScope(deps: EngineDeps, environmentId: string, answerOf: (object: ResolvedObject, ctx: DataContext, knex: Knex) => Promise<WriteAnswer | undefined>): AloneScope {
+  const db = deps.database(environmentId);
+  return {
+    knex: db.knex,
+    answer: (object, ctx) => answerOf(object, ctx, db.knex),
+    async run(table, statement) {
+      // Totals counted while it runs are not kept (countCache.ts).
+      deps.counts?.changed(environmentId);
+      try {
+        const done = await statement();
+        db.signal?.wrote([table]);
+        return done;
+      } finally {
+        deps.counts?.changed(environmentId);
+      }
+    },
+  };
+}
+
 /** Whether no handler of `hooks` does anything for a write of `object` in this environment now. */
 function noHookApplies(deps: EngineDeps, hooks: readonly HookName[], object: ResolvedObject, environmentId: string): boolean {
   for (const hook of hooks) {
