@@ -66,7 +66,7 @@ async function runScenario(scenario: Scenario, servers: Servers, pools: Pools, a
     // does not pay for warming the code both use.
     if (against && !scenario.timed) await runLoad(server('baseline'), scenario, 'baseline', context, { ...options, duration: Math.max(1, options.warmup), warmup: 0 });
     const { runtime, baseline } = scenario.timed
-      ? { runtime: await runTimed(server('runtime'), scenario, 'runtime', context), baseline: await runTimed(server('baseline'), scenario, requests('baseline'), context) }
+      ? { runtime: await runTimed(server('runtime'), scenario, 'runtime', context, options.warmup > 0), baseline: await runTimed(server('baseline'), scenario, requests('baseline'), context, options.warmup > 0) }
       : await alternate((target, round) => runLoad(server(target), scenario, requests(target), context, { ...options, duration: options.duration / args.rounds, warmup: round === 0 ? options.warmup : 0 }), args.rounds);
     const ratio = baseline.reqPerSec > 0 ? Math.round((runtime.reqPerSec / baseline.reqPerSec) * 1000) / 1000 : 0;
     const cpuRatio = runtime.cpuMsPerRequest && baseline.cpuMsPerRequest ? Math.round((baseline.cpuMsPerRequest / runtime.cpuMsPerRequest) * 1000) / 1000 : undefined;

@@ -69,6 +69,15 @@ export interface UpsertResult {
 /** What createMany did with one input: the record create answers, or the coded error create throws. */
 export type CreateOutcome = { record: DataRecord; error?: undefined } | { error: unknown; record?: undefined };
 
+export interface CreateManyOptions {
+  /**
+   * The caller needs only each created record's id (an import): a record of the outcomes may then
+   * hold `id` alone, and the engine skips answering the stored rows where nothing else needs them.
+   * Every check, hook and refusal is the same.
+   */
+  idsOnly?: boolean;
+}
+
 export interface DataEngine {
   /** The structured query of the interface (where, orderBy, limit, offset, cursor, expand, joins, groupBy, aggregations...). */
   query(object: string, query: Record<string, unknown>, ctx: DataContext, options?: QueryOptions): Promise<ListResult>;
@@ -88,7 +97,7 @@ export interface DataEngine {
    * request error rejects the whole call. Written together (one insert per batch) when the object's
    * insert hooks allow it (`batched`, docs/plugins.md), else one by one.
    */
-  createMany(object: string, inputs: readonly DataRecord[], ctx: DataContext): Promise<CreateOutcome[]>;
+  createMany(object: string, inputs: readonly DataRecord[], ctx: DataContext, options?: CreateManyOptions): Promise<CreateOutcome[]>;
   update(object: string, id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext): Promise<DataRecord>;
   delete(object: string, id: string, options: WriteOptions, ctx: DataContext): Promise<void>;
   /** A record's history entries, newest first (objects with enable.trackHistory); the caller must be able to read the record. */

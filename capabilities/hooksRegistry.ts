@@ -50,7 +50,8 @@ export interface HookOptions {
    * Data write hooks: answers false when the handler would do nothing for a write of `object` in
    * `environmentId` as things stand now (no flow on the object, no search index of it). A write
    * none of whose handlers applies may run as one statement of its own, without a transaction
-   * around it (docs/data-api.md, single-statement writes). Synchronous and cheap: it is asked
+   * around it (docs/data-api.md, single-statement writes), and a handler that does not apply may
+   * not be called. Synchronous and cheap: it is asked
    * on every write. When unsure, answer true. Without it, the handler always applies.
    */
   appliesTo?: (object: string, environmentId: string) => boolean;

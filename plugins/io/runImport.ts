@@ -98,7 +98,7 @@ export async function runImport(
   /** Rows read in full, created together: each still fails or succeeds on its own. */
   async function createRows(tx: DataEngine, batch: ImportRow[]): Promise<void> {
     if (batch.length === 0) return;
-    const outcomes = await tx.createMany(object, batch.map((row) => row.input), ctx);
+    const outcomes = await tx.createMany(object, batch.map((row) => row.input), ctx, { idsOnly: true });
     for (const [i, outcome] of outcomes.entries()) {
       const row = batch[i]!;
       if (outcome.record) created.push({ row: row.row, id: String(outcome.record.id) });

@@ -262,7 +262,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, aloneOr(ctx,
       (alone) => createAlone(deps, alone, objectOrNotFound(deps, name), input, withUser(ctx)),
       (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx))))),
-    createMany: (name, inputs, ctx) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, inTransaction(ctx, (scope) => createRecords(deps, scope, objectOrNotFound(deps, name), inputs, withUser(ctx), readBack(scope.trx))))),
+    createMany: (name, inputs, ctx, options) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, inTransaction(ctx, (scope) => createRecords(deps, scope, objectOrNotFound(deps, name), inputs, withUser(ctx), readBack(scope.trx), options?.idsOnly === true)))),
     update: (name, id, patch, options, ctx) => scoped(() => writes(ctx, 'update', name), () => granting(name, ctx, aloneOr(ctx,
       (alone) => updateAlone(deps, alone, objectOrNotFound(deps, name), String(id), patch, options, withUser(ctx)),
       (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx))))),

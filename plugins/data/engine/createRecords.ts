@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { newRecord } from './newRecord.ts';
 import type { CreateOutcome, DataContext, DataEngine, DataRecord } from '../../../capabilities/dataEngine.ts';
+import type { HookName } from '../../../capabilities/hooksRegistry.ts';
 import { isCodedError } from '../../../kernel/errors.ts';
 import { checkValidationRules } from '../../../metadata/checkValidationRules.ts';
 import { conditionProblems } from '../../../metadata/fieldConditions.ts';
@@ -20,6 +21,7 @@ import { assertWritable, coerceOrThrow, guardObject, referenceScope, type WriteA
 import { valuesAfterHooks } from './valuesAfterHooks.ts';
 import { runHandlers } from './runHooks.ts';
 import { SEQUENCE_TABLE } from './nextSequence.ts';
+import { noHookApplies } from './writeAlone.ts';
 
 /** Reads records by id as the caller, without the find hooks (a write's read-back); at most `limit` ids a call. */
 export interface ReadBack {
@@ -55,12 +57,12 @@ function batchable(deps: EngineDeps, object: ResolvedObject): boolean {
  * through `create`, each in its own savepoint, so every outcome is the one a single create gives.
  */
 export async function createRecords(
-  deps: EngineDeps, scope: WriteScope, object: ResolvedObject, inputs: readonly DataRecord[], ctx: DataContext, readBack: ReadBack,
+  deps: EngineDeps, scope: WriteScope, object: ResolvedObject, inputs: readonly DataRecord[], ctx: DataContext, readBack: ReadBack, idsOnly = false,
 ): Promise<CreateOutcome[]> {
   if (inputs.length === 0) return [];
   if (batchable(deps, object)) {
     try {
-      return await scope.engine.transaction(ctx, (inner) => createBatch(deps, scope.trx, inner, object, inputs, ctx, readBack));
+      return await scope.engine.transaction(ctx, (inner) => createBatch(deps, scope.trx, inner, object, inputs, ctx, readBack, idsOnly));
     } catch (error) {
       if (!(error instanceof OneByOne)) throw error;
     }
@@ -89,7 +91,7 @@ interface Checked {
 }
 
 async function createBatch(
-  deps: EngineDeps, trx: Knex.Transaction, engine: DataEngine, object: ResolvedObject, inputs: readonly DataRecord[], ctx: DataContext, readBack: ReadBack,
+  deps: EngineDeps, trx: Knex.Transaction, engine: DataEngine, object: ResolvedObject, inputs: readonly DataRecord[], ctx: DataContext, readBack: ReadBack, idsOnly: boolean,
 ): Promise<CreateOutcome[]> {
   const outcomes: CreateOutcome[] = new Array(inputs.length);
   const checked: Checked[] = [];
@@ -139,15 +141,23 @@ async function createBatch(
   if (valid.length < checked.length && objectColumns(object).columns.some((c) => c.seqColumn)) throw new OneByOne();
   // As a single create: answered from the inserts' `returning` where the caller's read filters no rows.
   const answer = valid.length > 0 ? await readBack.answer(object, ctx) : undefined;
+  const afterHooks = deps.hooks.handlers('data.afterInsert', object.name);
+  // Ids alone (CreateManyOptions.idsOnly): where every row is the caller's to read and no
+  // after-insert handler applies (HookOptions.appliesTo), nothing is answered back (the ids were
+  // made here) and no handler runs, as for a single-statement create (writeAlone.ts).
+  const bare = idsOnly && answer !== undefined && noHookApplies(deps, AFTER_INSERT, object, ctx.environmentId);
   let returned: Array<Record<string, unknown>>;
   try {
-    returned = await insertEncoded(trx, object, valid, answer?.columns);
+    returned = await insertEncoded(trx, object, valid, bare ? undefined : answer?.columns);
     await writeHistories(deps, trx, object, valid, ctx, now);
   } catch {
     // A unique value taken (by a row before it or in the batch), a value the driver refuses: each row says which.
     throw new OneByOne();
   }
-  const afterHooks = deps.hooks.handlers('data.afterInsert', object.name);
+  if (bare) {
+    for (const item of valid) outcomes[item.index] = { record: { id: item.record.id } };
+    return outcomes;
+  }
   const stored = answer ? answered(returned, answer) : await readAll(object, valid.map((v) => String(v.record.id)), ctx, readBack);
   for (const item of valid) {
     const record = stored.get(String(item.record.id));
@@ -165,6 +175,7 @@ async function createBatch(
 }
 
 const NO_VETTED: ReadonlySet<string> = new Set();
+const AFTER_INSERT: readonly HookName[] = ['data.afterInsert'];
 
 /** One block of each autonumber counter for the rows, in row order. */
 async function numberRecords(trx: Knex.Transaction, object: ResolvedObject, rows: Checked[]): Promise<void> {

@@ -66,7 +66,7 @@ export function aloneScope(deps: EngineDeps, environmentId: string, answerOf: (o
 }
 
 /** Whether no handler of `hooks` does anything for a write of `object` in this environment now. */
-function noHookApplies(deps: EngineDeps, hooks: readonly HookName[], object: ResolvedObject, environmentId: string): boolean {
+export function noHookApplies(deps: EngineDeps, hooks: readonly HookName[], object: ResolvedObject, environmentId: string): boolean {
   for (const hook of hooks) {
     for (const handler of deps.hooks.handlers(hook, object.name)) {
       if (handler.appliesTo?.(object.name, environmentId) !== false) return false;

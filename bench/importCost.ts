@@ -1,0 +1,103 @@
+/**
+ * An import of 5,000 `bench_item` rows inside one process, through the HTTP stack without a socket
+ * (`inject`, an admin-free runtime as the bench's), against the bare import the baseline runs
+ * (the JSON body parsed, one prepared insert per row in one transaction), taking turns on the same
+ * growing table. Run: node --import tsx bench/importCost.ts [sqlite|postgres] [imports per side]
+ * (the runtime from its compiled tree, built first when stale). Prints the median wall and CPU
+ * milliseconds per import of each side. With --cpu-prof, a profile of many runtime imports.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Sqlite from 'better-sqlite3';
+import pg from 'pg';
+import { v7 } from 'uuid';
+import { buildCompiled, staleness } from '../bin/buildCompiled.js';
+import { BENCH_APP_DIR, BENCH_OBJECT, createBody, REPO_ROOT } from './benchObject.ts';
+import { createDatabaseTarget, type BenchDriver } from './databaseTarget.ts';
+
+const driver = (process.argv[2] ?? 'sqlite') as BenchDriver;
+const imports = Number(process.argv[3] ?? 15);
+if (staleness(REPO_ROOT) !== null) await buildCompiled(REPO_ROOT);
+const tree = join(REPO_ROOT, 'dist');
+const { createRuntime } = (await import(pathToFileURL(join(tree, 'runtime/createRuntime.js')).href)) as typeof import('../runtime/createRuntime.ts');
+const { silentLogger } = (await import(pathToFileURL(join(tree, 'kernel/logger.js')).href)) as typeof import('../kernel/logger.ts');
+const target = await createDatabaseTarget(driver);
+const runtime = await createRuntime({
+  inline: { ...target.runtimeConfig, apps: [BENCH_APP_DIR], api: { requireAuth: false }, server: { listen: false, logRequests: false }, auth: { secret: 'bench-secret-0123456789-0123456789-abcdef' } },
+  env: {}, logger: silentLogger(),
+});
+await runtime.start();
+const payload = JSON.stringify({ format: 'json', rows: Array.from({ length: 5000 }, (_, i) => createBody(i)) });
+
+const table = target.schema ? `"${target.schema}"."${BENCH_OBJECT}"` : `"${BENCH_OBJECT}"`;
+const columns = ['name', 'status', 'amount', 'score', 'quantity', 'active', 'due_date', 'email', 'tags', 'notes'];
+const all = ['id', 'version', 'created_at', 'updated_at', ...columns];
+const encode = (body: Record<string, unknown>) => {
+  const now = new Date().toISOString();
+  return [v7(), 1, now, now, ...columns.map((c) => (c === 'tags' ? JSON.stringify(body[c]) : typeof body[c] === 'boolean' && driver === 'sqlite' ? Number(body[c]) : body[c] ?? null))];
+};
+
+/** The baseline's import (bench/servers/baseline*.ts): SQLite one insert per row, PostgreSQL multi-row inserts of 500. */
+async function bareImport(): Promise<{ run(): Promise<void>; close(): Promise<void> }> {
+  if (driver === 'sqlite') {
+    const db = new Sqlite(target.file!);
+    const insert = db.prepare(`insert into ${table} (${all.join(', ')}) values (${all.map(() => '?').join(', ')})`);
+    return {
+      run: async () => {
+        const rows = (JSON.parse(payload) as { rows: Array<Record<string, unknown>> }).rows;
+        db.transaction(() => {
+          for (const row of rows) insert.run(encode(row));
+        })();
+      },
+      close: async () => void db.close(),
+    };
+  }
+  const pool = new pg.Pool({ connectionString: target.url, max: 1 });
+  return {
+    run: async () => {
+      const rows = (JSON.parse(payload) as { rows: Array<Record<string, unknown>> }).rows;
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        for (let i = 0; i < rows.length; i += 500) {
+          const chunk = rows.slice(i, i + 500);
+          let n = 0;
+          const values = chunk.map(() => `(${all.map(() => `$${++n}`).join(', ')})`).join(', ');
+          await client.query(`insert into ${table} (${all.join(', ')}) values ${values}`, chunk.flatMap(encode));
+        }
+        await client.query('commit');
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+const bare = await bareImport();
+
+async function timed(run: () => Promise<void>): Promise<{ ms: number; cpu: number }> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await run();
+  const used = process.cpuUsage(cpu);
+  return { ms: performance.now() - started, cpu: (used.user + used.system) / 1000 };
+}
+const sides: Record<string, () => Promise<void>> = {
+  runtime: async () => {
+    const res = await runtime.http().inject({ method: 'POST', url: `/api/v1/data/${BENCH_OBJECT}/import`, headers: { 'content-type': 'application/json' }, payload });
+    if (res.statusCode !== 200) throw new Error(`import answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
+  },
+  bare: () => bare.run(),
+};
+const results: Record<string, Array<{ ms: number; cpu: number }>> = { runtime: [], bare: [] };
+for (const run of Object.values(sides)) await run(); // warm-up
+for (let i = 0; i < imports; i++) {
+  for (const [name, run] of Object.entries(sides)) results[name]!.push(await timed(run));
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const rt = { ms: median(results.runtime!.map((r) => r.ms)), cpu: median(results.runtime!.map((r) => r.cpu)) };
+const bl = { ms: median(results.bare!.map((r) => r.ms)), cpu: median(results.bare!.map((r) => r.cpu)) };
+console.log(`${driver} import of 5,000 rows: runtime ${rt.ms.toFixed(0)} ms (CPU ${rt.cpu.toFixed(0)}), bare ${bl.ms.toFixed(0)} ms (CPU ${bl.cpu.toFixed(0)}): ${(100 * bl.ms / rt.ms).toFixed(0)}% by time, ${(100 * bl.cpu / rt.cpu).toFixed(0)}% by CPU`);
+await bare.close();
+await runtime.stop();
+await target.dispose();
