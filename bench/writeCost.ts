@@ -56,8 +56,9 @@ async function bare(): Promise<Bare> {
     const insert = db.prepare(insertSql(() => '?'));
     const update = db.prepare(updateSql(() => '?'));
     return {
-      insert: async (n) => insert.get(values(n)),
-      update: async (id, version, counter) => Number((update.get(counter, new Date().toISOString(), id, version) as { version: number }).version),
+      // Read to the end (`all`): SQLite checkpoints its WAL when a statement completes, not after a `get`.
+      insert: async (n) => insert.all(values(n))[0],
+      update: async (id, version, counter) => Number((update.all(counter, new Date().toISOString(), id, version) as Array<{ version: number }>)[0]!.version),
       close: async () => void db.close(),
     };
   }

@@ -76,7 +76,9 @@ export function sqliteStore(file: string): BaselineStore {
       return toPage(rows.map((r) => decode(r)!), limit, total(count), encodeWalkCursor);
     },
     countByStatus: async () => byStatus.all() as Array<{ status: string; n: number }>,
-    create: async (values) => decode(insert.get(toRow(values)) as Row)!,
+    // A write's rows are read to the end (`all`, not `get`): SQLite runs its WAL checkpoint when a
+    // statement completes, and a write stopped after its first returned row would never checkpoint.
+    create: async (values) => decode((insert.all(toRow(values)) as Row[])[0])!,
     importRows: async (rows) => {
       db.transaction(() => {
         for (const values of rows) insertOnly.run(toRow(values));
@@ -99,7 +101,7 @@ export function sqliteStore(file: string): BaselineStore {
       const columns = UPDATABLE.filter((c) => c in values);
       const given: Row = {};
       for (const c of columns) given[c] = values[c];
-      const row = updateFor(columns).get({ ...encode(given), id, version, now: new Date().toISOString() }) as Row | undefined;
+      const row = (updateFor(columns).all({ ...encode(given), id, version, now: new Date().toISOString() }) as Row[])[0];
       return decode(row);
     },
     close: async () => {
