@@ -1,19 +1,19 @@
 /**
  * An import of 5,000 `bench_item` rows inside one process, through the HTTP stack without a socket
- * (`inject`, an admin-free runtime as the bench's), against the bare import the baseline runs
- * (the JSON body parsed, one prepared insert per row in one transaction), taking turns on the same
+ * (`inject`, an admin-free runtime as the bench's), against the baseline's import (its store's
+ * `importRows` after parsing the JSON body, as bench/servers/ runs it), taking turns on the same
  * growing table. Run: node --import tsx bench/importCost.ts [sqlite|postgres] [imports per side]
  * (the runtime from its compiled tree, built first when stale). Prints the median wall and CPU
  * milliseconds per import of each side. With --cpu-prof, a profile of many runtime imports.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Sqlite from 'better-sqlite3';
-import pg from 'pg';
-import { v7 } from 'uuid';
 import { buildCompiled, staleness } from '../bin/buildCompiled.js';
 import { BENCH_APP_DIR, BENCH_OBJECT, createBody, REPO_ROOT } from './benchObject.ts';
 import { createDatabaseTarget, type BenchDriver } from './databaseTarget.ts';
+import { postgresStore } from './servers/baselinePostgres.ts';
+import { sqliteStore } from './servers/baselineSqlite.ts';
+import type { BaselineStore, Row } from './servers/baselineStore.ts';
 
 const driver = (process.argv[2] ?? 'sqlite') as BenchDriver;
 const imports = Number(process.argv[3] ?? 15);
@@ -29,51 +29,12 @@ const runtime = await createRuntime({
 await runtime.start();
 const payload = JSON.stringify({ format: 'json', rows: Array.from({ length: 5000 }, (_, i) => createBody(i)) });
 
-const table = target.schema ? `"${target.schema}"."${BENCH_OBJECT}"` : `"${BENCH_OBJECT}"`;
-const columns = ['name', 'status', 'amount', 'score', 'quantity', 'active', 'due_date', 'email', 'tags', 'notes'];
-const all = ['id', 'version', 'created_at', 'updated_at', ...columns];
-const encode = (body: Record<string, unknown>) => {
-  const now = new Date().toISOString();
-  return [v7(), 1, now, now, ...columns.map((c) => (c === 'tags' ? JSON.stringify(body[c]) : typeof body[c] === 'boolean' && driver === 'sqlite' ? Number(body[c]) : body[c] ?? null))];
+// The baseline's own store (bench/servers/): its import is the one the bench's baseline server runs.
+const store: BaselineStore = driver === 'sqlite' ? sqliteStore(target.file!) : postgresStore(target.url, target.schema!);
+const bare = {
+  run: async () => void (await store.importRows((JSON.parse(payload) as { rows: Row[] }).rows)),
+  close: () => store.close(),
 };
-
-/** The baseline's import (bench/servers/baseline*.ts): SQLite one insert per row, PostgreSQL multi-row inserts of 500. */
-async function bareImport(): Promise<{ run(): Promise<void>; close(): Promise<void> }> {
-  if (driver === 'sqlite') {
-    const db = new Sqlite(target.file!);
-    const insert = db.prepare(`insert into ${table} (${all.join(', ')}) values (${all.map(() => '?').join(', ')})`);
-    return {
-      run: async () => {
-        const rows = (JSON.parse(payload) as { rows: Array<Record<string, unknown>> }).rows;
-        db.transaction(() => {
-          for (const row of rows) insert.run(encode(row));
-        })();
-      },
-      close: async () => void db.close(),
-    };
-  }
-  const pool = new pg.Pool({ connectionString: target.url, max: 1 });
-  return {
-    run: async () => {
-      const rows = (JSON.parse(payload) as { rows: Array<Record<string, unknown>> }).rows;
-      const client = await pool.connect();
-      try {
-        await client.query('begin');
-        for (let i = 0; i < rows.length; i += 500) {
-          const chunk = rows.slice(i, i + 500);
-          let n = 0;
-          const values = chunk.map(() => `(${all.map(() => `$${++n}`).join(', ')})`).join(', ');
-          await client.query(`insert into ${table} (${all.join(', ')}) values ${values}`, chunk.flatMap(encode));
-        }
-        await client.query('commit');
-      } finally {
-        client.release();
-      }
-    },
-    close: () => pool.end(),
-  };
-}
-const bare = await bareImport();
 
 async function timed(run: () => Promise<void>): Promise<{ ms: number; cpu: number }> {
   const cpu = process.cpuUsage();
