@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { codedError, type CodedError } from '../../kernel/errors.ts';
 
 /** The envelope written straight to a socket fastify has no reply for, then the socket closed. */
@@ -35,19 +35,35 @@ export function clientErrorHandler(timeoutMs: number) {
  * Node enforces requestTimeout on the headers only: once a handler runs, a body trickling in a
  * byte at a time would hold the socket for ever. A request with a body gets the same deadline for
  * the body; past it, a 408 and the connection is closed.
+ *
+ * Most bodies come in the same read as their headers and are complete once it is parsed, before
+ * the event loop turns: the requests of one turn are looked at after it (one setImmediate), and
+ * only a body still incoming gets its timer, for what is left of the deadline.
  */
 export function addBodyDeadline(app: FastifyInstance, timeoutMs: number): void {
-  app.addHook('onRequest', (request, reply, done) => {
+  let incoming: Array<{ request: FastifyRequest; reply: FastifyReply; since: number }> = [];
+  const arm = ({ request, reply, since }: (typeof incoming)[number]) => {
     const raw = request.raw;
-    const length = raw.headers['content-length'];
-    if (raw.complete || (raw.headers['transfer-encoding'] === undefined && (length === undefined || length === '0'))) return done();
+    if (raw.complete || reply.sent || raw.destroyed) return;
     const timer = setTimeout(() => {
       if (!raw.complete && !reply.sent) answerAndClose(raw.socket, codedError('REQUEST_TIMEOUT', { timeoutMs }));
-    }, timeoutMs);
+    }, Math.max(0, since + timeoutMs - Date.now()));
     timer.unref();
     const clear = () => clearTimeout(timer);
     raw.once('end', clear);
     reply.raw.once('close', clear);
+  };
+  const armIncoming = () => {
+    const turn = incoming;
+    incoming = [];
+    for (const entry of turn) arm(entry);
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = request.raw;
+    const length = raw.headers['content-length'];
+    if (raw.complete || (raw.headers['transfer-encoding'] === undefined && (length === undefined || length === '0'))) return done();
+    if (incoming.length === 0) setImmediate(armIncoming);
+    incoming.push({ request, reply, since: Date.now() });
     done();
   });
 }

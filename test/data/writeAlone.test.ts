@@ -138,5 +138,36 @@ t.test('single-statement writes', async (t) => {
       t.same([ok.status, ok.body.version], [200, 2], 'a valid update');
       t.same(seen, [{ object: 'checked_slip', previousTitle: 'small', inTransaction: true }], 'and the object\'s own handler ran with the stored record');
     });
+
+    await t.test('a write alone never joins a transaction under way', async (t) => {
+      // On SQLite the one connection is the transaction's from BEGIN to its end: a write alone
+      // run on it meanwhile would be part of it, and undone with it.
+      const engine = w.rt.runtime.kernel.service<DataEngine>('data.engine')!;
+      const ctx = { environmentId: site.ids[0]!, principal: null };
+      const held = String((await engine.create('slip', { title: 'HELD', region: 'US', amount: 1 }, ctx)).id);
+      const free = String((await engine.create('slip', { title: 'FREE', region: 'US', amount: 1 }, ctx)).id);
+      let entered!: () => void;
+      let release!: () => void;
+      const inside = new Promise<void>((resolve) => { entered = resolve; });
+      const gate = new Promise<void>((resolve) => { release = resolve; });
+      const undone = engine.transaction(ctx, async (tx) => {
+        await tx.update('slip', held, { amount: 2 }, {}, ctx);
+        entered();
+        await gate;
+        throw new Error('undo');
+      });
+      await inside;
+      statements.length = 0;
+      let settled = false;
+      const alone = engine.update('slip', free, { amount: 7 }, {}, ctx).finally(() => { settled = true; });
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      if (site.backend === 'sqlite') t.equal(settled, false, 'on SQLite it waits for the transaction to end');
+      release();
+      await t.rejects(undone, /undo/, 'the transaction is undone');
+      t.same((await alone).amount, 7, 'the write alone answers its record');
+      t.same([began(statements), statements.filter((sql) => /^update "slip"/.test(sql)).length], [false, 1], 'as one statement');
+      const rows = await site.query(site.ids[0]!, 'select id, amount from slip where id in (?, ?) order by title', [held, free]);
+      t.same(rows.map((row) => [row.id, Number(row.amount)]), [[free, 7], [held, 1]], 'and stays written, while the transaction\'s write is undone');
+    });
   });
 });

@@ -136,6 +136,8 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
       // A read under way when anything changes stores nothing, whatever it read.
       entry.generation++;
       if (!tables) {
+        // Clearing a Map allocates its table anew: a write between writes finds nothing to clear.
+        if (entry.totals.size === 0 && entry.pages.size === 0 && entry.byName.size === 0) return;
         for (const page of entry.pages.values()) heldBytes -= page.bytes;
         entry.totals.clear();
         entry.pages.clear();

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type Sqlite from 'better-sqlite3';
 import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import { createWriteNotifier, type WriteNotifier } from './writeNotifier.ts';
@@ -10,6 +11,7 @@ import { SQLITE_BUDGET, SQLITE_LOWER, quoteIdent } from './dialect.ts';
 import { BUDGET_EXCEEDED } from '../query/queryCost.ts';
 import { attachReadWorkers } from './sqliteReadWorkers.ts';
 import { keepStatistics } from './sqliteStatistics.ts';
+import { writerHolder } from './idleWriter.ts';
 import { attachSqliteReader } from './sqliteReader.ts';
 
 export interface OpenDatabaseOptions {
@@ -102,6 +104,7 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
     cacheStatements(conn);
     conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
   };
+  const writer = writerHolder();
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename },
@@ -110,11 +113,12 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
       // One connection: SQLite has one writer, and an in-memory database lives in its connection.
       min: 1,
       max: 1,
-      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(conn: Sqlite.Database, done: (err: Error | null, conn: unknown) => void) {
         try {
           setupConnection(conn);
           if (filename !== ':memory:') conn.pragma('journal_mode = WAL');
           conn.pragma('foreign_keys = ON');
+          writer.remember(conn);
           done(null, conn);
         } catch (error) {
           done(error as Error, conn);
@@ -122,6 +126,7 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
       },
     },
   });
+  writer.attach(knex);
   const row = (await knex.raw('select sqlite_version() as v')) as Array<{ v: string }>;
   const serverVersion = row[0]!.v;
   if (compareVersions(serverVersion, SQLITE_OUTER_JOINS) < 0) {

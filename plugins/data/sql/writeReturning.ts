@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type Sqlite from 'better-sqlite3';
 import type { Knex } from 'knex';
 import { dialectOf, quoteIdent } from './dialect.ts';
+import { idleWriter } from './idleWriter.ts';
 import { directReader, runReturning } from './sqliteReader.ts';
 
 /**
@@ -57,6 +58,9 @@ async function run(knex: Knex, statement: { sql: string; name: string }, values:
 
 async function runAlone(knex: Knex, statement: { sql: string; name: string }, values: unknown[]): Promise<Rows> {
   if (knex.listenerCount('query') > 0) knex.emit('query', { sql: statement.sql, bindings: values, method: 'insert' });
+  // SQLite's writer, free: the statement runs on it now, without taking it from the pool.
+  const idle = dialectOf(knex) === 'sqlite' ? idleWriter(knex) : undefined;
+  if (idle) return runReturning(idle, statement.sql, values);
   const client = knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(connection: unknown): Promise<unknown> };
   const connection = await client.acquireConnection();
   try {
