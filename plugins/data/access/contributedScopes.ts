@@ -22,11 +22,12 @@ export function contributedScopes(): ContributedScopes {
       frozen = true;
       if (ctx.system || scopes.length === 0) return undefined;
       return (object: ResolvedObject) => {
-        const conditions = scopes.flatMap((scope) => {
+        const conditions: Condition[] = [];
+        for (const scope of scopes) {
           const where = scope(object, ctx);
           const condition = where ? parseScopeFilter(where, object) : null;
-          return condition ? [condition] : [];
-        });
+          if (condition) conditions.push(condition);
+        }
         if (conditions.length === 0) return null;
         return conditions.length === 1 ? conditions[0]! : ({ kind: 'and', items: conditions } satisfies Condition);
       };

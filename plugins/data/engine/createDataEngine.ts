@@ -334,13 +334,9 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
   }
 
   /** A committed write to the permission model or a share changes grants: drop the cached ones. */
-  async function granting<T>(name: string, ctx: DataContext, write: Promise<T>): Promise<T> {
+  function granting<T>(name: string, ctx: DataContext, write: Promise<T>): Promise<T> {
     if (!ACCESS_OBJECTS.has(name)) return write;
-    try {
-      return await write;
-    } finally {
-      deps.access?.invalidate(ctx.environmentId);
-    }
+    return write.finally(() => deps.access?.invalidate(ctx.environmentId));
   }
 
   /**
@@ -348,10 +344,9 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
    * (writeAlone.ts); one that declines (before writing anything), or any call inside a
    * transaction already, runs in a transaction of its own.
    */
-  async function aloneOr<T>(ctx: DataContext, alone: (scope: AloneScope) => Promise<T | typeof DECLINED>, work: (scope: WriteScope) => Promise<T>): Promise<T> {
+  function aloneOr<T>(ctx: DataContext, alone: (scope: AloneScope) => Promise<T | typeof DECLINED>, work: (scope: WriteScope) => Promise<T>): Promise<T> {
     if (binding || !deps.plans) return inTransaction(ctx, work);
-    const done = await alone(aloneScope(deps, ctx.environmentId, returningOf));
-    return done === DECLINED ? inTransaction(ctx, work) : done;
+    return alone(aloneScope(deps, ctx.environmentId, returningOf)).then((done) => (done === DECLINED ? inTransaction(ctx, work) : done));
   }
 
   // Nested calls (hooks writing through the engine they were given, a batch of writes in one

@@ -143,11 +143,14 @@ export async function checkRecord(deps: EngineDeps, trx: Knex, object: ResolvedO
   if (errors.length > 0) throw validationError(errors);
 }
 
-export async function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
+export function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise<T> {
+  const refused = (error: unknown): never => {
     throw constraintError(error, object) ?? driverInputError(error) ?? error;
+  };
+  try {
+    return work().catch(refused);
+  } catch (error) {
+    return Promise.reject(error).catch(refused);
   }
 }
 

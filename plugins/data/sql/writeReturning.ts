@@ -47,8 +47,12 @@ interface PgConnection {
  * `alone`: the statement runs outside any transaction, committed by itself on a pooled connection
  * (engine/writeAlone.ts); else in the transaction `knex`.
  */
-async function run(knex: Knex, statement: { sql: string; name: string }, values: unknown[], alone: boolean): Promise<Rows> {
+function run(knex: Knex, statement: { sql: string; name: string }, values: unknown[], alone: boolean): Promise<Rows> {
   if (alone) return runAlone(knex, statement, values);
+  return inTransaction(knex, statement, values);
+}
+
+async function inTransaction(knex: Knex, statement: { sql: string; name: string }, values: unknown[]): Promise<Rows> {
   const reader = directReader(knex);
   if (reader) return reader({ sql: statement.sql, bindings: values });
   if (knex.listenerCount('query') > 0) knex.emit('query', { sql: statement.sql, bindings: values, method: 'insert' });
@@ -56,11 +60,19 @@ async function run(knex: Knex, statement: { sql: string; name: string }, values:
   return (await connection.query({ name: statement.name, text: statement.sql, values })).rows;
 }
 
-async function runAlone(knex: Knex, statement: { sql: string; name: string }, values: unknown[]): Promise<Rows> {
+function runAlone(knex: Knex, statement: { sql: string; name: string }, values: unknown[]): Promise<Rows> {
   if (knex.listenerCount('query') > 0) knex.emit('query', { sql: statement.sql, bindings: values, method: 'insert' });
   // SQLite's writer, free: the statement runs on it now, without taking it from the pool.
   const idle = dialectOf(knex) === 'sqlite' ? idleWriter(knex) : undefined;
-  if (idle) return runReturning(idle, statement.sql, values);
+  if (!idle) return fromPool(knex, statement, values);
+  try {
+    return Promise.resolve(runReturning(idle, statement.sql, values));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function fromPool(knex: Knex, statement: { sql: string; name: string }, values: unknown[]): Promise<Rows> {
   const client = knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(connection: unknown): Promise<unknown> };
   const connection = await client.acquireConnection();
   try {
