@@ -141,7 +141,6 @@ async function createBatch(
   if (valid.length < checked.length && objectColumns(object).columns.some((c) => c.seqColumn)) throw new OneByOne();
   // As a single create: answered from the inserts' `returning` where the caller's read filters no rows.
   const answer = valid.length > 0 ? await readBack.answer(object, ctx) : undefined;
-  const afterHooks = deps.hooks.handlers('data.afterInsert', object.name);
   // Ids alone (CreateManyOptions.idsOnly): where every row is the caller's to read and no
   // after-insert handler applies (HookOptions.appliesTo), nothing is answered back (the ids were
   // made here) and no handler runs, as for a single-statement create (writeAlone.ts).
@@ -158,6 +157,7 @@ async function createBatch(
     for (const item of valid) outcomes[item.index] = { record: { id: item.record.id } };
     return outcomes;
   }
+  const afterHooks = deps.hooks.handlers('data.afterInsert', object.name);
   const stored = answer ? answered(returned, answer) : await readAll(object, valid.map((v) => String(v.record.id)), ctx, readBack);
   for (const item of valid) {
     const record = stored.get(String(item.record.id));

@@ -144,14 +144,15 @@ export async function checkRecord(deps: EngineDeps, trx: Knex, object: ResolvedO
 }
 
 export function write<T>(object: ResolvedObject, work: () => Promise<T>): Promise<T> {
-  const refused = (error: unknown): never => {
-    throw constraintError(error, object) ?? driverInputError(error) ?? error;
-  };
+  let pending: Promise<T>;
   try {
-    return work().catch(refused);
+    pending = work();
   } catch (error) {
-    return Promise.reject(error).catch(refused);
+    pending = Promise.reject(error);
   }
+  return pending.catch((error: unknown) => {
+    throw constraintError(error, object) ?? driverInputError(error) ?? error;
+  });
 }
 
 /**

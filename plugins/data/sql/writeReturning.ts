@@ -44,8 +44,9 @@ interface PgConnection {
 }
 
 /**
- * `alone`: the statement runs outside any transaction, committed by itself on a pooled connection
- * (engine/writeAlone.ts); else in the transaction `knex`.
+ * `alone`: the statement runs outside any transaction, committed by itself (engine/writeAlone.ts):
+ * on SQLite's writer at once when it is free (idleWriter.ts), else on a connection from the pool;
+ * without `alone`, in the transaction `knex`.
  */
 function run(knex: Knex, statement: { sql: string; name: string }, values: unknown[], alone: boolean): Promise<Rows> {
   if (alone) return runAlone(knex, statement, values);
