@@ -124,7 +124,9 @@ export const dataEngine = defineCapability<DataEngine>()({
   description: 'Read and write records through the secured pipeline: validation, hooks, security, drivers. Raw SQL is not part of it (see data.database).',
 });
 
-/** The caller of an HTTP request as the engine sees it (environment, principal, request id). */
-export function dataContextOf(request: FastifyRequest): DataContext {
-  return { environmentId: request.environmentId, principal: request.principal, requestId: request.id };
+/** The caller of an HTTP request as the engine sees it (environment, principal, request id, and the signal when given). */
+export function dataContextOf(request: FastifyRequest, signal?: AbortSignal): DataContext {
+  return signal === undefined
+    ? { environmentId: request.environmentId, principal: request.principal, requestId: request.id }
+    : { environmentId: request.environmentId, principal: request.principal, requestId: request.id, signal };
 }

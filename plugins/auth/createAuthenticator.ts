@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
+import { frozenPrincipal } from '../../capabilities/frozenPrincipal.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { AuthOptions } from './authOptions.ts';
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
@@ -58,10 +59,9 @@ export function createAuthenticator(
         const refusal = crossSiteRefusal(request.method, request.headers, configured ?? `${request.protocol}://${request.host || 'localhost'}`, origins.trustedOrigins);
         if (refusal) throw refusal;
       }
-      // A credential verified moments ago is answered without a promise.
+      // A credential verified moments ago is answered without a promise, with the principal as cached (frozen).
       const key = credentialKey(credential);
-      const known = cache.get(env.id, key);
-      return known ? copyOf(known) : verify(env, credential, key);
+      return cache.get(env.id, key) ?? verify(env, credential, key);
     },
   };
 
@@ -81,12 +81,6 @@ export function createAuthenticator(
     }
     if (!resolved) return null;
     cache.set(env.id, key, resolved.principal, resolved.notAfter);
-    return copyOf(resolved.principal);
+    return frozenPrincipal(resolved.principal);
   }
-}
-
-/** The caller's own copy: the cached principal stays as verified. */
-function copyOf(principal: Principal): Principal {
-  const copy = { ...principal, positions: [...principal.positions], permissionSets: [...principal.permissionSets], permissions: [...principal.permissions] };
-  return principal.scopes ? { ...copy, scopes: [...principal.scopes] } : copy;
 }

@@ -1,4 +1,5 @@
 import type { Principal } from '../../capabilities/authSession.ts';
+import { frozenPrincipal } from '../../capabilities/frozenPrincipal.ts';
 
 interface Entry {
   principal: Principal;
@@ -14,6 +15,7 @@ export class PrincipalCache {
 
   constructor(private readonly ttlMs: number, private readonly maxEntries = 10_000, private readonly now: () => number = Date.now) {}
 
+  /** The principal as remembered: frozen, and the same object on every hit while it is cached. */
   get(environmentId: string, key: string): Principal | undefined {
     const entries = this.environments.get(environmentId);
     const entry = entries?.get(key);
@@ -33,7 +35,7 @@ export class PrincipalCache {
     let entries = this.environments.get(environmentId);
     if (!entries) this.environments.set(environmentId, (entries = new Map()));
     if (entries.size >= this.maxEntries) entries.delete(entries.keys().next().value!);
-    entries.set(key, { principal: Object.freeze(principal), expiresAt });
+    entries.set(key, { principal: frozenPrincipal(principal), expiresAt });
   }
 
   /**

@@ -59,7 +59,7 @@ function asObject(value: unknown, what: string): Record<string, unknown> {
 export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: MetadataRegistry): void {
   /** A list or query page; a limit brought down to maxPageSize is said in the answer's `limit`. */
   const page = ({ query, capped }: CappedQuery, object: string, request: FastifyRequest, signal?: AbortSignal, total: CountMode = true) => {
-    const result = engine.query(object, query, signal === undefined ? dataContext(request) : { ...dataContext(request), signal }, total === true ? undefined : { total });
+    const result = engine.query(object, query, dataContext(request, signal), total === true ? undefined : { total });
     return capped === null ? result : result.then((answer) => ({ ...answer, limit: capped }));
   };
   /** v1 lists count exactly unless told otherwise; v2 lists count only when asked (docs/versioning.md). */

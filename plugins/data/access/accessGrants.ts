@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AccessDecision, AccessExplanation, AccessGrants, AccessReason } from '../../../capabilities/accessGrants.ts';
 import type { Principal } from '../../../capabilities/authSession.ts';
+import { frozenPrincipal } from '../../../capabilities/frozenPrincipal.ts';
 import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
@@ -53,12 +54,12 @@ export function createAccessGrants(metadata: MetadataRegistry, access: AccessSer
     },
     async resolve(principal) {
       if (principal.kind === 'system') return principal;
-      return withGrants(principal, await access.profile(knexOf(principal.environmentId), principal.environmentId, principal));
+      return resolved(principal, await access.profile(knexOf(principal.environmentId), principal.environmentId, principal));
     },
     resolveKnown(principal) {
       if (principal.kind === 'system') return principal;
       const profile = access.known(principal.environmentId, principal);
-      return profile && withGrants(principal, profile);
+      return profile && resolved(principal, profile);
     },
     async explain(environmentId, userId, objectName, recordId) {
       const object = metadata.object(objectName);
@@ -82,12 +83,28 @@ export function createAccessGrants(metadata: MetadataRegistry, access: AccessSer
   };
 }
 
-/** The principal with the positions, permission sets and permission keys its profile grants. */
+/**
+ * The principal with the positions, permission sets and permission keys its profile grants. A
+ * frozen principal (one the authenticator has cached) is resolved once per profile it meets: the
+ * same credential under the same cached profile gets the same frozen answer, and a new profile
+ * (grants changed, or the cache expired) a new one.
+ */
+const resolutions = new WeakMap<Principal, { profile: AccessProfile; principal: Principal }>();
+
+function resolved(principal: Principal, profile: AccessProfile): Principal {
+  if (!Object.isFrozen(principal)) return withGrants(principal, profile);
+  const known = resolutions.get(principal);
+  if (known?.profile === profile) return known.principal;
+  const fresh = frozenPrincipal(withGrants(principal, profile));
+  resolutions.set(principal, { profile, principal: fresh });
+  return fresh;
+}
+
 function withGrants(principal: Principal, { grants }: AccessProfile): Principal {
   return {
     ...principal,
-    positions: grants.positions,
-    permissionSets: grants.permissionSets,
+    positions: [...grants.positions],
+    permissionSets: [...grants.permissionSets],
     permissions: [...new Set([...principal.permissions, ...grants.permissions])],
   };
 }
