@@ -92,6 +92,15 @@ t.test('PrincipalCache', async (t) => {
   const cache = new PrincipalCache(5_000, 2, () => now);
   cache.set('e', 'k', principal, 3_000);
   t.equal(cache.get('e', 'k')?.userId, 'u');
+  // Every request presenting the credential shares the remembered principal: none may change it.
+  const shared = cache.get('e', 'k')!;
+  t.equal(cache.get('e', 'k'), shared, 'the same principal on every hit');
+  t.throws(() => shared.permissions.push('ai:chat'), TypeError, 'its permission keys are frozen');
+  t.throws(() => shared.positions.push('manager'), TypeError, 'its positions are frozen');
+  t.throws(() => {
+    (shared as { isAdmin: boolean }).isAdmin = true;
+  }, TypeError, 'and so is the principal');
+  t.same([shared.isAdmin, shared.permissions, shared.positions], [false, [], []], 'as verified');
   t.equal(cache.get('other', 'k'), undefined, 'per environment');
   now = 3_000;
   t.equal(cache.get('e', 'k'), undefined, 'never past the credential expiry');
