@@ -88,9 +88,13 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
   ): Promise<ListResult> {
     const cel = celContext(ctx);
     // Taken before anything runs: a write that starts from here on voids what this read counts
-    // and the page it reads. By-id reads remember neither.
-    const remembered = planId === undefined && (dialectOf(knex) === 'sqlite' || deps.countsLive?.(ctx.environmentId) === true);
-    const counts = binding || !deps.counts || !remembered ? undefined : deps.counts.reader(ctx.environmentId);
+    // and the page it reads. A read by id is remembered on PostgreSQL only (a round trip each);
+    // on a SQLite file it reads the page cache of the file itself (readNow.ts).
+    const sqlite = dialectOf(knex) === 'sqlite';
+    const remembered = planId === undefined ? sqlite || deps.countsLive?.(ctx.environmentId) === true : !sqlite && deps.countsLive?.(ctx.environmentId) === true;
+    // Never inside a transaction: a write's read-back runs on its transaction's connection (not
+    // through a bound engine), and what it reads is not committed; others would be answered with it.
+    const counts = binding || !deps.counts || !remembered || knex.isTransaction === true ? undefined : deps.counts.reader(ctx.environmentId);
     const before = { object: object.name, query: { ...input }, ctx };
     if (hooks) {
       const running = runHooks(deps.hooks, 'data.beforeFind', object.name, before);

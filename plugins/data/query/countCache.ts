@@ -159,12 +159,20 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
 
 const QUOTED = /"((?:[^"]|"")+)"|`((?:[^`]|``)+)`/g;
 
+/** Names of the SQL texts seen last: many keys share one text (reads by id differ in their bindings only). */
+const NAMES_KEPT = 256;
+const namesOfSql = new Map<string, ReadonlySet<string>>();
+
 /** The identifiers a key's SQL quotes (either driver's quotes), each once. */
-function quotedNames(key: string): Set<string> {
+function quotedNames(key: string): ReadonlySet<string> {
   const end = key.indexOf('\u0000');
   const sql = end === -1 ? key : key.slice(0, end);
-  const names = new Set<string>();
-  for (const match of sql.matchAll(QUOTED)) names.add(match[1] !== undefined ? match[1].replaceAll('""', '"') : match[2]!.replaceAll('``', '`'));
+  let names = namesOfSql.get(sql);
+  if (names) return names;
+  const found = new Set<string>();
+  for (const match of sql.matchAll(QUOTED)) found.add(match[1] !== undefined ? match[1].replaceAll('""', '"') : match[2]!.replaceAll('``', '`'));
+  if (namesOfSql.size >= NAMES_KEPT) namesOfSql.delete(namesOfSql.keys().next().value!);
+  namesOfSql.set(sql, (names = found));
   return names;
 }
 

@@ -23,7 +23,7 @@ export interface ExecuteOptions {
   total?: boolean | 'estimated';
   /** Clock and user for formulas. */
   cel?: ExpressionContext;
-  /** Totals, and the rows of a planned list's first page, remembered until the next write (see countCache.ts). */
+  /** Totals, and the rows of a planned list's first page or planned read by id, remembered until the next write (see countCache.ts). */
   counts?: CountReader;
   /** Set here when the page was answered from `counts` (its statement did not run). */
   served?: { remembered: boolean };
@@ -93,12 +93,12 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     });
   };
   // The SQLite file reader answers synchronously: its rows are taken without awaiting. Remembered
-  // (with `counts`): a planned list's first page (aggregations and distinct reads included), and an
-  // unplanned aggregation's or distinct read's (a scan each time). A page after a cursor and a
-  // read by id are not.
+  // (with `counts`): a planned list's first page (aggregations and distinct reads included), an
+  // unplanned aggregation's or distinct read's (a scan each time), and a planned read by id (the
+  // engine passes `counts` for one on PostgreSQL only). A page after a cursor is not.
   const page = () => {
-    const { counts } = options;
-    if (options.statement) return native(options.statement);
+    const { counts, statement } = options;
+    if (statement) return counts && !plan ? remembered(statementKey(statement), counts, () => native(statement)) : native(statement);
     if (plan) return counts ? remembered(keysOf(plan).page, counts, () => native(plan.page)) : native(plan.page);
     if (counts && (ast.aggregate || ast.distinct)) return remembered(statementKey(compiled!.page.toSQL()), counts, () => run(compiled!.page));
     return run(compiled!.page);
