@@ -34,10 +34,11 @@ export const dataOptionsSchema = z.strictObject({
    */
   countCache: z.enum(['on', 'off']).default('on'),
   /**
-   * With countCache on: the rows of planned list queries' first pages, and of aggregations and
-   * distinct reads, remembered until the next write to a table they read, in at most this many MB
-   * per process (least recently used out first; a page of plain columns also keeps its decoded
-   * records beside its rows, up to about as much again). 0 reads every page. With countCache
+   * With countCache on: the rows of planned list queries' first pages, of aggregations and
+   * distinct reads, and on PostgreSQL of plain reads by id, remembered until the next write to a
+   * table they read, in at most this many MB per process (least recently used out first; a page
+   * of plain columns also keeps its decoded records beside its rows, up to about as much again;
+   * reads by id in a quarter of this of their own, beside it). 0 reads every page. With countCache
    * `off`, no page is remembered either.
    */
   pageCacheMb: z.number().min(0).max(1024).default(DEFAULT_PAGE_CACHE_MB),

@@ -12,7 +12,9 @@
  * Keys are `<sql>\u0000<bindings as JSON>`; the identifiers quoted in the SQL part (`"t"` or `` `t` ``)
  * decide which changes drop an entry. Pages are kept as read (raw rows, frozen: every reader
  * decodes them into records of its own) within a budget of bytes shared by all environments,
- * least recently used out first.
+ * least recently used out first. The rows of reads by id are kept the same way within a share of
+ * that budget of their own (RECORDS_SHARE), beside it: many records read once each never push the
+ * pages out.
  */
 export interface CountCache {
   /** A handle for one read, tied to the generation it started in. */
@@ -27,10 +29,14 @@ export interface CountReader {
   get(key: string): number | undefined;
   /** Kept only if no write started since the reader was made. */
   set(key: string, total: number): void;
-  /** A page remembered under `key`, or undefined. */
-  page(key: string): RememberedRows | undefined;
-  /** Keeps a page's rows (frozen here) if no write started since the reader was made and they fit the budget. */
-  keepPage(key: string, rows: Array<Record<string, unknown>>): void;
+  /** A page remembered under `key`, or undefined; `record`: the rows of a read by id (kept apart). */
+  page(key: string, record?: boolean): RememberedRows | undefined;
+  /**
+   * Keeps a page's rows (frozen here) if no write started since the reader was made and they fit
+   * the budget. `record`: the rows of a read by id, kept within a share of the budget of their
+   * own, so reading many records never pushes the pages out.
+   */
+  keepPage(key: string, rows: Array<Record<string, unknown>>, record?: boolean): void;
 }
 
 /** Totals kept per environment by default; past it, the oldest goes. */
@@ -42,20 +48,29 @@ export const DEFAULT_PAGE_CACHE_MB = 8;
 /** A page larger than this share of the budget is not kept: one page never empties the cache. */
 const LARGEST_PAGE_SHARE = 8;
 
+/** The rows of reads by id are kept in this share of the pages' budget, beside it. */
+export const RECORDS_SHARE = 4;
+
+type Kept = Map<string, { rows: RememberedRows; bytes: number }>;
+
 interface Entry {
   generation: number;
   totals: Map<string, number>;
-  pages: Map<string, { rows: RememberedRows; bytes: number }>;
+  pages: Kept;
+  /** Rows of reads by id, within their own budget. */
+  records: Kept;
   /** Keys of totals and pages by each identifier their SQL quotes. */
   byName: Map<string, Set<string>>;
 }
 
 export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAGE_CACHE_MB * 1024 * 1024): CountCache {
   const envs = new Map<string, Entry>();
-  let heldBytes = 0;
+  /** What pages and records hold, each against its budget. */
+  const held = { pages: 0, records: 0 };
+  const budget = { pages: pageBytes, records: Math.floor(pageBytes / RECORDS_SHARE) };
   const entryOf = (environmentId: string): Entry => {
     let entry = envs.get(environmentId);
-    if (!entry) envs.set(environmentId, (entry = { generation: 0, totals: new Map(), pages: new Map(), byName: new Map() }));
+    if (!entry) envs.set(environmentId, (entry = { generation: 0, totals: new Map(), pages: new Map(), records: new Map(), byName: new Map() }));
     return entry;
   };
   const index = (entry: Entry, key: string, names = quotedNames(key)) => {
@@ -66,30 +81,30 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
     }
   };
   const unindex = (entry: Entry, key: string) => {
-    if (entry.totals.has(key) || entry.pages.has(key)) return;
+    if (entry.totals.has(key) || entry.pages.has(key) || entry.records.has(key)) return;
     for (const name of quotedNames(key)) {
       const keys = entry.byName.get(name);
       keys?.delete(key);
       if (keys?.size === 0) entry.byName.delete(name);
     }
   };
-  const dropPage = (entry: Entry, key: string) => {
-    const page = entry.pages.get(key);
+  const dropPage = (entry: Entry, key: string, kind: 'pages' | 'records' = 'pages') => {
+    const page = entry[kind].get(key);
     if (!page) return;
-    entry.pages.delete(key);
-    heldBytes -= page.bytes;
+    entry[kind].delete(key);
+    held[kind] -= page.bytes;
     unindex(entry, key);
   };
   const dropTotal = (entry: Entry, key: string) => {
     if (!entry.totals.delete(key)) return;
     unindex(entry, key);
   };
-  /** Least recently used pages out until `bytes` more fit: the environment's own first, then others'. */
-  const makeRoom = (own: Entry, bytes: number) => {
+  /** Least recently used pages (or records) out until `bytes` more fit: the environment's own first, then others'. */
+  const makeRoom = (own: Entry, bytes: number, kind: 'pages' | 'records') => {
     for (const entry of [own, ...envs.values()]) {
-      for (const key of entry.pages.keys()) {
-        if (heldBytes + bytes <= pageBytes) return;
-        dropPage(entry, key);
+      for (const key of entry[kind].keys()) {
+        if (held[kind] + bytes <= budget[kind]) return;
+        dropPage(entry, key, kind);
       }
     }
   };
@@ -108,25 +123,27 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
           entry.totals.set(key, total);
           if (!known) index(entry, key);
         },
-        page(key) {
+        page(key, record = false) {
           if (!current()) return undefined;
-          const page = entry.pages.get(key);
+          const kept = record ? entry.records : entry.pages;
+          const page = kept.get(key);
           if (!page) return undefined;
           // Most recently used last.
-          entry.pages.delete(key);
-          entry.pages.set(key, page);
+          kept.delete(key);
+          kept.set(key, page);
           return page.rows;
         },
-        keepPage(key, rows) {
-          if (!current() || pageBytes === 0) return;
+        keepPage(key, rows, record = false) {
+          const kind = record ? 'records' : 'pages';
+          if (!current() || budget[kind] === 0) return;
           const names = quotedNames(key);
           const bytes = rememberedBytes(key, rows, names.size);
-          if (bytes > pageBytes / LARGEST_PAGE_SHARE) return;
-          dropPage(entry, key);
-          makeRoom(entry, bytes);
+          if (bytes > budget[kind] / LARGEST_PAGE_SHARE) return;
+          dropPage(entry, key, kind);
+          makeRoom(entry, bytes, kind);
           for (const row of rows) Object.freeze(row);
-          entry.pages.set(key, { rows: Object.freeze(rows), bytes });
-          heldBytes += bytes;
+          entry[kind].set(key, { rows: Object.freeze(rows), bytes });
+          held[kind] += bytes;
           index(entry, key, names);
         },
       };
@@ -137,10 +154,12 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
       entry.generation++;
       if (!tables) {
         // Clearing a Map allocates its table anew: a write between writes finds nothing to clear.
-        if (entry.totals.size === 0 && entry.pages.size === 0 && entry.byName.size === 0) return;
-        for (const page of entry.pages.values()) heldBytes -= page.bytes;
+        if (entry.totals.size === 0 && entry.pages.size === 0 && entry.records.size === 0 && entry.byName.size === 0) return;
+        for (const page of entry.pages.values()) held.pages -= page.bytes;
+        for (const page of entry.records.values()) held.records -= page.bytes;
         entry.totals.clear();
         entry.pages.clear();
+        entry.records.clear();
         entry.byName.clear();
         return;
       }
@@ -151,6 +170,7 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
         for (const key of [...keys]) {
           dropTotal(entry, key);
           dropPage(entry, key);
+          dropPage(entry, key, 'records');
         }
       }
     },

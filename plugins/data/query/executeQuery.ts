@@ -75,20 +75,20 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   };
   const keysOf = (planned: ListPlan) => (planned.keys ??= { page: statementKey(planned.page), count: statementKey(planned.count) });
   let fromMemory = false;
-  /** A page remembered under `key` (countCache.ts), or read and kept. */
-  const remembered = (key: string, counts: CountReader, read: () => Rows | Promise<Rows>): Rows | Promise<Rows> => {
-    const known = counts.page(key);
+  /** A page remembered under `key` (countCache.ts), or read and kept; `record`: a read by id's. */
+  const remembered = (key: string, counts: CountReader, read: () => Rows | Promise<Rows>, record = false): Rows | Promise<Rows> => {
+    const known = counts.page(key, record);
     if (known) {
       fromMemory = true;
       return known as Rows;
     }
     const rows = read();
     if (Array.isArray(rows)) {
-      counts.keepPage(key, rows);
+      counts.keepPage(key, rows, record);
       return rows;
     }
     return rows.then((read) => {
-      counts.keepPage(key, read);
+      counts.keepPage(key, read, record);
       return read;
     });
   };
@@ -98,7 +98,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   // engine passes `counts` for one on PostgreSQL only). A page after a cursor is not.
   const page = () => {
     const { counts, statement } = options;
-    if (statement) return counts && !plan ? remembered(statementKey(statement), counts, () => native(statement)) : native(statement);
+    if (statement) return counts && !plan ? remembered(statementKey(statement), counts, () => native(statement), true) : native(statement);
     if (plan) return counts ? remembered(keysOf(plan).page, counts, () => native(plan.page)) : native(plan.page);
     if (counts && (ast.aggregate || ast.distinct)) return remembered(statementKey(compiled!.page.toSQL()), counts, () => run(compiled!.page));
     return run(compiled!.page);
