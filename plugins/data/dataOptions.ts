@@ -38,7 +38,7 @@ export const dataOptionsSchema = z.strictObject({
    * distinct reads, and on PostgreSQL of plain reads by id, remembered until the next write to a
    * table they read, in at most this many MB per process (least recently used out first; a page
    * of plain columns also keeps its decoded records beside its rows, up to about as much again;
-   * reads by id in a quarter of this of their own, beside it). 0 reads every page. With countCache
+   * reads by id in half of this of their own, beside it). 0 reads every page. With countCache
    * `off`, no page is remembered either.
    */
   pageCacheMb: z.number().min(0).max(1024).default(DEFAULT_PAGE_CACHE_MB),

@@ -81,14 +81,14 @@ t.test('pages stay within the byte budget, least recently used out first', async
 t.test('records read by id are kept within a budget of their own', async (t) => {
   const record = (i: number) => `select "id", "title" from "doc" where "id" = $1\u0000["r${i}"]`;
   const size = rememberedBytes(record(10), page(1));
-  // Room for 32 pages of one row; the records get a quarter of it: 8 of them.
+  // Room for 32 pages of one row; the records get half of it: 16 of them.
   const cache = createCountCache(1000, 32 * size + 100);
-  t.equal(RECORDS_SHARE, 4, 'a quarter');
+  t.equal(RECORDS_SHARE, 2, 'a half');
   cache.reader('a').keepPage(DOC, page(1));
   for (let i = 10; i < 110; i++) cache.reader('a').keepPage(record(i), page(1), true);
   t.equal(cache.reader('a').page(DOC)?.length, 1, 'a hundred records read once each do not push a page out');
   const kept = Array.from({ length: 100 }, (_, i) => cache.reader('a').page(record(i + 10), true) !== undefined);
-  t.same([kept.filter(Boolean).length, kept.slice(92).every(Boolean)], [8, true], 'the records keep the eight most recent');
+  t.same([kept.filter(Boolean).length, kept.slice(84).every(Boolean)], [16, true], 'the records keep the sixteen most recent');
   t.equal(cache.reader('a').page(record(109)), undefined, 'a record is not a page');
   cache.changed('a', ['doc']);
   t.same([cache.reader('a').page(record(109), true), cache.reader('a').page(DOC)], [undefined, undefined], 'a write to the table forgets both');

@@ -49,7 +49,7 @@ export const DEFAULT_PAGE_CACHE_MB = 8;
 const LARGEST_PAGE_SHARE = 8;
 
 /** The rows of reads by id are kept in this share of the pages' budget, beside it. */
-export const RECORDS_SHARE = 4;
+export const RECORDS_SHARE = 2;
 
 type Kept = Map<string, { rows: RememberedRows; bytes: number }>;
 
