@@ -8,7 +8,7 @@ import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import { createCountCache, RECORDS_SHARE, rememberedBytes } from '../../plugins/data/query/countCache.ts';
 import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
-import { openTransaction, untilRemembered } from '../harness/rememberedReads.ts';
+import { openTransaction, tableReads, untilRemembered } from '../harness/rememberedReads.ts';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
 
 const page = (n: number, text = 'x') => Array.from({ length: n }, (_, i) => ({ id: `r${i}`, title: text }));
@@ -110,15 +110,7 @@ t.test('totals are forgotten by the tables their statements name, too', async (t
 const APP = { apps: ['test/data/fixtures/nested-app'] };
 
 /** Statements of an environment's knex that read the tag table (its rows, groups or totals). */
-async function watchPages(rt: TestRuntime, environment: string): Promise<string[]> {
-  const seen: string[] = [];
-  await rt.runtime.kernel.service<DataDatabase>('data.database')!.withDatabase(environment, async ({ knex }) => {
-    knex.on('query', (q: { sql: string }) => {
-      if (/from [`"]tag[`"]/i.test(q.sql)) seen.push(q.sql);
-    });
-  });
-  return seen;
-}
+const watchPages = (rt: TestRuntime, environment: string) => tableReads(rt, environment, 'tag');
 
 t.test('remembered pages stay exact through writes, rollbacks and open transactions', async (t) => {
   await eachBackend(t, ['pages'], async (t, site) => {

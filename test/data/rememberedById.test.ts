@@ -6,13 +6,11 @@
  * the file (readNow.ts) and give the same answers.
  */
 import t from 'tap';
-import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { buildWorld, sendAs } from '../access/accessWorld.ts';
 import { eachBackend, signIn } from '../auth/authHarness.ts';
-import type { TestRuntime } from '../harness/startTestRuntime.ts';
-import { untilRemembered } from '../harness/rememberedReads.ts';
+import { tableReads, untilRemembered } from '../harness/rememberedReads.ts';
 
 /** Holds an update of a doc titled HELD in its transaction until released, then fails it (a rollback). */
 const held = { entered: () => {}, release: () => {} };
@@ -31,24 +29,13 @@ const holder = definePlugin({
   },
 });
 
-/** The statements of an environment's knex that read the doc table. */
-async function docReads(rt: TestRuntime, environmentId: string): Promise<string[]> {
-  const seen: string[] = [];
-  await rt.runtime.kernel.service<DataDatabase>('data.database')!.withDatabase(environmentId, async ({ knex }) => {
-    knex.on('query', (q: { sql: string }) => {
-      if (/from [`"]doc[`"]/i.test(q.sql)) seen.push(q.sql);
-    });
-  });
-  return seen;
-}
-
 t.test('reads by id remembered until a write, never a transaction\'s', async (t) => {
   await eachBackend(t, ['byid'], async (t, site) => {
     const w = await buildWorld(t, site, { plugins: [holder] });
     t.teardown(() => w.rt.close());
     const url = `/api/v1/data/doc/${w.ids.docA}`;
     const title = async () => (await w.as('owner', 'GET', url)).body.title as string;
-    const reads = await docReads(w.rt, site.ids[0]!);
+    const reads = await tableReads(w.rt, site.ids[0]!, 'doc');
 
     t.equal(await title(), 'DOC-A', 'the owner reads its doc');
     if (site.backend === 'postgres') t.ok(await untilRemembered(title, reads), 'a repeated read by id is answered from memory');

@@ -3,7 +3,9 @@
  * `data.database` (the job queue's polls) makes the runtime forget them now and then, so a test
  * retries until one read follows another with nothing in between.
  */
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
+import type { TestRuntime } from './startTestRuntime.ts';
 
 /**
  * Reads twice, up to 50 times, until the second read runs no statement of `seen` (statements the
@@ -41,4 +43,16 @@ export function openTransaction(engine: DataEngine, ctx: DataContext, work: (tx:
       await open;
     },
   };
+}
+
+/** The statements of an environment's knex that read `table` (its rows, groups or totals), as they run. */
+export async function tableReads(rt: TestRuntime, environmentId: string, table: string): Promise<string[]> {
+  const seen: string[] = [];
+  const from = new RegExp(`from [\`"]${table}[\`"]`, 'i');
+  await rt.runtime.kernel.service<DataDatabase>('data.database')!.withDatabase(environmentId, async ({ knex }) => {
+    knex.on('query', (q: { sql: string }) => {
+      if (from.test(q.sql)) seen.push(q.sql);
+    });
+  });
+  return seen;
 }
