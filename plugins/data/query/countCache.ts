@@ -59,7 +59,7 @@ interface Entry {
   pages: Kept;
   /** Rows of reads by id, within their own budget. */
   records: Kept;
-  /** Keys of totals and pages by each identifier their SQL quotes. */
+  /** Keys of totals, pages and records by each identifier their SQL quotes. */
   byName: Map<string, Set<string>>;
 }
 
@@ -101,6 +101,7 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
   };
   /** Least recently used pages (or records) out until `bytes` more fit: the environment's own first, then others'. */
   const makeRoom = (own: Entry, bytes: number, kind: 'pages' | 'records') => {
+    if (held[kind] + bytes <= budget[kind]) return;
     for (const entry of [own, ...envs.values()]) {
       for (const key of entry[kind].keys()) {
         if (held[kind] + bytes <= budget[kind]) return;
