@@ -6,7 +6,7 @@
 import t from 'tap';
 import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
-import { createCountCache, RECORDS_SHARE, rememberedBytes } from '../../plugins/data/query/countCache.ts';
+import { createCountCache, RECORDS_SHARE, rememberedBytes, TEXTS_KEPT } from '../../plugins/data/query/countCache.ts';
 import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
 import { openTransaction, tableReads, untilRemembered } from '../harness/rememberedReads.ts';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
@@ -14,6 +14,7 @@ import type { TestRuntime } from '../harness/startTestRuntime.ts';
 const page = (n: number, text = 'x') => Array.from({ length: n }, (_, i) => ({ id: `r${i}`, title: text }));
 const DOC = 'select * from "doc" order by "id" asc limit ?\u0000[51]';
 const FOLDER = 'select * from `folder` where `owner` = ?\u0000["u1"]';
+const BY_ID = 'select "id", "title" from "doc" where "id" = $1 limit $2';
 
 t.test('a page is kept until a write to a table its statement reads', async (t) => {
   const cache = createCountCache();
@@ -79,22 +80,70 @@ t.test('pages stay within the byte budget, least recently used out first', async
 });
 
 t.test('records read by id are kept within a budget of their own', async (t) => {
-  const record = (i: number) => `select "id", "title" from "doc" where "id" = $1\u0000["r${i}"]`;
-  const size = rememberedBytes(record(10), page(1));
+  const cache = createCountCache(1000, 0);
+  const record = (i: number) => cache.reader('a').recordKey(BY_ID, [`r${i}`]);
+  // A record is one entry in the index (its text's set of records).
+  const size = rememberedBytes(record(10), page(1), 1);
   // Room for 32 pages of one row; the records get half of it: 16 of them.
-  const cache = createCountCache(1000, 32 * size + 100);
+  const sized = createCountCache(1000, 32 * size + 100);
+  const key = (i: number) => sized.reader('a').recordKey(BY_ID, [`r${i}`]);
   t.equal(RECORDS_SHARE, 2, 'a half');
-  cache.reader('a').keepPage(DOC, page(1));
-  for (let i = 10; i < 110; i++) cache.reader('a').keepPage(record(i), page(1), true);
-  t.equal(cache.reader('a').page(DOC)?.length, 1, 'a hundred records read once each do not push a page out');
-  const kept = Array.from({ length: 100 }, (_, i) => cache.reader('a').page(record(i + 10), true) !== undefined);
+  sized.reader('a').keepPage(DOC, page(1));
+  for (let i = 10; i < 110; i++) sized.reader('a').keepPage(key(i), page(1), true);
+  t.equal(sized.reader('a').page(DOC)?.length, 1, 'a hundred records read once each do not push a page out');
+  const kept = Array.from({ length: 100 }, (_, i) => sized.reader('a').page(key(i + 10), true) !== undefined);
   t.same([kept.filter(Boolean).length, kept.slice(84).every(Boolean)], [16, true], 'the records keep the sixteen most recent');
-  t.equal(cache.reader('a').page(record(109)), undefined, 'a record is not a page');
+  t.equal(sized.reader('a').page(key(109)), undefined, 'a record is not a page');
+  sized.changed('a', ['doc']);
+  t.same([sized.reader('a').page(key(109), true), sized.reader('a').page(DOC)], [undefined, undefined], 'a write to the table forgets both');
+  cache.reader('a').keepPage(record(1), page(1), true);
+  t.equal(cache.reader('a').page(record(1), true), undefined, 'a budget of 0 keeps no record either');
+});
+
+t.test("a record's key names its SQL text by number, the text held once for all its ids", async (t) => {
+  const cache = createCountCache();
+  const reader = cache.reader('a');
+  const key = reader.recordKey(BY_ID, ['r1']);
+  t.ok(key.length < 20 && !key.includes('select'), `the key holds no SQL (${JSON.stringify(key)})`);
+  t.equal(reader.recordKey(BY_ID, ['r1']), key, 'the same read, the same key');
+  t.not(reader.recordKey(BY_ID, ['r2']), key, 'another id, another key');
+  t.not(reader.recordKey(BY_ID.replace('"title"', '"body"'), ['r1']), key, 'another text, another key');
+  t.ok(rememberedBytes(key, page(1), 1) < rememberedBytes(`${BY_ID}\u0000["r1"]`, page(1)) - BY_ID.length, 'a record costs its rows, not its text');
+  reader.keepPage(reader.recordKey(BY_ID, ['folder']), page(1), true);
+  cache.changed('a', ['folder']);
+  t.equal(cache.reader('a').page(reader.recordKey(BY_ID, ['folder']), true)?.length, 1, 'a binding that spells a table name is not a table');
   cache.changed('a', ['doc']);
-  t.same([cache.reader('a').page(record(109), true), cache.reader('a').page(DOC)], [undefined, undefined], 'a write to the table forgets both');
-  const none = createCountCache(1000, 0);
-  none.reader('a').keepPage(record(1), page(1), true);
-  t.equal(none.reader('a').page(record(1), true), undefined, 'a budget of 0 keeps no record either');
+  t.equal(cache.reader('a').page(reader.recordKey(BY_ID, ['folder']), true), undefined, 'the table its text reads is');
+
+  const FOLDER_BY_ID = 'select "id" from "folder" where "id" = $1';
+  const ids = Array.from({ length: 50 }, (_, i) => `r${i}`);
+  for (const id of ids) {
+    cache.reader('a').keepPage(reader.recordKey(BY_ID, [id]), page(1), true);
+    cache.reader('a').keepPage(reader.recordKey(FOLDER_BY_ID, [id]), page(1), true);
+  }
+  const found = (sql: string) => ids.filter((id) => cache.reader('a').page(reader.recordKey(sql, [id]), true) !== undefined).length;
+  t.same([found(BY_ID), found(FOLDER_BY_ID)], [50, 50], 'fifty records of each of two texts');
+  cache.changed('a', ['folder']);
+  t.same([found(BY_ID), found(FOLDER_BY_ID)], [50, 0], 'a write forgets every record its table was read by, and no other');
+  cache.changed('a', ['doc']);
+  t.same([found(BY_ID), found(FOLDER_BY_ID)], [0, 0], 'then the other table');
+  cache.reader('a').keepPage(reader.recordKey(FOLDER_BY_ID, ['r1']), page(1), true);
+  cache.changed('a', ['folder']);
+  t.equal(found(FOLDER_BY_ID), 0, 'a text read again after its records went is indexed again');
+
+  // Texts past TEXTS_KEPT are numbered anew; the records kept under an old number still go with a write.
+  const old = cache.reader('a').recordKey(BY_ID, ['r1']);
+  cache.reader('a').keepPage(old, page(1), true);
+  for (let i = 0; i < TEXTS_KEPT; i++) cache.reader('a').recordKey(`select "id" from "other${i}" where "id" = $1`, ['x']);
+  t.not(cache.reader('a').recordKey(BY_ID, ['r1']), old, 'the oldest text is numbered anew');
+  t.equal(cache.reader('a').page(old, true)?.length, 1, 'its records are still found under their key');
+  cache.changed('a', ['doc']);
+  t.equal(cache.reader('a').page(old, true), undefined, 'and forgotten by a write to its table');
+  const late = createCountCache();
+  const lateKey = late.reader('a').recordKey(BY_ID, ['r1']);
+  for (let i = 0; i < TEXTS_KEPT; i++) late.reader('a').recordKey(`select "id" from "other${i}" where "id" = $1`, ['x']);
+  late.reader('a').keepPage(lateKey, page(1), true);
+  t.equal(late.reader('a').page(lateKey, true), undefined, 'a record whose text was forgotten while it was read is not kept (no table would forget it)');
 });
 
 t.test('totals are forgotten by the tables their statements name, too', async (t) => {

@@ -14,7 +14,8 @@
  * decodes them into records of its own) within a budget of bytes shared by all environments,
  * least recently used out first. The rows of reads by id are kept the same way within a share of
  * that budget of their own (RECORDS_SHARE), beside it: many records read once each never push the
- * pages out.
+ * pages out. Their keys (CountReader.recordKey) name their SQL text by a number: the many records
+ * read by one plan share its text, held once (TEXTS_KEPT).
  */
 export interface CountCache {
   /** A handle for one read, tied to the generation it started in. */
@@ -29,7 +30,12 @@ export interface CountReader {
   get(key: string): number | undefined;
   /** Kept only if no write started since the reader was made. */
   set(key: string, total: number): void;
-  /** A page remembered under `key`, or undefined; `record`: the rows of a read by id (kept apart). */
+  /**
+   * The key of a read by id's rows: its SQL text by number (the text held once for all the ids a
+   * plan reads) and its bindings. Pass it to `page` and `keepPage` with `record`.
+   */
+  recordKey(sql: string, bindings: readonly unknown[]): string;
+  /** A page remembered under `key`, or undefined; `record`: the rows of a read by id (kept apart, under a recordKey). */
   page(key: string, record?: boolean): RememberedRows | undefined;
   /**
    * Keeps a page's rows (frozen here) if no write started since the reader was made and they fit
@@ -51,15 +57,30 @@ const LARGEST_PAGE_SHARE = 8;
 /** The rows of reads by id are kept in this share of the pages' budget, beside it. */
 export const RECORDS_SHARE = 2;
 
-type Kept = Map<string, { rows: RememberedRows; bytes: number }>;
+/** SQL texts of reads by id numbered per cache (recordKey); past it, the oldest is numbered anew when next read. */
+export const TEXTS_KEPT = 1024;
+
+/** A read by id's SQL text as its records' keys name it (`#<id>` in the name index stands for all of them). */
+interface Text {
+  id: number;
+  marker: string;
+  names: ReadonlySet<string>;
+}
+
+/** A page's rows, their size and the identifiers its SQL quotes (its index entries). */
+type Kept = Map<string, { rows: RememberedRows; bytes: number; names: ReadonlySet<string> }>;
+/** A record's rows, their size and its text (the record is indexed through it). */
+type KeptRecords = Map<string, { rows: RememberedRows; bytes: number; text: Text }>;
 
 interface Entry {
   generation: number;
   totals: Map<string, number>;
   pages: Kept;
   /** Rows of reads by id, within their own budget. */
-  records: Kept;
-  /** Keys of totals, pages and records by each identifier their SQL quotes. */
+  records: KeptRecords;
+  /** Keys of the records kept, by their text's number. */
+  textRecords: Map<number, Set<string>>;
+  /** Keys of totals and pages, and the markers of records' texts, by each identifier their SQL quotes. */
   byName: Map<string, Set<string>>;
 }
 
@@ -68,46 +89,103 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
   /** What pages and records hold, each against its budget. */
   const held = { pages: 0, records: 0 };
   const budget = { pages: pageBytes, records: Math.floor(pageBytes / RECORDS_SHARE) };
+  const texts = new Map<string, Text>();
+  const textsById = new Map<number, Text>();
+  let lastText = 0;
+  const textOf = (sql: string): Text => {
+    let text = texts.get(sql);
+    if (text) return text;
+    if (texts.size >= TEXTS_KEPT) {
+      const [oldest, known] = texts.entries().next().value!;
+      texts.delete(oldest);
+      textsById.delete(known.id);
+    }
+    const id = ++lastText;
+    text = { id, marker: `#${id}`, names: quotedNames(sql) };
+    texts.set(sql, text);
+    textsById.set(id, text);
+    return text;
+  };
   const entryOf = (environmentId: string): Entry => {
     let entry = envs.get(environmentId);
-    if (!entry) envs.set(environmentId, (entry = { generation: 0, totals: new Map(), pages: new Map(), records: new Map(), byName: new Map() }));
+    if (!entry) envs.set(environmentId, (entry = { generation: 0, totals: new Map(), pages: new Map(), records: new Map(), textRecords: new Map(), byName: new Map() }));
     return entry;
   };
-  const index = (entry: Entry, key: string, names = quotedNames(key)) => {
+  const index = (entry: Entry, key: string, names: ReadonlySet<string>) => {
     for (const name of names) {
       let keys = entry.byName.get(name);
       if (!keys) entry.byName.set(name, (keys = new Set()));
       keys.add(key);
     }
   };
-  const unindex = (entry: Entry, key: string) => {
-    if (entry.totals.has(key) || entry.pages.has(key) || entry.records.has(key)) return;
-    for (const name of quotedNames(key)) {
+  const unindex = (entry: Entry, key: string, names: ReadonlySet<string>) => {
+    for (const name of names) {
       const keys = entry.byName.get(name);
       keys?.delete(key);
       if (keys?.size === 0) entry.byName.delete(name);
     }
   };
-  const dropPage = (entry: Entry, key: string, kind: 'pages' | 'records' = 'pages') => {
-    const page = entry[kind].get(key);
+  const dropPage = (entry: Entry, key: string) => {
+    const page = entry.pages.get(key);
     if (!page) return;
-    entry[kind].delete(key);
-    held[kind] -= page.bytes;
-    unindex(entry, key);
+    entry.pages.delete(key);
+    held.pages -= page.bytes;
+    if (!entry.totals.has(key)) unindex(entry, key, page.names);
+  };
+  const dropRecord = (entry: Entry, key: string) => {
+    const record = entry.records.get(key);
+    if (!record) return;
+    entry.records.delete(key);
+    held.records -= record.bytes;
+    const keys = entry.textRecords.get(record.text.id);
+    keys?.delete(key);
+    if (keys?.size !== 0) return;
+    entry.textRecords.delete(record.text.id);
+    unindex(entry, record.text.marker, record.text.names);
   };
   const dropTotal = (entry: Entry, key: string) => {
     if (!entry.totals.delete(key)) return;
-    unindex(entry, key);
+    if (!entry.pages.has(key)) unindex(entry, key, quotedNames(key));
   };
   /** Least recently used pages (or records) out until `bytes` more fit: the environment's own first, then others'. */
   const makeRoom = (own: Entry, bytes: number, kind: 'pages' | 'records') => {
     if (held[kind] + bytes <= budget[kind]) return;
+    const drop = kind === 'pages' ? dropPage : dropRecord;
     for (const entry of [own, ...envs.values()]) {
       for (const key of entry[kind].keys()) {
         if (held[kind] + bytes <= budget[kind]) return;
-        dropPage(entry, key, kind);
+        drop(entry, key);
       }
     }
+  };
+  /** Keeps rows under `key`: pages indexed by the names their SQL quotes, records through their text. */
+  const keep = (entry: Entry, key: string, rows: Array<Record<string, unknown>>, record: boolean) => {
+    const kind = record ? 'records' : 'pages';
+    // A record key's text by its number: one forgotten meanwhile (TEXTS_KEPT) leaves it unkept.
+    const text = record ? textsById.get(Number(key.slice(1, key.indexOf('\u0000')))) : undefined;
+    if (record && !text) return;
+    const names = text ? undefined : quotedNames(key);
+    // A record is one entry of its text's set; a page one entry per name.
+    const bytes = rememberedBytes(key, rows, names ? names.size : 1);
+    if (bytes > budget[kind] / LARGEST_PAGE_SHARE) return;
+    if (text) dropRecord(entry, key);
+    else dropPage(entry, key);
+    makeRoom(entry, bytes, kind);
+    for (const row of rows) Object.freeze(row);
+    const frozen = Object.freeze(rows);
+    held[kind] += bytes;
+    if (!text) {
+      entry.pages.set(key, { rows: frozen, bytes, names: names! });
+      index(entry, key, names!);
+      return;
+    }
+    entry.records.set(key, { rows: frozen, bytes, text });
+    let keys = entry.textRecords.get(text.id);
+    if (!keys) {
+      entry.textRecords.set(text.id, (keys = new Set()));
+      index(entry, text.marker, text.names);
+    }
+    keys.add(key);
   };
   return {
     reader(environmentId) {
@@ -115,6 +193,7 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
       const generation = entry.generation;
       const current = () => entry.generation === generation;
       return {
+        recordKey: (sql, bindings) => `${textOf(sql).marker}\u0000${JSON.stringify(bindings)}`,
         get: (key) => (current() ? entry.totals.get(key) : undefined),
         set(key, total) {
           if (!current()) return;
@@ -122,7 +201,7 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
           if (entry.totals.size >= maxTotals) dropTotal(entry, entry.totals.keys().next().value!);
           const known = entry.totals.has(key);
           entry.totals.set(key, total);
-          if (!known) index(entry, key);
+          if (!known) index(entry, key, quotedNames(key));
         },
         page(key, record = false) {
           if (!current()) return undefined;
@@ -131,21 +210,12 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
           if (!page) return undefined;
           // Most recently used last.
           kept.delete(key);
-          kept.set(key, page);
+          kept.set(key, page as never);
           return page.rows;
         },
         keepPage(key, rows, record = false) {
-          const kind = record ? 'records' : 'pages';
-          if (!current() || budget[kind] === 0) return;
-          const names = quotedNames(key);
-          const bytes = rememberedBytes(key, rows, names.size);
-          if (bytes > budget[kind] / LARGEST_PAGE_SHARE) return;
-          dropPage(entry, key, kind);
-          makeRoom(entry, bytes, kind);
-          for (const row of rows) Object.freeze(row);
-          entry[kind].set(key, { rows: Object.freeze(rows), bytes });
-          held[kind] += bytes;
-          index(entry, key, names);
+          if (!current() || budget[record ? 'records' : 'pages'] === 0) return;
+          keep(entry, key, rows, record);
         },
       };
     },
@@ -157,10 +227,11 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
         // Clearing a Map allocates its table anew: a write between writes finds nothing to clear.
         if (entry.totals.size === 0 && entry.pages.size === 0 && entry.records.size === 0 && entry.byName.size === 0) return;
         for (const page of entry.pages.values()) held.pages -= page.bytes;
-        for (const page of entry.records.values()) held.records -= page.bytes;
+        for (const record of entry.records.values()) held.records -= record.bytes;
         entry.totals.clear();
         entry.pages.clear();
         entry.records.clear();
+        entry.textRecords.clear();
         entry.byName.clear();
         return;
       }
@@ -169,14 +240,21 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
         const keys = entry.byName.get(table);
         if (!keys) continue;
         for (const key of [...keys]) {
+          if (key.charCodeAt(0) === HASH) {
+            // A text's marker: every record read by it goes.
+            for (const record of [...(entry.textRecords.get(Number(key.slice(1))) ?? [])]) dropRecord(entry, record);
+            continue;
+          }
           dropTotal(entry, key);
           dropPage(entry, key);
-          dropPage(entry, key, 'records');
         }
       }
     },
   };
 }
+
+/** Record keys and text markers begin with `#`; SQL texts never do. */
+const HASH = 35;
 
 const QUOTED = /"((?:[^"]|"")+)"|`((?:[^`]|``)+)`/g;
 

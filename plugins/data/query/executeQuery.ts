@@ -98,7 +98,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   // engine passes `counts` for one on PostgreSQL only). A page after a cursor is not.
   const page = () => {
     const { counts, statement } = options;
-    if (statement) return counts && !plan ? remembered(statementKey(statement), counts, () => native(statement), true) : native(statement);
+    if (statement) return counts && !plan ? remembered(counts.recordKey(statement.sql, statement.bindings), counts, () => native(statement), true) : native(statement);
     if (plan) return counts ? remembered(keysOf(plan).page, counts, () => native(plan.page)) : native(plan.page);
     if (counts && (ast.aggregate || ast.distinct)) return remembered(statementKey(compiled!.page.toSQL()), counts, () => run(compiled!.page));
     return run(compiled!.page);
