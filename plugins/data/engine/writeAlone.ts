@@ -52,14 +52,15 @@ export function aloneScope(deps: EngineDeps, environmentId: string, answerOf: (o
     knex: db.knex,
     answer: (object, ctx) => answerOf(object, ctx, db.knex),
     async run(table, statement) {
-      // Totals counted while it runs are not kept (countCache.ts).
-      deps.counts?.changed(environmentId);
+      // Totals counted while it runs are not kept (countCache.ts); those of other tables stay.
+      const tables = [table];
+      deps.counts?.changed(environmentId, tables);
       try {
         const done = await statement();
-        db.signal?.wrote([table]);
+        db.signal?.wrote(tables);
         return done;
       } finally {
-        deps.counts?.changed(environmentId);
+        deps.counts?.changed(environmentId, tables);
       }
     },
   };
