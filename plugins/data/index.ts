@@ -124,7 +124,7 @@ export default definePlugin({
         if (db.dialect === 'postgres' && countsOf.has(ctx)) {
           const environmentId = env.id;
           signalsOf.get(ctx)!.set(environmentId, listenForWrites(db.knex, db.schema, (tables) => countsOf.get(ctx)?.changed(environmentId, tables),
-            (error) => ctx.log.warn({ environment: environmentId, err: error.message }, 'totals: not listening for other processes\' writes; counting every time until it listens again')));
+            (error) => ctx.log.warn({ environment: environmentId, err: error.message }, 'totals: not listening for other processes\' writes; counting every time until it listens again'), db.signal?.source));
         }
         if (ctx.options.schemaSync !== 'off') {
           const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });

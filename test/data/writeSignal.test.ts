@@ -11,6 +11,11 @@ import { createWriteNotifier } from '../../plugins/data/sql/writeNotifier.ts';
 import { listenForWrites } from '../../plugins/data/sql/writeSignal.ts';
 import { databaseCases } from '../harness/databases.ts';
 
+interface RawClient {
+  query(sql: string): Promise<unknown>;
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
+}
+
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(check: () => boolean, ms = 3000): Promise<boolean> {
@@ -61,6 +66,36 @@ t.test('postgres write signal', { skip: postgres.skip }, async (t) => {
   await other.settled();
   await wait(150);
   t.equal(heard, afterCommit, 'another schema\'s channel is not heard');
+
+  // The sender's own listener passes over its signals that name tables (it forgot them at the
+  // write); others hear them. The payload is the tables and the sender's mark, as a listener of an
+  // earlier version splits it: it forgets a table that does not exist beside the real ones.
+  const own: Array<readonly string[] | undefined> = [];
+  const ownSignal = listenForWrites(db.knex, db.schema, (tables) => own.push(tables), () => undefined, notifier.source);
+  t.ok(await until(() => ownSignal.live()), 'the sender\'s own listener listens');
+  own.length = 0;
+  const raw = await (db.knex.client as { acquireRawConnection(): Promise<RawClient> }).acquireRawConnection();
+  const payloads: string[] = [];
+  raw.on('notification', (message) => payloads.push(message.payload ?? ''));
+  await raw.query(`listen osr_changed_${db.schema}`);
+  told.length = 0;
+  t.match(notifier.source, /^@[A-Za-z0-9_-]{12}$/, 'a mark of its own');
+  notifier.wrote(['epsilon']);
+  await notifier.settled();
+  t.ok(await until(() => told.length >= 1 && payloads.length >= 1), 'heard');
+  await wait(150);
+  t.same(told, [['epsilon']], 'another listener hears the table, not the mark');
+  t.same(payloads, [`epsilon,${notifier.source}`], 'the payload: the tables, then the mark');
+  t.same(own, [], 'the sender\'s own listener passes over it');
+  const stranger = createWriteNotifier(db.knex, db.schema);
+  stranger.wrote(['zeta']);
+  notifier.wrote();
+  await Promise.all([stranger.settled(), notifier.settled()]);
+  t.ok(await until(() => own.length >= 2), 'heard');
+  await wait(150);
+  t.same(new Set(own.map((tables) => JSON.stringify(tables ?? null))), new Set([JSON.stringify(['zeta']), 'null']), 'but hears another notifier\'s tables, and its own signal naming none (every table: a transaction\'s)');
+  await ownSignal.close();
+  await (db.knex.client as { destroyRawConnection(c: RawClient): Promise<void> }).destroyRawConnection(raw);
 
   // The listening connection is ended from the server: the signal is not live, and once it
   // listens again the totals are forgotten (notifications sent meanwhile were missed).

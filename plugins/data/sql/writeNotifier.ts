@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { writeChannel } from './writeSignal.ts';
+import { SOURCE_MARK, writeChannel } from './writeSignal.ts';
 
 /**
  * PostgreSQL: the sending side of the write signal (writeSignal.ts). A process tells the others
@@ -12,14 +13,19 @@ import { writeChannel } from './writeSignal.ts';
  * Signals are merged while one is on its way: writes that commit during a send are told by the
  * next, so under load one statement tells many writes, each at most one round trip after its
  * commit. The payload names the tables written (listeners forget only those tables' totals and
- * pages) or is empty for "any table". A send that fails (the server gone) is tried again a few
- * times; a listener that lost its own connection forgets everything once it listens again.
+ * pages) or is empty for "any table". A list of tables ends with the sender's mark (`source`, an
+ * entry that is no table name: listeners of earlier versions forget a table that does not exist),
+ * so the sending process, which forgot those tables itself at the write, does not forget what it
+ * has read since. A send that fails (the server gone) is tried again a few times; a listener that
+ * lost its own connection forgets everything once it listens again.
  */
 export interface WriteNotifier {
   /** Tell other processes, soon, that these tables (every table, without any) were written by a committed write. */
   wrote(tables?: readonly string[]): void;
   /** Settles once every signal asked for so far was sent (or given up). */
   settled(): Promise<void>;
+  /** This notifier's mark in the payload (`@` and random letters): its process's listener passes it to listenForWrites. */
+  readonly source: string;
 }
 
 /** A table name that may travel in the payload as it is (a notification's payload holds under 8,000 bytes). */
@@ -35,6 +41,7 @@ interface PgConnection {
 
 export function createWriteNotifier(knex: Knex, schema: string | null): WriteNotifier {
   const channel = writeChannel(schema);
+  const source = `${SOURCE_MARK}${randomBytes(9).toString('base64url')}`;
   let pending: Set<string> | 'all' | null = null;
   let running: Promise<void> | null = null;
 
@@ -55,7 +62,7 @@ export function createWriteNotifier(knex: Knex, schema: string | null): WriteNot
       while (pending !== null) {
         const tables = pending;
         pending = null;
-        const payload = tables === 'all' ? '' : [...tables].join(',');
+        const payload = tables === 'all' ? '' : [...tables, source].join(',');
         try {
           await send(payload.length > MAX_PAYLOAD ? '' : payload);
           failures = 0;
@@ -81,5 +88,6 @@ export function createWriteNotifier(knex: Knex, schema: string | null): WriteNot
       running ??= flush();
     },
     settled: () => running ?? Promise.resolve(),
+    source,
   };
 }

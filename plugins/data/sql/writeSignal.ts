@@ -15,6 +15,9 @@ export interface WriteSignal {
   close(): Promise<void>;
 }
 
+/** Begins a sender's mark among the tables of a payload (writeNotifier.ts); no table name does. */
+export const SOURCE_MARK = '@';
+
 /** The channel of a schema's writes: an identifier of its own (schema names are checked, see openDatabase.ts). */
 export function writeChannel(schema: string | null): string {
   return `osr_changed_${schema ?? 'public'}`;
@@ -33,9 +36,11 @@ const RETRY_MS = 1000;
 /**
  * Listens on `knex`'s database for writes to `schema`: `changed` runs on each notification (with
  * the tables it names, if any) and whenever notifications may have been missed (the connection
- * was lost or is listening again), then with no tables: everything.
+ * was lost or is listening again), then with no tables: everything. A notification marked with
+ * `ownSource` (this process's notifier, writeNotifier.ts) is not passed on: its tables were
+ * forgotten here at the write.
  */
-export function listenForWrites(knex: Knex, schema: string | null, changed: (tables?: readonly string[]) => void, onProblem: (error: Error) => void): WriteSignal {
+export function listenForWrites(knex: Knex, schema: string | null, changed: (tables?: readonly string[]) => void, onProblem: (error: Error) => void, ownSource?: string): WriteSignal {
   const client = knex.client as { acquireRawConnection(): Promise<ListenClient>; destroyRawConnection(connection: ListenClient): Promise<void> };
   const channel = writeChannel(schema);
   let connection: ListenClient | null = null;
@@ -71,7 +76,12 @@ export function listenForWrites(knex: Knex, schema: string | null, changed: (tab
         return;
       }
       opened.on('notification', (message) => {
-        if (message.channel === channel) changed(message.payload ? message.payload.split(',') : undefined);
+        if (message.channel !== channel) return;
+        if (!message.payload) return changed();
+        const named = message.payload.split(',');
+        if (ownSource !== undefined && named.includes(ownSource)) return;
+        const tables = named.filter((name) => !name.startsWith(SOURCE_MARK));
+        changed(tables.length > 0 ? tables : undefined);
       });
       opened.on('error', (error) => lost(error ?? new Error('the listening connection failed')));
       opened.on('end', () => lost());
