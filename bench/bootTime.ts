@@ -67,7 +67,7 @@ async function bootOnce(configFile: string, port: number): Promise<BootTimes> {
   }
 }
 
-export async function measureBoot(target: DatabaseTarget, warmRuns = 3): Promise<BootResult> {
+export async function measureBoot(target: DatabaseTarget, warmRuns = 5): Promise<BootResult> {
   const dir = mkdtempSync(join(tmpdir(), 'osr-boot-'));
   try {
     const port = await freePort();
