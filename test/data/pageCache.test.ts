@@ -3,11 +3,10 @@
  * `plugins.data.pageCacheMb`): the cache itself, then pages through the engine that stay exact
  * through writes, rollbacks, open transactions and, on PostgreSQL, another process's writes.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
-import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
 import { createCountCache, RECORDS_SHARE, rememberedBytes, TEXTS_KEPT } from '../../plugins/data/query/countCache.ts';
-import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
+import { bearer, eachBackend, signIn, type Site } from '../auth/authHarness.ts';
 import { openTransaction, tableReads, untilRemembered } from '../harness/rememberedReads.ts';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
 
@@ -208,24 +207,25 @@ t.test('remembered pages stay exact through writes, rollbacks and open transacti
   });
 });
 
+/** A runtime of the pages app (notes and shelves), closed with the test; its engine and a system context. */
+async function bootPages(t: Test, site: Site) {
+  const rt = await site.boot({ config: { apps: ['test/data/fixtures/pages-app'] } });
+  t.teardown(() => rt.close());
+  const environment = site.ids[0]!;
+  const engine = rt.runtime.kernel.service<DataEngine>('data.engine')!;
+  const system: DataContext = { environmentId: environment, principal: null, system: true };
+  return { rt, environment, engine, system };
+}
+
 t.test('records of a remembered page are each caller\'s own', async (t) => {
   await eachBackend(t, ['pagecopies'], async (t, site) => {
-    const rt = await site.boot({ config: { apps: ['test/data/fixtures/pages-app'] } });
-    t.teardown(() => rt.close());
-    const environment = site.ids[0]!;
-    const engine = rt.runtime.kernel.service<DataEngine>('data.engine')!;
-    const system: DataContext = { environmentId: environment, principal: null, system: true };
+    const { rt, environment, engine, system } = await bootPages(t, site);
     await engine.create('note', { code: 'n1', labels: ['red', 'blue'], meta: { x: { y: 1 }, list: [{ z: 1 }] }, due: '2026-03-01' }, system);
     const read = async () => (await engine.query('note', { orderBy: 'code', limit: 5 }, system)).items;
     const first = await read();
     const expected = [{ id: first[0]!.id, code: 'n1', labels: ['red', 'blue'], meta: { x: { y: 1 }, list: [{ z: 1 }] }, due: '2026-03-01' }];
     t.match(first, expected, 'the page as read');
-    const statements: string[] = [];
-    await rt.runtime.kernel.service<DataDatabase>('data.database')!.withDatabase(environment, async ({ knex }) => {
-      knex.on('query', (q: { sql: string }) => {
-        if (/from [`"]note[`"]/i.test(q.sql)) statements.push(q.sql);
-      });
-    });
+    const statements = await tableReads(rt, environment, 'note');
     t.ok(await untilRemembered(read, statements), 'answered from memory');
     for (let i = 0; i < 2; i++) {
       const items = await read();
@@ -244,11 +244,7 @@ t.test('records of a remembered page are each caller\'s own', async (t) => {
 
 t.test('a write to one table leaves the remembered pages of another', async (t) => {
   await eachBackend(t, ['pageothers'], async (t, site) => {
-    const rt = await site.boot({ config: { apps: ['test/data/fixtures/pages-app'] } });
-    t.teardown(() => rt.close());
-    const environment = site.ids[0]!;
-    const engine = rt.runtime.kernel.service<DataEngine>('data.engine')!;
-    const system: DataContext = { environmentId: environment, principal: null, system: true };
+    const { rt, environment, engine, system } = await bootPages(t, site);
     await engine.create('note', { code: 'n1' }, system);
     const notes = async () => (await engine.query('note', { orderBy: 'code', limit: 5 }, system)).items.map((r) => r.code);
     const statements = await tableReads(rt, environment, 'note');

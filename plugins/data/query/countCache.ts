@@ -67,8 +67,8 @@ interface Text {
   names: ReadonlySet<string>;
 }
 
-/** A page's rows, their size and the identifiers its SQL quotes (its index entries). */
-type Kept = Map<string, { rows: RememberedRows; bytes: number; names: ReadonlySet<string> }>;
+/** A page's rows and their size. */
+type Kept = Map<string, { rows: RememberedRows; bytes: number }>;
 /** A record's rows, their size and its text (the record is indexed through it). */
 type KeptRecords = Map<string, { rows: RememberedRows; bytes: number; text: Text }>;
 
@@ -130,7 +130,7 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
     if (!page) return;
     entry.pages.delete(key);
     held.pages -= page.bytes;
-    if (!entry.totals.has(key)) unindex(entry, key, page.names);
+    if (!entry.totals.has(key)) unindex(entry, key, quotedNames(key));
   };
   const dropRecord = (entry: Entry, key: string) => {
     const record = entry.records.get(key);
@@ -158,28 +158,32 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
       }
     }
   };
-  /** Keeps rows under `key`: pages indexed by the names their SQL quotes, records through their text. */
-  const keep = (entry: Entry, key: string, rows: Array<Record<string, unknown>>, record: boolean) => {
-    const kind = record ? 'records' : 'pages';
-    // A record key's text by its number: one forgotten meanwhile (TEXTS_KEPT) leaves it unkept.
-    const text = record ? textsById.get(Number(key.slice(1, key.indexOf('\u0000')))) : undefined;
-    if (record && !text) return;
-    const names = text ? undefined : quotedNames(key);
-    // A record is one entry of its text's set; a page one entry per name.
-    const bytes = rememberedBytes(key, rows, names ? names.size : 1);
-    if (bytes > budget[kind] / LARGEST_PAGE_SHARE) return;
-    if (text) dropRecord(entry, key);
-    else dropPage(entry, key);
-    makeRoom(entry, bytes, kind);
+  /** One page or record is kept only within this share of its budget: it never empties the cache. */
+  const fits = (kind: 'pages' | 'records', bytes: number) => bytes <= budget[kind] / LARGEST_PAGE_SHARE;
+  /** `rows` frozen and counted against `kind`'s budget, room made for them. */
+  const admit = (own: Entry, kind: 'pages' | 'records', rows: Array<Record<string, unknown>>, bytes: number): RememberedRows => {
+    makeRoom(own, bytes, kind);
     for (const row of rows) Object.freeze(row);
-    const frozen = Object.freeze(rows);
     held[kind] += bytes;
-    if (!text) {
-      entry.pages.set(key, { rows: frozen, bytes, names: names! });
-      index(entry, key, names!);
-      return;
-    }
-    entry.records.set(key, { rows: frozen, bytes, text });
+    return Object.freeze(rows);
+  };
+  /** A page, indexed by each name its SQL quotes. */
+  const keepPage = (entry: Entry, key: string, rows: Array<Record<string, unknown>>) => {
+    const names = quotedNames(key);
+    const bytes = rememberedBytes(key, rows, names.size);
+    if (!fits('pages', bytes)) return;
+    dropPage(entry, key);
+    entry.pages.set(key, { rows: admit(entry, 'pages', rows, bytes), bytes });
+    index(entry, key, names);
+  };
+  /** A record, one entry of its text's set (the text indexed once); not kept if its text was forgotten meanwhile (TEXTS_KEPT). */
+  const keepRecord = (entry: Entry, key: string, rows: Array<Record<string, unknown>>) => {
+    const text = textsById.get(Number(key.slice(1, key.indexOf('\u0000'))));
+    if (!text) return;
+    const bytes = rememberedBytes(key, rows, 1);
+    if (!fits('records', bytes)) return;
+    dropRecord(entry, key);
+    entry.records.set(key, { rows: admit(entry, 'records', rows, bytes), bytes, text });
     let keys = entry.textRecords.get(text.id);
     if (!keys) {
       entry.textRecords.set(text.id, (keys = new Set()));
@@ -205,17 +209,12 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
         },
         page(key, record = false) {
           if (!current()) return undefined;
-          const kept = record ? entry.records : entry.pages;
-          const page = kept.get(key);
-          if (!page) return undefined;
-          // Most recently used last.
-          kept.delete(key);
-          kept.set(key, page as never);
-          return page.rows;
+          return (record ? recent(entry.records, key) : recent(entry.pages, key))?.rows;
         },
         keepPage(key, rows, record = false) {
           if (!current() || budget[record ? 'records' : 'pages'] === 0) return;
-          keep(entry, key, rows, record);
+          if (record) keepRecord(entry, key, rows);
+          else keepPage(entry, key, rows);
         },
       };
     },
@@ -251,6 +250,15 @@ export function createCountCache(maxTotals = MAX_TOTALS, pageBytes = DEFAULT_PAG
       }
     },
   };
+}
+
+/** The entry under `key`, now the most recently used (a Map iterates in insertion order). */
+function recent<V>(kept: Map<string, V>, key: string): V | undefined {
+  const value = kept.get(key);
+  if (value === undefined) return undefined;
+  kept.delete(key);
+  kept.set(key, value);
+  return value;
 }
 
 /** Record keys and text markers begin with `#`; SQL texts never do. */
