@@ -9,6 +9,17 @@ export interface SideTableAccess {
   dialect: 'sqlite' | 'postgres';
 }
 
+/** What `withDatabase` hands its work: the access, and when its writes are seen by others. */
+export interface DatabaseWork extends SideTableAccess {
+  /**
+   * Settles once what `work` wrote is final for every other connection: with `within`, when its
+   * transaction ended (true: committed; false: rolled back); otherwise at once, true. Work that
+   * others must not see before the write commits (a job that reads the row, a file removed) waits
+   * for it: queued at once, it may run before the commit and find nothing.
+   */
+  whenCommitted(): Promise<boolean>;
+}
+
 export interface DataDatabase {
   /**
    * Runs `work` with raw SQL access to the environment's database, below row and field security:
@@ -17,7 +28,7 @@ export interface DataDatabase {
    * or the one `engine.transaction` hands its work), the access is that transaction, so side-table
    * changes commit or roll back with the write; any other engine, or none, gives the pool.
    */
-  withDatabase<T>(environmentId: string, work: (db: SideTableAccess) => Promise<T>, within?: DataEngine, options?: WithDatabaseOptions): Promise<T>;
+  withDatabase<T>(environmentId: string, work: (db: DatabaseWork) => Promise<T>, within?: DataEngine, options?: WithDatabaseOptions): Promise<T>;
 }
 
 export interface WithDatabaseOptions {

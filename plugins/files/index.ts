@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { READS_ONLY } from '../../capabilities/dataDatabase.ts';
 import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
@@ -37,12 +36,12 @@ export default definePlugin({
     ctx.hook('data.afterDelete', async (event: { object: string; previous: { id: unknown }; trash?: boolean; ctx: { environmentId: string }; engine: DataEngine }) => {
       if (event.trash || metadata.object(event.object)?.system !== false) return;
       const environmentId = event.ctx.environmentId;
-      const keys = await database.withDatabase(environmentId, async ({ knex }) => {
+      const keys = await database.withDatabase(environmentId, async ({ knex, whenCommitted }) => {
         const where = { object: event.object, record_id: String(event.previous.id) };
         const rows = (await knex(FILE_OBJECT).where(where).select('storage_key')) as Array<{ storage_key: string }>;
         if (rows.length === 0) return null;
         await knex(FILE_OBJECT).where(where).delete();
-        return { keys: rows.map((r) => r.storage_key), committed: (knex as Knex.Transaction).executionPromise };
+        return { keys: rows.map((r) => r.storage_key), committed: whenCommitted() };
       }, event.engine);
       if (!keys) return;
       // The bytes go once the delete committed, and only those whose rows are gone then: a rollback keeps them.
@@ -51,10 +50,8 @@ export default definePlugin({
         const kept = new Set(alive.map((r) => r.storage_key));
         for (const key of keys.keys) if (!kept.has(key)) await store.remove(environmentId, key);
       };
-      void Promise.resolve(keys.committed).then(
-        () => removeGone().catch((error: unknown) => ctx.log.warn({ err: error, object: event.object }, 'removing the files of a deleted record failed')),
-        () => undefined,
-      );
+      void keys.committed.then((ok) => ok ? removeGone() : undefined)
+        .catch((error: unknown) => ctx.log.warn({ err: error, object: event.object }, 'removing the files of a deleted record failed'));
     });
   },
 });

@@ -1,7 +1,7 @@
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { Principal } from '../../capabilities/authSession.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
-import type { DataDatabase, SideTableAccess } from '../../capabilities/dataDatabase.ts';
+import type { DataDatabase, DatabaseWork } from '../../capabilities/dataDatabase.ts';
 import type { FlowsRunner, FlowStartOptions } from '../../capabilities/flowsRunner.ts';
 import type { JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { CodedError, codedError } from '../../kernel/errors.ts';
@@ -64,7 +64,7 @@ export function createFlowsRunner(deps: RunnerDeps): Runner {
   const now = deps.now ?? (() => new Date());
   let byName: Map<string, ResolvedFlow> | null = null;
   const all = () => (byName ??= new Map(deps.flows().map((f) => [f.name, f])));
-  const db = <T>(environmentId: string, work: (db: SideTableAccess) => Promise<T>, within?: DataEngine) => deps.database.withDatabase(environmentId, work, within);
+  const db = <T>(environmentId: string, work: (db: DatabaseWork) => Promise<T>, within?: DataEngine) => deps.database.withDatabase(environmentId, work, within);
 
   async function queueRun(environmentId: string, runId: string, key: string, runAt?: Date): Promise<string> {
     const { id } = await deps.queue.add(RUN_JOB, { runId }, { environmentId, idempotencyKey: key, attempts: deps.jobAttempts, backoff: 1000, ...(runAt ? { runAt } : {}) });
@@ -232,13 +232,16 @@ export function createFlowsRunner(deps: RunnerDeps): Runner {
     },
     execute,
     async startForRecord(flow, record, environmentId, within) {
-      const { run, added } = await db(environmentId, (d) => insertRun(d, {
+      const { run, added, committed } = await db(environmentId, async (d) => ({ ...await insertRun(d, {
         flow: flow.name, trigger: 'record', runAs: 'system', startedBy: null, input: {}, record,
         idempotencyKey: null, requestId: null, starter: null,
-      }, now()), within);
-      // The job is queued once the write has committed (on SQLite another connection would wait for
-      // it); a crash in between leaves a running run without a job, which recover() queues at boot.
-      if (added) setImmediate(() => { queueRun(environmentId, run.id, `${run.id}:start`).catch((error) => deps.log.warn({ flow: flow.name, runId: run.id, err: (error as Error).message }, 'flows: could not queue a record run')); });
+      }, now()), committed: d.whenCommitted() }), within);
+      // The job is queued once the write committed: queued before, a worker could look for the run
+      // before it exists and end the job with nothing done. A rolled-back write leaves no run to
+      // queue; a crash in between leaves a running run without a job, which recover() queues at boot.
+      if (!added) return;
+      void committed.then((ok) => ok ? queueRun(environmentId, run.id, `${run.id}:start`) : undefined)
+        .catch((error) => deps.log.warn({ flow: flow.name, runId: run.id, err: (error as Error).message }, 'flows: could not queue a record run'));
     },
     async recover(environmentId) {
       const runs = await db(environmentId, (d) => unfinishedRuns(d, 1000));

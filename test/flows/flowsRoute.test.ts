@@ -2,10 +2,12 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
+import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import type { FlowsRunner } from '../../capabilities/flowsRunner.ts';
 import type { JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { addUser, sendAs } from '../access/accessWorld.ts';
 import { eachBackend, signIn } from '../auth/authHarness.ts';
+import { openTransaction } from '../harness/rememberedReads.ts';
 
 const OPS = 'test/flows/fixtures/ops';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -174,6 +176,39 @@ t.test('flows over HTTP', async (t) => {
       t.equal(Number(runs[0]!.n), 1, 'one run: its own update (an update event it listens to) did not start it again');
       const run = (await site.query(site.ids[0]!, "select run_as, started_by, trigger from sys_flow_run where flow = 'on_urgent'"))[0]!;
       t.same([run.run_as, run.started_by, run.trigger], ['system', null, 'record']);
+    });
+
+    await t.test('a record run is queued once its write committed, and not at all when it rolled back', async (t) => {
+      const engine = rt.runtime.kernel.service<DataEngine>('data.engine')!;
+      const environmentId = site.ids[0]!;
+      const system: DataContext = { environmentId, principal: null, system: true };
+      const runJobs = async () => Number((await site.query(environmentId, "select count(*) as n from sys_job where name = 'flows.run'"))[0]!.n);
+      const before = await runJobs();
+      let id = '';
+      const open = openTransaction(engine, system, async (tx) => {
+        id = String((await tx.create('task', { title: 'urgent: held' }, system)).id);
+      });
+      await open.ready;
+      // Several polls of the job worker (pollMs 50) while the write is open: a job queued now would find no run.
+      await sleep(300);
+      t.equal(await runJobs(), before, 'nothing is queued while the write is open');
+      await open.commit();
+      let notes: Array<Record<string, unknown>> = [];
+      for (let i = 0; i < 300 && notes.length === 0; i++) {
+        notes = (await as(admin, 'GET', `/api/v1/data/note?where=${encodeURIComponent(JSON.stringify({ task_id: id }))}`)).body.items;
+        if (notes.length === 0) await sleep(50);
+      }
+      t.same(notes.map((n) => n.text), ['urgent: urgent: held'], 'the run ran once the write committed');
+      const queued = await runJobs();
+      t.equal(queued, before + 1, 'one job for the run');
+
+      await t.rejects(engine.transaction(system, async (tx) => {
+        await tx.create('task', { title: 'urgent: undone' }, system);
+        throw new Error('undo');
+      }), /undo/);
+      await sleep(300);
+      t.equal(await runJobs(), queued, 'a rolled-back write queues no job');
+      t.equal(Number((await site.query(environmentId, "select count(*) as n from task where title = 'urgent: undone'"))[0]!.n), 0, 'the task is gone too');
     });
 
     await t.test('a schedule flow keeps a repeatable job on its cron pattern', async (t) => {

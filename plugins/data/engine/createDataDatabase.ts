@@ -4,6 +4,8 @@ import { dialectOf } from '../sql/dialect.ts';
 import { bindingOf } from './engineBinding.ts';
 import type { EngineDeps } from './engineDeps.ts';
 
+const COMMITTED = Promise.resolve(true);
+
 /**
  * The `data.database` service: raw SQL on an environment's database for side tables, in the
  * transaction of a bound engine when one is given. Kept apart from the engine so that holding
@@ -18,7 +20,7 @@ export function createDataDatabase(deps: Pick<EngineDeps, 'database' | 'counts'>
       }
       const knex = binding ? binding.trx : deps.database(environmentId).knex;
       try {
-        return await work({ knex, dialect: dialectOf(knex) });
+        return await work({ knex, dialect: dialectOf(knex), whenCommitted: () => (binding ? binding.trx.executionPromise.then(() => true, () => false) : COMMITTED) });
       } finally {
         // Side tables may feed queries (a search index): their totals are no longer known, here
         // and, on PostgreSQL, in other processes (writeNotifier.ts; in a transaction, the engine tells them once it committed).
