@@ -35,3 +35,8 @@ export function requireScope(principal: Principal | null | undefined, scope: Cre
   const refusal = scopeRefusal(principal, scope, operation);
   if (refusal) throw refusal;
 }
+
+/** A written record as a credential without data:read gets it back: its id and version, nothing more. */
+export function idAndVersion(record: Record<string, unknown>): Record<string, unknown> {
+  return { id: record.id, version: record.version };
+}

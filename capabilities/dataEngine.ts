@@ -9,6 +9,12 @@ export interface DataContext {
   principal: Principal | null;
   /** Engine-internal work (schema sync, system jobs): bypasses user-level checks. Never set from a request. */
   system?: boolean;
+  /**
+   * Engine work (`system`) done for a caller: the lookups it sets may name only records this
+   * identity may read, exactly as in that caller's own write (a hidden record answers like a
+   * missing one); `null`: an anonymous caller, who may name none. Unset: any existing record.
+   */
+  lookupReader?: Principal | null;
   /** Read-only fields this call may write: server logic (e.g. lead conversion) setting fields users cannot. Security still applies. */
   trustedFields?: readonly string[];
   requestId?: string;

@@ -118,6 +118,8 @@ export const ERRORS = {
   AI_MODEL_UNKNOWN: { status: 400, message: "Unknown model '{model}': name one as <provider>/<model>; known models: {known}." },
   AI_NOT_CONFIGURED: { status: 500, message: 'The AI plugin is not configured: {reason}. Fix: {fix}' },
   AI_ACTION_DECIDED: { status: 409, message: 'Pending action {id} is {status}: only a pending action can be approved or rejected.' },
+  AI_SELF_APPROVAL: { status: 403, message: 'Pending action {id} was proposed in your own conversation: another holder of ai:approve must approve it (a single-person setup may set plugins.ai.allowSelfApproval: true).' },
+  AI_ACCESS_OBJECT_UNDECLARED: { status: 403, message: "Agent '{agent}' may not propose to {kind} a record of {object}: it is an access object (permissions, positions, sharing). Declare it in the agent's accessObjects to allow it." },
   // MCP server.
   MCP_HOST_NOT_ALLOWED: { status: 403, message: 'Host {host} may not reach the MCP endpoint (DNS-rebinding protection). Fix: {fix}' },
   MCP_ORIGIN_NOT_ALLOWED: { status: 403, message: 'Origin {origin} may not reach the MCP endpoint (DNS-rebinding protection). Fix: {fix}' },

@@ -8,6 +8,8 @@ export const agentDefinitionSchema = z.strictObject({
   model: z.string().regex(/^[a-z][a-z0-9_-]{0,62}\/.{1,200}$/, 'must be <providerId>/<model>, e.g. openai/gpt-4o-mini').optional(),
   instructions: z.string({ error: 'is required: the system prompt of the agent' }).min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
   tools: z.array(z.string({ error: 'must be a tool name' }), { error: 'must list tool names' }).max(100, 'must list at most 100 tools').default([]),
+  /** Access objects (permissions, positions, sharing) the write tools may propose changes to; none by default. */
+  accessObjects: z.array(z.string({ error: 'must be an object name' }), { error: 'must list object names' }).max(20, 'must list at most 20 objects').default([]),
 });
 
 export type ParsedAgent = z.infer<typeof agentDefinitionSchema>;

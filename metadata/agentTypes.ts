@@ -7,6 +7,15 @@
 export const AGENT_TOOLS = ['query_data', 'validate_expression', 'create_record', 'update_record', 'delete_record'] as const;
 export type AgentTool = (typeof AGENT_TOOLS)[number];
 
+/** The built-in tools that propose writes of records. */
+export const AGENT_WRITE_TOOLS: readonly string[] = ['create_record', 'update_record', 'delete_record'];
+
+/**
+ * The objects of the permission model and of sharing: a write tool proposes a change to them only
+ * when the agent lists the object in `accessObjects`.
+ */
+export { ACCESS_OBJECTS as AGENT_ACCESS_OBJECTS } from '../plugins/data/access/accessObjects.ts';
+
 export interface ResolvedAgent {
   name: string;
   label: string;
@@ -17,6 +26,8 @@ export interface ResolvedAgent {
   instructions: string;
   /** Tool names: built-in ones and `action_<name>` of declared actions. */
   tools: string[];
+  /** Access objects the write tools may propose changes to (each one of AGENT_ACCESS_OBJECTS). */
+  accessObjects: string[];
   source: string;
   app: string;
 }

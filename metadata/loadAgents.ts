@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { CodedError } from '../kernel/errors.ts';
 import { suggest } from '../kernel/suggest.ts';
 import { agentDefinitionSchema } from './agentSchema.ts';
-import { AGENT_TOOLS, type ResolvedAgent } from './agentTypes.ts';
+import { AGENT_ACCESS_OBJECTS, AGENT_TOOLS, AGENT_WRITE_TOOLS, type ResolvedAgent } from './agentTypes.ts';
 import { describeIssues } from './describeIssues.ts';
 import { metadataError, type MetadataProblem } from './metadataError.ts';
 import { humanize, SNAKE_CASE } from './names.ts';
@@ -16,7 +16,8 @@ export interface AgentSource {
 
 /**
  * Reads agents/<name>.{json,ts} of every app: schema (unknown keys refused), names unique across
- * apps, every tool a built-in one or `action_<name>` of a declared action, listed once.
+ * apps, every tool a built-in one or `action_<name>` of a declared action, listed once, and every
+ * access object the write tools may target (accessObjects) one of AGENT_ACCESS_OBJECTS, for a write tool.
  */
 export async function loadAgents(sources: AgentSource[], actionNames: ReadonlySet<string>): Promise<{ agents: Map<string, ResolvedAgent[]>; errors: CodedError[] }> {
   const errors: CodedError[] = [];
@@ -47,6 +48,18 @@ export async function loadAgents(sources: AgentSource[], actionNames: ReadonlySe
           const near = suggest(tool, known);
           problems.push({ path: `tools.${i}`, reason: `unknown tool '${tool.slice(0, 80)}'${near ? ` (did you mean '${near}'?)` : ''}; tools are ${AGENT_TOOLS.join(', ')} and action_<name> of a declared action` });
         });
+        const access = [...AGENT_ACCESS_OBJECTS];
+        const listed = new Set<string>();
+        parsed.data.accessObjects.forEach((object, i) => {
+          if (listed.has(object)) problems.push({ path: `accessObjects.${i}`, reason: `object '${object}' is listed twice` });
+          listed.add(object);
+          if (access.includes(object)) return;
+          const near = suggest(object, access);
+          problems.push({ path: `accessObjects.${i}`, reason: `'${object.slice(0, 80)}' is not an access object${near ? ` (did you mean '${near}'?)` : ''}; access objects are ${access.join(', ')}` });
+        });
+        if (parsed.data.accessObjects.length > 0 && !parsed.data.tools.some((tool) => AGENT_WRITE_TOOLS.includes(tool))) {
+          problems.push({ path: 'accessObjects', reason: `lists objects for write tools the agent does not have: add ${AGENT_WRITE_TOOLS.join(', ')} to tools, or remove accessObjects` });
+        }
       }
       errors.push(...problems.map((p) => metadataError(file, p.path, p.reason)));
       if (!parsed.success || problems.length > 0) continue;
@@ -58,6 +71,7 @@ export async function loadAgents(sources: AgentSource[], actionNames: ReadonlySe
         model: a.model ?? null,
         instructions: a.instructions,
         tools: a.tools,
+        accessObjects: a.accessObjects,
         source: file,
         app,
       });

@@ -24,6 +24,8 @@ export const aiOptionsSchema = z.strictObject({
   maxSteps: z.number().int().min(1).max(50).default(8),
   /** Rows `query_data` hands the model at most per call. */
   maxToolRows: z.number().int().min(1).max(500).default(50),
+  /** Whether the user in whose conversation an action was proposed may approve it herself (single-person setups); off: another approver must. */
+  allowSelfApproval: z.boolean().default(false),
   /** Days a pending action waits for a decision before it expires. */
   pendingActionTtlDays: z.number().min(0.00001).max(365).default(7),
   /** Per user: AI requests per minute and provider tokens per day; over every process when Redis is configured, else per process. */

@@ -138,6 +138,7 @@ export function createConversations(deps: ConversationDeps) {
       const queued: string[] = [];
       const toolDeps = {
         engine, metadata: deps.metadata, actions: deps.actions(), maxRows: deps.maxToolRows, ctx: asCaller(caller), allowed,
+        agent: { name: agent?.name ?? '', accessObjects: agent?.accessObjects ?? [] },
         propose: async (proposal: Parameters<typeof deps.pending.propose>[1]) => {
           const pendingId = await deps.pending.propose({ environmentId: caller.environmentId, owner: caller.principal.userId, conversationId: id }, proposal);
           queued.push(pendingId);

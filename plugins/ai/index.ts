@@ -37,7 +37,7 @@ export default definePlugin({
     const catalog = createModelCatalog(providers, clients, ctx.options.defaultModel);
     const limiter = sharedUsageLimiter(ctx.options.limits, createUsageLimiter(ctx.options.limits));
     limiters.set(ctx, limiter);
-    const pending = createPendingActions({ engine, actions, ttlDays: ctx.options.pendingActionTtlDays });
+    const pending = createPendingActions({ engine, actions, ttlDays: ctx.options.pendingActionTtlDays, allowSelfApproval: ctx.options.allowSelfApproval });
     const conversations = createConversations({ engine, metadata, actions, catalog, limiter, pending, maxSteps: ctx.options.maxSteps, maxToolRows: ctx.options.maxToolRows });
     const routes = ctx.resolve('http.routes');
     addChatRoutes(routes, catalog, limiter, ctx.log);

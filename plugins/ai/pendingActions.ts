@@ -79,12 +79,13 @@ export interface PendingActions {
 
 /**
  * The approval queue. Reading: a user sees the actions of their own conversations; ai:approve
- * holders see every one of the environment. A decision takes the row from pending in one
- * conditional statement (its version), so two concurrent approvals apply it once. Approval
+ * holders see every one of the environment. The user in whose conversation an action was proposed
+ * does not approve it herself, unless plugins.ai.allowSelfApproval. A decision takes the row from
+ * pending in one conditional statement (its version), so two concurrent approvals apply it once. Approval
  * applies the mutation through the data engine as the approving user. Expiry, and approvals cut
  * off while applying (the process stopped), are settled lazily when the queue is read.
  */
-export function createPendingActions(deps: { engine: DataEngine; actions: () => ActionsRegistry | undefined; ttlDays: number }): PendingActions {
+export function createPendingActions(deps: { engine: DataEngine; actions: () => ActionsRegistry | undefined; ttlDays: number; allowSelfApproval: boolean }): PendingActions {
   const { engine } = deps;
 
   async function sweep(caller: Caller): Promise<void> {
@@ -211,6 +212,8 @@ export function createPendingActions(deps: { engine: DataEngine; actions: () => 
 
     async approve(caller, id) {
       const row = await visible(caller, id);
+      // A second pair of eyes: the proposer's own approval is refused unless the setup allows it.
+      if (!deps.allowSelfApproval && String(row.proposed_by) === caller.principal.userId) throw codedError('AI_SELF_APPROVAL', { id });
       const claimed = await claim(caller, row, 'applying');
       try {
         await apply(caller, claimed);

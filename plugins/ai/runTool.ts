@@ -4,6 +4,7 @@ import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError, isCodedError } from '../../kernel/errors.ts';
 import { apiObject } from '../../metadata/apiObject.ts';
 import { compileExpression } from '../../metadata/cel/compileExpression.ts';
+import { AGENT_ACCESS_OBJECTS } from '../../metadata/agentTypes.ts';
 import type { FormulaType } from '../../metadata/types.ts';
 import type { ToolCall } from './providerClient.ts';
 
@@ -28,6 +29,8 @@ export interface ToolDeps {
   ctx: DataContext;
   /** The tools the agent lists. */
   allowed: readonly string[];
+  /** The agent's name and the access objects it declares (accessObjects): the only ones its write tools may target. */
+  agent: { name: string; accessObjects: readonly string[] };
   /** Queues a proposal; answers its pending action id. */
   propose(proposal: Proposal): Promise<string>;
 }
@@ -83,21 +86,29 @@ async function seen(deps: ToolDeps, object: string, id: string): Promise<DataRec
   return deps.engine.get(object, id, {}, deps.ctx);
 }
 
+/** The object a write tool targets, when the agent may target it: an access object only when the agent declares it. */
+function targetable(deps: ToolDeps, kind: Proposal['kind'], object: string): string {
+  if (AGENT_ACCESS_OBJECTS.has(object) && !deps.agent.accessObjects.includes(object)) {
+    throw codedError('AI_ACCESS_OBJECT_UNDECLARED', { agent: deps.agent.name, kind, object });
+  }
+  return object;
+}
+
 async function propose(deps: ToolDeps, name: string, args: Args): Promise<unknown> {
   let proposal: Proposal;
   if (name === 'create_record') {
-    const object = apiObject(deps.metadata, str(args, 'object'), 'create');
-    proposal = { kind: 'create', object: object.name, recordId: null, action: null, payload: { values: record(args, 'values') }, expectedVersion: null };
+    const object = targetable(deps, 'create', apiObject(deps.metadata, str(args, 'object'), 'create').name);
+    proposal = { kind: 'create', object, recordId: null, action: null, payload: { values: record(args, 'values') }, expectedVersion: null };
   } else if (name === 'update_record') {
-    const object = apiObject(deps.metadata, str(args, 'object'), 'update');
-    const current = await seen(deps, object.name, str(args, 'id'));
+    const object = targetable(deps, 'update', apiObject(deps.metadata, str(args, 'object'), 'update').name);
+    const current = await seen(deps, object, str(args, 'id'));
     const asked = args.expectedVersion;
     if (asked !== undefined && !(Number.isInteger(asked) && (asked as number) > 0)) badArgs('expectedVersion must be a positive integer');
-    proposal = { kind: 'update', object: object.name, recordId: String(current.id), action: null, payload: { values: record(args, 'values') }, expectedVersion: (asked as number | undefined) ?? Number(current.version) };
+    proposal = { kind: 'update', object, recordId: String(current.id), action: null, payload: { values: record(args, 'values') }, expectedVersion: (asked as number | undefined) ?? Number(current.version) };
   } else if (name === 'delete_record') {
-    const object = apiObject(deps.metadata, str(args, 'object'), 'delete');
-    const current = await seen(deps, object.name, str(args, 'id'));
-    proposal = { kind: 'delete', object: object.name, recordId: String(current.id), action: null, payload: {}, expectedVersion: Number(current.version) };
+    const object = targetable(deps, 'delete', apiObject(deps.metadata, str(args, 'object'), 'delete').name);
+    const current = await seen(deps, object, str(args, 'id'));
+    proposal = { kind: 'delete', object, recordId: String(current.id), action: null, payload: {}, expectedVersion: Number(current.version) };
   } else {
     const action = deps.actions?.get(name.slice('action_'.length));
     if (!action) badArgs(`no action '${name.slice('action_'.length)}'`);

@@ -58,6 +58,9 @@ export function toolSpecs(agent: ResolvedAgent, metadata: MetadataRegistry, acti
   const objects = toolObjects(metadata);
   const names = objects.map((o) => o.name);
   const objectName = { type: 'string', enum: names, description: `One of: ${describeObjects(objects)}` };
+  // The write tools also name the access objects the agent declares (accessObjects), and no other.
+  const declared = agent.accessObjects.map((name) => metadata.object(name)).filter((o): o is ResolvedObject => o !== undefined && o.apiEnabled);
+  const writable = declared.length === 0 ? objectName : { type: 'string', enum: [...names, ...declared.map((o) => o.name)], description: `One of: ${describeObjects([...objects, ...declared])}` };
   const specs: ToolSpec[] = [];
   for (const tool of agent.tools) {
     if (tool === 'query_data') {
@@ -87,11 +90,11 @@ export function toolSpecs(agent: ResolvedAgent, metadata: MetadataRegistry, acti
         },
       });
     } else if (tool === 'create_record') {
-      specs.push({ name: tool, description: 'Propose a new record. Queued for human approval; nothing is written until a person approves it.', parameters: { type: 'object', additionalProperties: false, required: ['object', 'values'], properties: { object: objectName, values: { type: 'object', description: 'Field values of the new record' } } } });
+      specs.push({ name: tool, description: 'Propose a new record. Queued for human approval; nothing is written until a person approves it.', parameters: { type: 'object', additionalProperties: false, required: ['object', 'values'], properties: { object: writable, values: { type: 'object', description: 'Field values of the new record' } } } });
     } else if (tool === 'update_record') {
-      specs.push({ name: tool, description: 'Propose changes to a record. Queued for human approval; it applies only if the record is still at the version read.', parameters: { type: 'object', additionalProperties: false, required: ['object', 'id', 'values'], properties: { object: objectName, id: ID, values: { type: 'object' }, expectedVersion: { type: 'integer', minimum: 1 } } } });
+      specs.push({ name: tool, description: 'Propose changes to a record. Queued for human approval; it applies only if the record is still at the version read.', parameters: { type: 'object', additionalProperties: false, required: ['object', 'id', 'values'], properties: { object: writable, id: ID, values: { type: 'object' }, expectedVersion: { type: 'integer', minimum: 1 } } } });
     } else if (tool === 'delete_record') {
-      specs.push({ name: tool, description: 'Propose deleting a record. Queued for human approval.', parameters: { type: 'object', additionalProperties: false, required: ['object', 'id'], properties: { object: objectName, id: ID } } });
+      specs.push({ name: tool, description: 'Propose deleting a record. Queued for human approval.', parameters: { type: 'object', additionalProperties: false, required: ['object', 'id'], properties: { object: writable, id: ID } } });
     } else if (tool.startsWith('action_')) {
       // Without the actions registry (the actions plugin off) the action tools are absent.
       const action = actions?.get(tool.slice('action_'.length));

@@ -1,5 +1,5 @@
 import type { BetterAuthPlugin } from 'better-auth';
-import { APIError } from 'better-auth/api';
+import { APIError, createAuthMiddleware } from 'better-auth/api';
 import { phoneNumber } from 'better-auth/plugins';
 import type { SmsSend } from '../../capabilities/smsSend.ts';
 import { isCodedError } from '../../kernel/errors.ts';
@@ -10,8 +10,31 @@ import type { PhoneNumberOptions } from './phoneNumberOptions.ts';
 export const PHONE_FIELDS = { phoneNumber: 'phone_number', phoneNumberVerified: 'phone_number_verified' } as const;
 
 interface PhoneContext {
-  context: { adapter: { findOne<T>(query: { model: string; where: Array<{ field: string; value: string }> }): Promise<T | null> } };
+  context: {
+    adapter: { findOne<T>(query: { model: string; where: Array<{ field: string; value: string }> }): Promise<T | null> };
+    internalAdapter: { findCredentialAccount(userId: string): Promise<{ password?: string | null } | null> };
+    password: { hash(password: string): Promise<string>; config: { maxPasswordLength: number } };
+  };
 }
+
+/**
+ * Phone sign-in hashes the password once whether or not the number has an account with a
+ * password, as the engine's email sign-in does: without it a refusal for an unknown number came
+ * back without hashing, several times faster than a wrong password (an account oracle by timing).
+ * Runs before the engine's endpoint, which then refuses as usual.
+ */
+const SIGN_IN_PATH = '/sign-in/phone-number';
+const equalSignInWork = {
+  matcher: (ctx: { path?: string }) => ctx.path === SIGN_IN_PATH,
+  handler: createAuthMiddleware(async (ctx) => {
+    const { phoneNumber: number, password } = (ctx.body ?? {}) as { phoneNumber?: unknown; password?: unknown };
+    const { context } = ctx as unknown as PhoneContext;
+    if (typeof number !== 'string' || typeof password !== 'string' || password.length > context.password.config.maxPasswordLength) return;
+    const user = await context.adapter.findOne<{ id: string }>({ model: 'user', where: [{ field: 'phoneNumber', value: number }] });
+    const account = user ? await context.internalAdapter.findCredentialAccount(user.id) : null;
+    if (!account?.password) await context.password.hash(password);
+  }),
+};
 
 /** A provider refusal reaches the client as SMS_PROVIDER_ERROR (502), not as an engine 500. */
 async function deliver(sms: SmsSend, to: string, body: string): Promise<void> {
@@ -54,5 +77,6 @@ export function phoneNumberPlugin(options: PhoneNumberOptions, signUp: boolean, 
   }) as unknown as BetterAuthPlugin & { schema: { user: { fields: Record<string, { input?: boolean }> } } };
   // The number is set by verifying it, never by sign-up or profile bodies.
   plugin.schema.user.fields.phoneNumber!.input = false;
+  plugin.hooks = { ...plugin.hooks, before: [...(plugin.hooks?.before ?? []), equalSignInWork] };
   return plugin;
 }

@@ -5,6 +5,15 @@ export const DELIVERY_TABLE = 'osr_hook_delivery';
 /** How long a delivery id is remembered. */
 export const DELIVERY_WINDOW_MS = 24 * 3600 * 1000;
 
+/**
+ * The delivery key of a signed request: its signature, remembered like a delivery id, so that a
+ * replay of the request (whatever its X-OSR-Delivery) is a duplicate. The space keeps it apart
+ * from every delivery id a sender may send (visible ASCII only).
+ */
+export function signatureDelivery(signature: string): string {
+  return `v1 ${signature}`;
+}
+
 /** Creates the table when missing (another process may do so at the same time). */
 export async function ensureDeliveryTable(db: SideTableAccess): Promise<void> {
   if (await db.knex.schema.hasTable(DELIVERY_TABLE)) return;

@@ -4,7 +4,7 @@ import type { FlowsRunner } from '../../capabilities/flowsRunner.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import { claimDelivery, deliveryRun, ensureDeliveryTable, recordDeliveryRun, releaseDelivery } from './deliveryStore.ts';
+import { claimDelivery, deliveryRun, ensureDeliveryTable, recordDeliveryRun, releaseDelivery, signatureDelivery } from './deliveryStore.ts';
 import { verifySignature } from './verifySignature.ts';
 
 /** Largest hook body read, bytes. */
@@ -75,18 +75,31 @@ export function addHookRoute(routes: HttpRoutes, deps: { runner: FlowsRunner; da
         throw codedError('VALIDATION_ERROR', { summary: 'X-OSR-Delivery must be 1 to 200 visible ASCII characters', errors: [{ path: 'headers/x-osr-delivery', message: 'must be 1 to 200 visible ASCII characters' }] });
       }
       const environmentId = request.environmentId;
-      if (delivery !== null && !(await withTable<boolean>(environmentId, (db) => claimDelivery(db, flow.name, delivery, new Date())))) {
-        const runId = await withTable<string | null>(environmentId, (db) => deliveryRun(db, flow.name, delivery));
+      // The signature first: a replay of a signed request is a duplicate whatever delivery id it carries.
+      const keys = [signatureDelivery(check.signature), ...(delivery !== null ? [delivery] : [])];
+      const claimed: string[] = [];
+      const release = () => withTable(environmentId, async (db) => {
+        for (const key of claimed) await releaseDelivery(db, flow.name, key);
+      });
+      for (const key of keys) {
+        if (await withTable<boolean>(environmentId, (db) => claimDelivery(db, flow.name, key, new Date()))) {
+          claimed.push(key);
+          continue;
+        }
+        if (claimed.length > 0) await release();
+        const runId = await withTable<string | null>(environmentId, (db) => deliveryRun(db, flow.name, key));
         return { duplicate: true, ...(runId ? { runId } : {}) };
       }
       let runId: string;
       try {
         ({ runId } = await runner.start(flow.name, input, { environmentId, principal: null, trigger: 'hook', requestId: request.id }));
       } catch (error) {
-        if (delivery !== null) await withTable(environmentId, (db) => releaseDelivery(db, flow.name, delivery));
+        await release();
         throw error;
       }
-      if (delivery !== null) await withTable(environmentId, (db) => recordDeliveryRun(db, flow.name, delivery, runId));
+      await withTable(environmentId, async (db) => {
+        for (const key of claimed) await recordDeliveryRun(db, flow.name, key, runId);
+      });
       reply.code(202);
       return { runId };
     },

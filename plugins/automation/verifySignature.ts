@@ -3,7 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** Seconds a signature's timestamp may differ from the receiver's clock, either way. */
 export const SIGNATURE_TOLERANCE_S = 300;
 
-export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing' | 'malformed' | 'stale' | 'mismatch' };
+/** `signature`: the matching v1 (hex), the same for every replay of one signed request. */
+export type SignatureCheck = { ok: true; signature: string } | { ok: false; reason: 'missing' | 'malformed' | 'stale' | 'mismatch' };
 
 /** `t=<unix seconds>,v1=<hex>[,v1=<hex>...]`: the timestamp and every v1 signature (several during a secret rotation). */
 export function parseSignatureHeader(header: string): { t: number; v1: string[] } | null {
@@ -39,9 +40,10 @@ export function verifySignature(header: string | undefined, body: Buffer, secret
   const parsed = parseSignatureHeader(header);
   if (!parsed) return { ok: false, reason: 'malformed' };
   if (Math.abs(Math.floor(now / 1000) - parsed.t) > SIGNATURE_TOLERANCE_S) return { ok: false, reason: 'stale' };
-  const expected = Buffer.from(signPayload(secret, parsed.t, body), 'hex');
+  const hex = signPayload(secret, parsed.t, body);
+  const expected = Buffer.from(hex, 'hex');
   let match = false;
   // Every candidate is compared, so the time taken does not say which one matched.
   for (const candidate of parsed.v1) if (timingSafeEqual(Buffer.from(candidate, 'hex'), expected)) match = true;
-  return match ? { ok: true } : { ok: false, reason: 'mismatch' };
+  return match ? { ok: true, signature: hex } : { ok: false, reason: 'mismatch' };
 }

@@ -78,8 +78,9 @@ export function createFormsService(metadata: MetadataRegistry, engine: DataEngin
         ctx = { environmentId: input.environmentId, principal, requestId: input.requestId };
       } else {
         // Engine work limited by this function to one create of the form's object with the checked
-        // form fields only; a signed-in caller is recorded as its creator and owner.
-        ctx = { environmentId: input.environmentId, principal: input.principal, system: true, requestId: input.requestId };
+        // form fields only; a signed-in caller is recorded as its creator and owner. Its lookups may
+        // name only records the caller may read (an anonymous caller: none), as in its own write.
+        ctx = { environmentId: input.environmentId, principal: input.principal, system: true, lookupReader: input.principal, requestId: input.requestId };
       }
       const record = await engine.create(form.object, checked.values, ctx);
       return { id: String(record.id), message: form.successMessage };

@@ -40,7 +40,9 @@ export default definePlugin({
     });
     // The MCP SDK loads with the first session, not at boot (about 0.15 s of imports).
     const build = async (callerOf: CallerOf) => (await import('./createMcpServer.ts')).createMcpServer(info.version, toolbox, objects, callerOf);
-    const store = new SessionStore<HttpSession>(options.maxSessions, options.sessionIdleMs);
+    const store = new SessionStore<HttpSession>({
+      max: options.maxSessions, perCredential: options.maxSessionsPerCredential, perUser: options.maxSessionsPerUser, idleMs: options.sessionIdleMs,
+    });
     states.set(ctx, { store, sweeper: null });
     ctx.provide('mcp.server', createStdioService({ auth: ctx.resolve('auth.session'), grants, defaultEnvironment: info.defaultEnvironment, createServer: build }));
     if (options.http) {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -10,7 +10,7 @@ import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { CallerOf } from './createMcpServer.ts';
 import { hostRefusal, type HostPolicy } from './hostGuard.ts';
-import { ownerOf, SessionStore, type StoredSession } from './sessionStore.ts';
+import { ownerOf, SessionStore, userOf, type StoredSession } from './sessionStore.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -35,6 +35,13 @@ export const callerFromRequest: CallerOf = async (extra) => {
 /** Only header credentials (a bearer token or an API key): a browser's cookie never opens or drives a session. */
 function sentCredential(request: FastifyRequest): boolean {
   return typeof request.headers.authorization === 'string' || typeof request.headers['x-api-key'] === 'string';
+}
+
+/** A digest of the header credential (the API key, else the bearer token), as the authenticator reads it: sessions are counted per credential. */
+function credentialOf(request: FastifyRequest): string {
+  const key = request.headers['x-api-key'];
+  const sent = typeof key === 'string' && key.trim() !== '' ? key.trim() : String(request.headers.authorization ?? '').replace(/^bearer\s+/i, '').trim();
+  return createHash('sha256').update(sent).digest('base64url');
 }
 
 function isInitialize(body: unknown): boolean {
@@ -65,12 +72,14 @@ export function addMcpRoutes(routes: HttpRoutes, deps: {
 }): void {
   const { policy, store } = deps;
 
-  async function open(owner: string): Promise<StreamableHTTPServerTransport> {
+  async function open(principal: Principal, credential: string): Promise<StreamableHTTPServerTransport> {
     const server = await deps.createServer();
     const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => store.add({ id, owner, transport, close: () => server.close() }),
+      onsessioninitialized: (id) => {
+        store.add({ id, owner: ownerOf(principal), user: userOf(principal), credential: `${principal.environmentId}:${credential}`, transport, close: () => server.close() });
+      },
       onsessionclosed: (id) => store.remove(id),
     });
     transport.onclose = () => store.remove(transport.sessionId);
@@ -98,8 +107,7 @@ export function addMcpRoutes(routes: HttpRoutes, deps: {
       if (request.method !== 'POST' || !isInitialize(request.body)) {
         throw codedError('MCP_SESSION_REQUIRED', { reason: request.method === 'POST' ? 'This message belongs to a session' : `${request.method} addresses a session` });
       }
-      if (store.full()) throw codedError('SERVICE_UNAVAILABLE', { service: 'The MCP endpoint', reason: 'it holds as many sessions as it may (plugins.mcp.maxSessions)' });
-      transport = await open(owner);
+      transport = await open(principal, credentialOf(request));
     }
     const caller: RequestCaller = { principal, environmentId: request.environmentId, requestId: request.id };
     const auth: AuthInfo = { token: '', clientId: principal.userId, scopes: principal.scopes ?? [], extra: { caller } };

@@ -62,6 +62,24 @@ t.test('references to records the caller cannot see', async (t) => {
       await t.rejects(engine.create('doc', { title: 'REF-SYSTEM', folder: gone }, { environmentId: site.ids[0]!, principal: null, system: true }), { code: 'VALIDATION_ERROR' }, 'but the record must exist');
     });
 
+    await t.test('engine work done for a caller (lookupReader) references only what that caller reads, on every write path', async (t) => {
+      const engine = w.rt.runtime.kernel.service<DataEngine>('data.engine')!;
+      const env = site.ids[0]!;
+      const reader = { kind: 'user' as const, userId: w.users.other.id, environmentId: env, isAdmin: false, positions: [], permissionSets: [], permissions: [] };
+      const forOther = { environmentId: env, principal: reader, system: true, lookupReader: reader };
+      const anonymous = { environmentId: env, principal: null, system: true, lookupReader: null };
+      const refused = { code: 'VALIDATION_ERROR', details: { errors: [{ path: 'folder', message: `no folder record has id '${hidden}'` }] } };
+      await t.rejects(engine.create('doc', { title: 'READER-CREATE', folder: hidden }, forOther), refused, 'create: a record the reader cannot see is missing');
+      await t.rejects(engine.create('doc', { title: 'READER-ANON', folder: hidden }, anonymous), refused, 'an anonymous reader sees none');
+      const [outcome] = await engine.createMany('doc', [{ title: 'READER-MANY', folder: hidden }], forOther);
+      t.match(outcome?.error, refused, 'createMany: refused too');
+      const made = await engine.create('doc', { title: 'READER-PLAIN' }, forOther);
+      await t.rejects(engine.update('doc', String(made.id), { folder: hidden }, {}, forOther), refused, 'update: refused too');
+      const mine = await engine.create('folder', { name: 'READER-FOLDER', owner_id: w.users.other.id }, { environmentId: env, principal: null, system: true });
+      const linked = await engine.update('doc', String(made.id), { folder: mine.id }, {}, forOther);
+      t.equal(linked.folder, mine.id, 'a record the reader sees is accepted');
+    });
+
     await t.test('a visible id is accepted: own, shared, and for whoever may read it', async (t) => {
       const own = await w.as('other', 'POST', '/api/v1/data/folder', { name: 'OTHER-FOLDER' });
       t.equal(own.status, 201);

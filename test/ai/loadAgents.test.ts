@@ -23,7 +23,7 @@ async function load(t: Test, agents: Record<string, unknown>) {
 t.test('a valid agent loads with its defaults', async (t) => {
   const { result, problems } = await load(t, { 'desk_helper.json': { name: 'desk_helper', instructions: 'Help.', tools: ['query_data', 'action_close_ticket'] } });
   t.same(problems, []);
-  t.same(result.apps[0]!.agents.map(({ source: _s, ...a }) => a), [{ name: 'desk_helper', label: 'Desk Helper', model: null, instructions: 'Help.', tools: ['query_data', 'action_close_ticket'], app: 'desk' }]);
+  t.same(result.apps[0]!.agents.map(({ source: _s, ...a }) => a), [{ name: 'desk_helper', label: 'Desk Helper', model: null, instructions: 'Help.', tools: ['query_data', 'action_close_ticket'], accessObjects: [], app: 'desk' }]);
 });
 
 t.test('bad declarations are refused naming file and path', async (t) => {
@@ -42,4 +42,21 @@ t.test('bad declarations are refused naming file and path', async (t) => {
   t.match(by('named.json'), [/^name: agent 'other_name' must be declared in a file named other_name.json/]);
   t.match(by('noinst.json'), [/^instructions: is required/]);
   t.match(by('model.json'), [/^model: must be <providerId>\/<model>/]);
+});
+
+t.test('accessObjects: access objects only, for an agent with a write tool', async (t) => {
+  const { result, problems } = await load(t, {
+    'grants.json': { name: 'grants', instructions: 'x', tools: ['create_record', 'delete_record'], accessObjects: ['sys_user_permission_set', 'sys_user_position'] },
+    'typo.json': { name: 'typo', instructions: 'x', tools: ['create_record'], accessObjects: ['sys_user_permision_set', 'ticket', 'sys_position', 'sys_position'] },
+    'reader.json': { name: 'reader', instructions: 'x', tools: ['query_data'], accessObjects: ['sys_position'] },
+  });
+  const by = (file: string) => problems.filter((p) => p.file === `agents/${file}`).map((p) => `${p.path}: ${p.reason}`);
+  t.same(by('grants.json'), [], 'declared access objects load');
+  t.same(result.apps[0]!.agents.map((a) => [a.name, a.accessObjects]), [['grants', ['sys_user_permission_set', 'sys_user_position']]], 'and are kept');
+  t.match(by('typo.json'), [
+    /^accessObjects\.0: 'sys_user_permision_set' is not an access object \(did you mean 'sys_user_permission_set'\?\); access objects are sys_position, /,
+    /^accessObjects\.1: 'ticket' is not an access object/,
+    /^accessObjects\.3: object 'sys_position' is listed twice/,
+  ], 'anything else is refused naming the path');
+  t.match(by('reader.json'), [/^accessObjects: lists objects for write tools the agent does not have: add create_record, update_record, delete_record to tools/], 'without a write tool the key would do nothing: refused');
 });

@@ -44,7 +44,8 @@ const options = { apps: APPS, config: { plugins: { crm: { enabled: true }, jobs:
 
 t.test('inbound hooks', (t) => onEachDriver(t, 'hooks', async (t: Test, rest) => {
   const body = JSON.stringify({ order: 'A-1' });
-  const first = await rest.send('POST', HOOK, body, { ...signed(body), 'x-osr-delivery': 'dlv-1' });
+  const firstSigned = signed(body);
+  const first = await rest.send('POST', HOOK, body, { ...firstSigned, 'x-osr-delivery': 'dlv-1' });
   t.equal(first.status, 202, 'a signed call is accepted');
   t.type(first.body.runId, 'string');
   await settle(rest, [first.body.runId]);
@@ -53,6 +54,21 @@ t.test('inbound hooks', (t) => onEachDriver(t, 'hooks', async (t: Test, rest) =>
   const again = await rest.send('POST', HOOK, body, { ...signed(body), 'x-osr-delivery': 'dlv-1' });
   t.equal(again.status, 200, 'the same delivery again');
   t.same(again.body, { duplicate: true, runId: first.body.runId }, 'answers duplicate and the first run');
+
+  // A captured request replayed within the signature's 300 s: its delivery id dropped or changed, it runs nothing.
+  const replayHeaders = firstSigned;
+  const replayed = await rest.send('POST', HOOK, body, replayHeaders);
+  t.equal(replayed.status, 200, 'a replay without the delivery id');
+  t.same(replayed.body, { duplicate: true, runId: first.body.runId }, 'is a duplicate of the first run');
+  for (const id of ['dlv-1-changed', 'dlv-1-other']) {
+    const renamed = await rest.send('POST', HOOK, body, { ...replayHeaders, 'x-osr-delivery': id });
+    t.same({ status: renamed.status, body: renamed.body }, { status: 200, body: { duplicate: true, runId: first.body.runId } }, `a replay with another delivery id (${id}) too`);
+  }
+  const resent = JSON.stringify({ order: 'A-1' }, null, 1);
+  const fresh = await rest.send('POST', HOOK, resent, { ...signed(resent), 'x-osr-delivery': 'dlv-1-changed' });
+  t.equal(fresh.status, 202, 'a newly signed request may use a delivery id a replay carried: the replay claimed none');
+  await settle(rest, [fresh.body.runId]);
+  t.same(await subjects(rest, 'order '), ['order A-1', 'order A-1'], 'the replays ran nothing; the new request ran once');
 
   const other = JSON.stringify({ order: 'B-2' });
   const wrong = await rest.send('POST', HOOK, other, { ...signed(other, undefined, 'not-the-secret'), 'x-osr-delivery': 'dlv-2' });
@@ -72,7 +88,7 @@ t.test('inbound hooks', (t) => onEachDriver(t, 'hooks', async (t: Test, rest) =>
   const noFlow = await rest.send('POST', '/api/v1/automation/hooks/due_reminder/orders', other, signed(other));
   t.equal(noFlow.status, 401, 'a flow that is not an api flow: the same 401');
   t.equal(noFlow.body.error.details.reason, 'missing');
-  t.same(await subjects(rest, 'order '), ['order A-1'], 'none of the refused calls ran anything');
+  t.same(await subjects(rest, 'order '), ['order A-1', 'order A-1'], 'none of the refused calls ran anything');
 
   const bad = JSON.stringify({ order: 42 });
   const invalid = await rest.send('POST', HOOK, bad, { ...signed(bad), 'x-osr-delivery': 'dlv-6' });
@@ -82,7 +98,7 @@ t.test('inbound hooks', (t) => onEachDriver(t, 'hooks', async (t: Test, rest) =>
   const retried = await rest.send('POST', HOOK, fixed, { ...signed(fixed), 'x-osr-delivery': 'dlv-6' });
   t.equal(retried.status, 202, 'a refused delivery may come again, corrected');
   await settle(rest, [retried.body.runId]);
-  t.same(await subjects(rest, 'order '), ['order A-1', 'order D-4']);
+  t.same(await subjects(rest, 'order '), ['order A-1', 'order A-1', 'order D-4']);
 }, options));
 
 t.test('the time-relative sweep', (t) => onEachDriver(t, 'sweep', async (t: Test, rest) => {

@@ -195,7 +195,7 @@ await eachBackend(t, ['forms'], async (t, site) => {
     const admin = await w.as(w.admin.token, 'GET', '/api/v1/meta/form');
     t.equal(admin.status, 200);
     const items = admin.body.items ?? admin.body;
-    t.same(items.map((f: { name: string }) => f.name).sort(), ['as-ghost', 'as-member', 'contact', 'members', 'tight']);
+    t.same(items.map((f: { name: string }) => f.name).sort(), ['as-ghost', 'as-member', 'contact', 'members', 'members-project', 'open-project', 'tight']);
     const asMember = items.find((f: { name: string }) => f.name === 'as-member');
     t.match(asMember, { slug: 'as-member', object: 'ticket', allowAnonymous: true, runsAs: 'user', runAs: 'member@example.com', package: 'forms_test', source: 'forms/as-member.json' });
     const member = await w.as(w.member.token, 'GET', '/api/v1/meta/form/as-member');

@@ -123,7 +123,8 @@ t.test('the SDK client lists and calls every tool over Streamable HTTP', async (
       t.equal(answerOf(await toolbox.call('get_record', { object: 'note', id: 'x' }, none)).body.error.code, 'SCOPE_DENIED', 'no scope: every call refused');
       const runner = as(['actions:execute']);
       t.same(toolbox.list(runner.principal).map((tool) => tool.name), ['action_add_note'], 'actions:execute lists the actions');
-      t.equal(answerOf(await toolbox.call('action_add_note', { title: 'scoped' }, runner)).body.result.title, '[agent] scoped', 'and runs them');
+      const ran = answerOf(await toolbox.call('action_add_note', { title: 'scoped' }, runner)).body.result;
+      t.same(Object.keys(ran).sort(), ['id', 'version'], 'and runs them, answered the id and version of the record (no data:read)');
 
       // Over HTTP with a key minted with a scope ceiling: the same shared code, as a tool result for tools
       // and as a protocol error (its data carrying the coded error) for resources.
@@ -139,6 +140,10 @@ t.test('the SDK client lists and calls every tool over Streamable HTTP', async (
       const resourceError = await writeClient.readResource({ uri: 'osr://objects/note' }).then(() => null, (error: { data?: { error?: { code?: string; details?: { operation?: string } } } }) => error);
       t.equal(resourceError?.data?.error?.code, 'SCOPE_DENIED', 'reading a resource without data:read: SCOPE_DENIED in the protocol error');
       t.equal(resourceError?.data?.error?.details?.operation, 'MCP resources/read', 'naming the operation');
+      const written = answerOf(await writeClient.callTool({ name: 'create_record', arguments: { object: 'note', values: { title: 'write-only', stage: 'draft' } } }));
+      t.same(written.body, { id: written.body.id, version: 1 }, 'create_record without data:read: the id and version, nothing more');
+      const patched = answerOf(await writeClient.callTool({ name: 'update_record', arguments: { object: 'note', id: written.body.id, values: {} } }));
+      t.same(patched.body, { id: written.body.id, version: 2 }, 'update_record (an empty patch): the id and version, not the stored record');
 
       const small = createToolbox({
         engine: service<DataEngine>('data.engine'), metadata, objects, search: undefined, actions: undefined, log: silentLogger(), maxResultChars: 1_000,

@@ -48,11 +48,11 @@ t.test('scopes (the shared helper MCP uses): undefined acts as the user, a list 
   t.equal(scopeRefusal(principal({ scopes: ['data:read'], isAdmin: true }), 'data:write', 'the MCP tool create_record')?.code, 'SCOPE_DENIED', 'the ceiling binds admins too');
 });
 
-t.test('sessions: found only by their owner, bounded, closed when idle', async (t) => {
+t.test('sessions: found only by their owner, closed when idle', async (t) => {
   let now = 0;
   const closed: string[] = [];
-  const store = new SessionStore(2, 1_000, () => now);
-  const session = (id: string, owner: string) => ({ id, owner, close: async () => void closed.push(id) });
+  const store = new SessionStore({ max: 10, perCredential: 10, perUser: 10, idleMs: 1_000 }, () => now);
+  const session = (id: string, owner: string) => ({ id, owner, user: 'alice', credential: 'k1', close: async () => void closed.push(id) });
   const alice = ownerOf(principal({ userId: 'alice' }));
   store.add(session('s1', alice));
   t.equal(store.get('s1', alice)?.id, 's1', 'the owner finds it');
@@ -60,13 +60,39 @@ t.test('sessions: found only by their owner, bounded, closed when idle', async (
   t.equal(store.get('s1', ownerOf(principal({ userId: 'alice', scopes: ['data:read'] }))), null, 'nor a narrower credential of the same user');
   t.equal(store.get('s1', ownerOf(principal({ userId: 'alice', environmentId: 'other' }))), null, 'nor the same user in another environment');
   store.add(session('s2', alice));
-  t.equal(store.full(), true, 'bounded');
   now = 900;
   store.get('s2', alice);
   now = 1_500;
   t.equal(await store.sweep(), 1, 'the idle session is closed');
   t.same(closed, ['s1'], 'the one unused for longer than the limit');
   t.equal(store.get('s2', alice)?.id, 's2', 'the used one stays');
+});
+
+t.test('sessions: bounded per credential, per user and in all, the others keep their room', async (t) => {
+  let now = 0;
+  const closed: string[] = [];
+  const store = new SessionStore({ max: 6, perCredential: 2, perUser: 3, idleMs: 60_000 }, () => now);
+  const add = (id: string, user: string, credential: string) => {
+    now += 1;
+    return store.add({ id, owner: user, user, credential, close: async () => void closed.push(id) }).map((s) => s.id);
+  };
+  t.same(add('a1', 'alice', 'alice-key1'), [], 'a first session displaces nothing');
+  t.same(add('a2', 'alice', 'alice-key1'), [], 'nor a second of the same credential');
+  now += 1;
+  store.get('a1', 'alice');
+  t.same(add('a3', 'alice', 'alice-key1'), ['a2'], 'a third of the credential closes its least recently used');
+  t.equal(store.get('a2', 'alice'), null, 'which is gone');
+  t.same(add('a4', 'alice', 'alice-key2'), [], 'another key of the same user has room up to the user limit');
+  t.same(add('a5', 'alice', 'alice-key3'), ['a1'], 'beyond the user limit, her least recently used closes, whatever its key');
+  t.equal(store.size, 3, 'alice holds her limit, no more');
+  t.same(add('b1', 'bob', 'bob-key'), [], 'bob has room');
+  t.same(add('c1', 'carol', 'carol-key'), [], 'carol too');
+  t.same(add('d1', 'dan', 'dan-key'), [], 'the pool is full now');
+  t.same(add('e1', 'erin', 'erin-key'), ['a3'], 'a new user in a full pool displaces the largest holder\'s least recently used');
+  t.equal(store.get('b1', 'bob')?.id, 'b1', 'a user with one session keeps it');
+  t.equal(store.size, 6, 'never more than the pool holds');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(closed.sort(), ['a1', 'a2', 'a3'], 'each displaced session is closed');
 });
 
 t.test('every tool input is an object JSON Schema that refuses unknown keys', async (t) => {

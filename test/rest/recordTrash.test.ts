@@ -182,6 +182,12 @@ t.test('trash: a deleted record leaves every read path and comes back on restore
     t.equal(notMine.status, 404, 'a member restores only what it deleted: 404 for a record it could read');
     t.same((await w.as('m2', 'GET', '/api/v1/data/note/trash')).body.items, [], 'nor does it list it');
     t.equal((await w.as('admin', 'POST', `/api/v1/data/note/${note.id}/restore`)).body.version, 3, 'an admin restores anyone\'s');
+    // A credential that writes but does not read (data:write alone) restores, answered the id and version only.
+    const writer = String((await w.as('admin', 'POST', '/api/v1/keys', { name: 'write-only', scopes: ['data:write'] })).body.key);
+    t.equal((await w.as('admin', 'DELETE', `/api/v1/data/note/${note.id}`)).status, 204, 'trashed again');
+    const blind = await sendAs(w.rt, writer, 'POST', `/api/v1/data/note/${note.id}/restore`);
+    t.equal(blind.status, 200, 'a data:write key restores it');
+    t.same(blind.body, { id: note.id, version: 5 }, 'answered the id and version, not the record');
     const untracked = await w.as('admin', 'GET', `/api/v1/data/note/${note.id}/history`);
     t.equal(untracked.status, 405, 'no history on an object that does not track it');
     t.equal(untracked.body.error.code, 'METHOD_NOT_ALLOWED', 'METHOD_NOT_ALLOWED');

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DataContext, DataEngine, DataRecord, GetOptions, ListResult, PageQuery, QueryOptions } from '../../../capabilities/dataEngine.ts';
-import { requireScope } from '../../../capabilities/credentialScopes.ts';
+import { holdsScope, idAndVersion, requireScope } from '../../../capabilities/credentialScopes.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { bindId, planFor } from '../query/byIdPlans.ts';
@@ -236,6 +236,12 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
   const reads = (ctx: DataContext, operation: string, name: string) => requireScope(ctx.principal, 'data:read', `${operation} on object ${name.slice(0, 64)}`);
   const writes = (ctx: DataContext, operation: string, name: string) => requireScope(ctx.principal, 'data:write', `${operation} on object ${name.slice(0, 64)}`);
 
+  // A credential that may write but not read (no data:read) is answered what it needs to go on
+  // writing, the id and version, never the stored record: a write is no way around the read scope.
+  // Engine work done for it (a plugin's own rows, in a system context) is answered in full.
+  const blind = (ctx: DataContext) => ctx.system !== true && !holdsScope(ctx.principal, 'data:read');
+  const answered = <T>(ctx: DataContext, write: Promise<T>, trim: (value: T) => T): Promise<T> => (blind(ctx) ? write.then(trim) : write);
+
   const engine: DataEngine = {
     // Find hooks belong to callers' reads: an engine-internal read (system context) may skip them.
     query: (name, input, ctx, options = {}) => scoped(() => reads(ctx, 'query', name), () => find(objectOrNotFound(deps, name), input, withUser(ctx), options, !(ctx.system === true && options.findHooks === false))),
@@ -263,19 +269,21 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       reads(ctx, 'get', name);
       return binding ? undefined : readNow(deps, objectOrNotFound(deps, name), String(id), withUser(ctx)) ?? undefined;
     },
-    create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, aloneOr(ctx,
+    create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => answered(ctx, granting(name, ctx, aloneOr(ctx,
       (alone) => createAlone(deps, alone, objectOrNotFound(deps, name), input, withUser(ctx)),
-      (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx))))),
-    createMany: (name, inputs, ctx, options) => scoped(() => writes(ctx, 'create', name), () => granting(name, ctx, inTransaction(ctx, (scope) => createRecords(deps, scope, objectOrNotFound(deps, name), inputs, withUser(ctx), readBack(scope.trx), options?.idsOnly === true)))),
-    update: (name, id, patch, options, ctx) => scoped(() => writes(ctx, 'update', name), () => granting(name, ctx, aloneOr(ctx,
+      (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx)))), idAndVersion)),
+    createMany: (name, inputs, ctx, options) => scoped(() => writes(ctx, 'create', name), () => answered(ctx, granting(name, ctx, inTransaction(ctx, (scope) => createRecords(deps, scope, objectOrNotFound(deps, name), inputs, withUser(ctx), readBack(scope.trx), options?.idsOnly === true))),
+      (outcomes) => outcomes.map((o) => (o.record ? { record: idAndVersion(o.record) } : o)))),
+    update: (name, id, patch, options, ctx) => scoped(() => writes(ctx, 'update', name), () => answered(ctx, granting(name, ctx, aloneOr(ctx,
       (alone) => updateAlone(deps, alone, objectOrNotFound(deps, name), String(id), patch, options, withUser(ctx)),
-      (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx))))),
+      (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))), idAndVersion)),
     delete: (name, id, options, ctx) => scoped(() => writes(ctx, 'delete', name), () => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx))))),
     history: (name, id, page, ctx) => scoped(() => reads(ctx, 'history', name), () => readHistory(objectOrNotFound(deps, name), id, page, withUser(ctx))),
     trash: (name, page, ctx) => scoped(() => reads(ctx, 'trash', name), () => listTrash(objectOrNotFound(deps, name), page, withUser(ctx))),
-    restore: (name, id, ctx) => scoped(() => writes(ctx, 'restore', name), () => granting(name, ctx, inTransaction(ctx, (scope) => restoreRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx))))),
+    restore: (name, id, ctx) => scoped(() => writes(ctx, 'restore', name), () => answered(ctx, granting(name, ctx, inTransaction(ctx, (scope) => restoreRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx)))), idAndVersion)),
     purge: (name, id, ctx) => scoped(() => writes(ctx, 'purge', name), () => granting(name, ctx, inTransaction(ctx, (scope) => purgeRecord(deps, scope, objectOrNotFound(deps, name), id, withUser(ctx))))),
-    upsert: (name, on, values, options, ctx) => scoped(() => writes(ctx, 'upsert', name), () => granting(name, ctx, inTransaction(ctx, (scope) => upsertRecord(deps, scope, objectOrNotFound(deps, name), on, values, options, withUser(ctx))))),
+    upsert: (name, on, values, options, ctx) => scoped(() => writes(ctx, 'upsert', name), () => answered(ctx, granting(name, ctx, inTransaction(ctx, (scope) => upsertRecord(deps, scope, objectOrNotFound(deps, name), on, values, options, withUser(ctx)))),
+      (done) => ({ created: done.created, record: idAndVersion(done.record) }))),
     transaction: (ctx, work) => inTransaction(ctx, (scope) => work(scope.engine)),
   };
 

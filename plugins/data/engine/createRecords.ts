@@ -17,7 +17,7 @@ import { checkReferenceBatch, type BatchReference } from './checkReferenceBatch.
 import type { FieldError } from './coerceInput.ts';
 import { accessKnown, celContext, validationError, type EngineDeps } from './engineDeps.ts';
 import { createdChanges, RECORD_HISTORY } from './recordHistory.ts';
-import { assertWritable, coerceOrThrow, guardObject, referenceScope, type WriteAnswer, type WriteScope } from './writeRecords.ts';
+import { assertWritable, coerceOrThrow, guardObject, readerAccess, referenceScope, type WriteAnswer, type WriteScope } from './writeRecords.ts';
 import { valuesAfterHooks } from './valuesAfterHooks.ts';
 import { runHandlers } from './runHooks.ts';
 import { SEQUENCE_TABLE } from './nextSequence.ts';
@@ -114,7 +114,7 @@ async function createBatch(
       const values = valuesAfterHooks(object, sent, before, event.record, beforeHooks.length > 0);
       const record = newRecord(values, newId(), now, userId);
       if (object.owner) record.owner_id = values.owner_id ?? userId;
-      const scoped = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === sent[field]);
+      const scoped = referenceScope(deps, ctx, access ?? await readerAccess(deps, trx, ctx), (field) => !vetted.has(field) && values[field] === sent[field]);
       references.push({ index, values, scope: scoped });
       checked.push({ index, sent, values, record, numbers: {} });
     } catch (error) {

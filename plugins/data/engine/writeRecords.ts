@@ -19,7 +19,8 @@ import { coerceInput, type FieldError } from './coerceInput.ts';
 import { constraintError } from './constraintError.ts';
 import { driverInputError } from './driverInputError.ts';
 import type { AccessProfile } from '../access/accessService.ts';
-import { accessFor, celContext, validationError, type EngineDeps } from './engineDeps.ts';
+import { accessFor, celContext, validationError, withUser, type EngineDeps } from './engineDeps.ts';
+import { FALSE_CONDITION } from '../access/compilePolicy.ts';
 import { USER_POSITION } from '../access/accessObjects.ts';
 import { checkAssignmentChange, checkDelegation } from '../access/delegation.ts';
 import { checkOwnerChange, checkRowWrite, checkWritableFields, combineScopes, readScope, requireAction, rowInScope } from '../access/enforceAccess.ts';
@@ -86,12 +87,24 @@ const DELEGATED_POSITION: ReadonlySet<string> = new Set(['position']);
 
 /**
  * What the lookups a caller sets are checked against: the read scope of the referenced object, as
- * a read by id applies it (row security and contributed scopes). None for engine work.
+ * a read by id applies it (row security and contributed scopes). None for engine work, unless it
+ * is done for a caller (`lookupReader`): then that caller's, with `access` from readerAccess.
  */
 export function referenceScope(deps: EngineDeps, ctx: DataContext, access: Awaited<ReturnType<typeof accessFor>>, applies: (field: string) => boolean): ReferenceScope | undefined {
-  if (ctx.system) return undefined;
-  const filter = combineScopes(access ? readScope(access.profile) : undefined, deps.scopeFilter?.(ctx));
+  if (ctx.system && ctx.lookupReader === undefined) return undefined;
+  const caller = ctx.system ? withUser({ environmentId: ctx.environmentId, principal: ctx.lookupReader ?? null }) : ctx;
+  const own = ctx.system && ctx.lookupReader === null ? NOTHING : access ? readScope(access.profile) : undefined;
+  const filter = combineScopes(own, deps.scopeFilter?.(caller));
   return filter && { filter, object: (name) => deps.metadata.object(name), applies };
+}
+
+const NOTHING = () => FALSE_CONDITION;
+
+/** The access of the caller that engine work is done for (`lookupReader`), whose read scope checks its lookups; null otherwise. */
+export async function readerAccess(deps: EngineDeps, knex: Knex, ctx: DataContext): Promise<Awaited<ReturnType<typeof accessFor>>> {
+  const reader = ctx.system ? ctx.lookupReader : undefined;
+  if (!reader || !deps.access) return null;
+  return { profile: await deps.access.profile(knex, ctx.environmentId, reader), principal: reader };
 }
 
 /**
@@ -257,7 +270,7 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
     row[column.seqColumn] = sequence;
   }
   // A lookup the caller sent (and the hooks kept) must name a record the caller may read.
-  const references = referenceScope(deps, ctx, access, (field) => !vetted.has(field) && values[field] === coerced[field]);
+  const references = referenceScope(deps, ctx, access ?? await readerAccess(deps, trx, ctx), (field) => !vetted.has(field) && values[field] === coerced[field]);
   await checkRecord(deps, trx, object, values, record, 'create', ctx, references, { sent: coerced });
   const answer = await scope.answer(object, ctx);
   const returned = answer ? await write(object, () => insertReturning(trx, object.name, row, answer.columns)) : null;
@@ -286,7 +299,7 @@ export async function updateRecord(
   if (running) await running;
   const values = coerceOrThrow(object, event.patch, 'update', 'hook');
   // A lookup left as it was needs no read grant: the caller only sent back what the record holds.
-  const references = referenceScope(deps, ctx, access, (field) => values[field] === coerced[field] && values[field] !== previous[field]);
+  const references = referenceScope(deps, ctx, access ?? await readerAccess(deps, trx, ctx), (field) => values[field] === coerced[field] && values[field] !== previous[field]);
   // Built key by key: V8 makes a spread followed by more keys far slower than either alone.
   await checkRecord(deps, trx, object, values, Object.assign({}, previous, values), 'update', ctx, references, { sent: coerced, previous });
   const changes = Object.assign({}, values);
