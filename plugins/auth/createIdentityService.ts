@@ -13,6 +13,7 @@ import { CLIENT_IP_HEADER } from './clientIpHeader.ts';
 import { importUsers } from './import/importUsers.ts';
 import { contactsOf } from './contactsOf.ts';
 import { principalOfUser } from './principalOfUser.ts';
+import { requestSessionToken, sessionAnswer } from './sessionAnswer.ts';
 import { errorFromResponse } from './mapAuthError.ts';
 import { PASSKEY_SIGN_IN_PATH, passkeySignInAnswer } from './passkeySignIn.ts';
 import type { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
@@ -125,7 +126,11 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       if (response.status >= 400 && !DEVICE_GRANT_PATHS.has(routed)) throw await errorFromResponse(response, request.method, new URL(request.url).pathname);
       if (routed === DEVICE_TOKEN_PATH) return signDeviceToken(response, env.context.secret);
       if (deps.phone && isPhonePath(routed)) return phoneSignInAnswer(response, routed);
-      return routed === PASSKEY_SIGN_IN_PATH ? passkeySignInAnswer(response) : response;
+      if (routed === PASSKEY_SIGN_IN_PATH) return passkeySignInAnswer(response);
+      return sessionAnswer(response, {
+        path: routed, secret: env.context.secret, current: requestSessionToken(request, env.sessionCookie),
+        reload: (id) => env.context.internalAdapter.findUserById(id),
+      });
     },
 
     async signIn(input, context) {

@@ -47,7 +47,18 @@ t.test('admin create-user and PASSWORD_EXPIRED', async (t) => {
 
       const change = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: bearer(session.token), payload: { currentPassword: temporaryPassword, newPassword: 'my-own-password-1' } });
       t.equal(change.statusCode, 200);
+      t.equal(change.json().token, session.token, "the answer holds the session's own bearer token");
+      t.equal(change.json().user.must_change_password, false, 'and the user as stored now');
       t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(session.token) })).statusCode, 200, 'allowed once changed');
+      const changedByCookie = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: { cookie: session.cookie, origin: 'http://localhost' }, payload: { currentPassword: 'my-own-password-1', newPassword: 'my-own-password-2' } });
+      t.equal(changedByCookie.statusCode, 200, changedByCookie.body);
+      t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(changedByCookie.json().token) })).statusCode, 200, 'a change made with the cookie answers a usable bearer token');
+      const revoking = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: bearer(session.token), payload: { currentPassword: 'my-own-password-2', newPassword: 'my-own-password-1', revokeOtherSessions: true } });
+      t.equal(revoking.statusCode, 200, revoking.body);
+      t.not(revoking.json().token, session.token, 'revoking other sessions answers a new session');
+      t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(revoking.json().token) })).statusCode, 200, 'whose token is a usable bearer token');
+      t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(session.token) })).statusCode, 401, 'the old session is gone');
+      session.token = revoking.json().token;
       const flag = await site.query(env, 'select must_change_password as f from sys_user where id = ?', [user.id]);
       t.notOk(flag[0]!.f, 'the flag is cleared in the database');
       t.equal((await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-in', payload: { email: 'rotate@example.com', password: temporaryPassword } })).statusCode, 401, 'the one-time password is spent');
