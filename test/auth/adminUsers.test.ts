@@ -28,7 +28,7 @@ t.test('admin create-user and PASSWORD_EXPIRED', async (t) => {
       const { temporaryPassword, user } = (await create({ email: 'rotate@example.com', generatePassword: true })).json();
       const session = await signIn(rt, 'rotate@example.com', temporaryPassword);
       t.equal(session.user.mustChangePassword, true, 'sign-in works and says so');
-      const expired = { error: { code: 'PASSWORD_EXPIRED', message: 'The password of this account must be changed before it can be used.', details: { subjectId: user.id } } };
+      const expired = { error: { code: 'PASSWORD_EXPIRED', message: 'The password of this account must be changed before it can be used: POST /api/v1/auth/change-password { "currentPassword", "newPassword" } with this credential.', details: { subjectId: user.id } } };
       for (const [method, url] of [['GET', '/api/v1/keys'], ['POST', '/api/v1/keys'], ['GET', '/api/v1/auth/list-sessions'], ['POST', '/api/v1/auth/update-user']] as const) {
         const res = await rt.inject({ method, url, headers: bearer(session.token), payload: method === 'POST' ? {} : undefined });
         t.equal(res.statusCode, 403, `${method} ${url}`);
