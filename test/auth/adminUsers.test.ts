@@ -66,6 +66,17 @@ t.test('admin create-user and PASSWORD_EXPIRED', async (t) => {
       t.equal(out.statusCode, 200, 'sign-out works');
     });
 
+    await t.test('a refused new password names the bound', async (t) => {
+      await create({ email: 'bounds@example.com', password: 'given-password-9' });
+      const own = await signIn(rt, 'bounds@example.com', 'given-password-9');
+      const short = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: bearer(own.token), payload: { currentPassword: 'given-password-9', newPassword: 'short' } });
+      t.equal(short.statusCode, 400, 'a too short password is refused');
+      t.match(short.json().error, { code: 'VALIDATION_ERROR', message: 'The request is not valid: the password is too short: use at least 8 characters', details: { reason: 'PASSWORD_TOO_SHORT', minLength: 8, maxLength: 128 } }, 'naming the minimum');
+      const long = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: bearer(own.token), payload: { currentPassword: 'given-password-9', newPassword: 'x'.repeat(129) } });
+      t.match(long.json().error, { code: 'VALIDATION_ERROR', details: { reason: 'PASSWORD_TOO_LONG', maxLength: 128 } }, 'a too long one names the maximum');
+      t.match(long.json().error.message, 'use at most 128 characters');
+    });
+
     await t.test('sign-out is allowed while the password is expired', async (t) => {
       const { temporaryPassword } = (await create({ email: 'leave@example.com', generatePassword: true })).json();
       const session = await signIn(rt, 'leave@example.com', temporaryPassword);
