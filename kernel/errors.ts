@@ -102,6 +102,7 @@ export const ERRORS = {
   // Public forms.
   FORM_UNAVAILABLE: { status: 503, message: "Form '{slug}' cannot take submissions right now: {reason}. An administrator must fix the form's runAs (docs/forms.md)." },
   // Inbound hooks.
+  HOOK_SECRET_UNSET: { status: 500, message: "Flow '{flow}' takes signed calls at POST /api/v1/automation/hooks/{flow}/{hookId}, but the environment variable {env} (its hook.secretEnv) is not set, so every call is refused with 401. Fix: set {env} to the secret the sender signs with, in the environment of every process." },
   HOOK_SIGNATURE_INVALID: { status: 401, message: 'The hook call is not signed as expected ({reason}). Fix: send X-OSR-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the hook\'s secret>, made within 300 seconds.' },
 
   // Flows.
