@@ -20,7 +20,8 @@ export interface Principal {
 
 export interface AuthSession {
   /**
-   * Resolve the caller of a request; `null` when no valid credential was sent. The answer may come
+   * Resolve the caller of a request; `null` when no credential was sent, a 401 `UNAUTHENTICATED`
+   * (thrown or rejected) for one that was sent but is not valid. The answer may come
    * without a promise: `null` for a request that carries no credential, the principal for a
    * credential verified moments ago.
    */

@@ -9,6 +9,7 @@ import { loadConfig, type LoadConfigOptions } from '../runtime/loadConfig.ts';
 import { resolvePlugins } from '../runtime/resolvePlugins.ts';
 import type { PluginEntry } from '../kernel/pluginEntry.ts';
 import { checkMetadata } from './checkMetadata.ts';
+import { checkHookSecrets } from './checkHookSecrets.ts';
 import { checkSchema } from './checkSchema.ts';
 
 export interface DoctorCheck {
@@ -81,6 +82,10 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
     ? { name: 'protocol', ok: true, detail: 'every plugin and app is compatible with this runtime' }
     : { name: 'protocol', ok: false, detail: 'incompatible plugins or apps', problems: protocol.map((f) => ({ code: f.code, message: f.message })) });
   checks.push(metadata.check);
+  if (entries.some((e) => e.enabled && e.manifest?.name === 'automation')) {
+    const hooks = metadata.flows.filter((f) => f.type === 'api' && f.hook);
+    if (hooks.length > 0) checks.push(checkHookSecrets(hooks, process.env));
+  }
   const data = entries.find((e) => e.enabled && e.manifest?.name === 'data');
   if (data && metadata.objects && db.ok) {
     const schemaSync = String((data.options as { schemaSync?: string } | undefined)?.schemaSync ?? 'additive');

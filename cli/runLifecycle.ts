@@ -18,7 +18,7 @@ export async function runLifecycleCommand(options: LoadConfigOptions, dryRun: bo
   await runtime.start();
   try {
     const lifecycle = runtime.kernel.service<LifecycleRetention>('lifecycle.retention');
-    if (!lifecycle) throw codedError('SERVICE_UNAVAILABLE', { service: 'Lifecycle', reason: 'the lifecycle plugin is off (OS_LIFECYCLE_DISABLED=1 or plugins.lifecycle.enabled false)' });
+    if (!lifecycle) throw codedError('SERVICE_OFF', { service: 'Lifecycle', reason: 'the lifecycle plugin is off (OS_LIFECYCLE_DISABLED=1 or plugins.lifecycle.enabled false)', fix: 'unset OS_LIFECYCLE_DISABLED and remove plugins.lifecycle.enabled: false, then run again' });
     return await lifecycle.run({ dryRun });
   } finally {
     await runtime.stop();

@@ -28,13 +28,15 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Content type {contentType} is not supported: send application/json.' },
   MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON: {reason}' },
   BAD_CURSOR: { status: 400, message: 'The cursor is not valid for this query: {reason}. Start again without a cursor.' },
-  PASSWORD_EXPIRED: { status: 403, message: 'The password of this account must be changed before it can be used.' },
+  PASSWORD_EXPIRED: { status: 403, message: 'The password of this account must be changed before it can be used: POST /api/v1/auth/change-password { "currentPassword", "newPassword" } with this credential.' },
   FEEDS_DISABLED: { status: 403, message: 'Comments are disabled on object {object} (enable.feeds is false).' },
   FILES_DISABLED: { status: 403, message: 'Files are disabled on object {object}: set enable.files to true.' },
   FILE_TYPE_NOT_ALLOWED: { status: 415, message: 'Files of type {contentType} are not accepted here; allowed: {allowed} (plugins.files.allowedTypes).' },
   ACTIVITIES_DISABLED: { status: 403, message: 'The activity timeline is disabled on object {object}: remove enable.activities: false from its declaration (engine-owned objects have none).' },
   SYSTEM_OBJECT_READ_ONLY: { status: 403, message: 'Object {object} is owned by the engine and is read-only through the data API.' },
   SERVICE_UNAVAILABLE: { status: 503, message: '{service} is unavailable: {reason}. Retry shortly.' },
+  // Off by configuration: retrying changes nothing until the operator turns it on.
+  SERVICE_OFF: { status: 503, message: '{service} is turned off: {reason}. Fix: {fix}' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request was not fully received within {timeoutMs} ms; the connection was closed.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts.' },
   MALFORMED_REQUEST: { status: 400, message: 'The HTTP request could not be parsed: {reason}' },
@@ -100,6 +102,7 @@ export const ERRORS = {
   // Public forms.
   FORM_UNAVAILABLE: { status: 503, message: "Form '{slug}' cannot take submissions right now: {reason}. An administrator must fix the form's runAs (docs/forms.md)." },
   // Inbound hooks.
+  HOOK_SECRET_UNSET: { status: 500, message: "Flow '{flow}' takes signed calls at POST /api/v1/automation/hooks/{flow}/{hookId}, but the environment variable {env} (its hook.secretEnv) is not set, so every call is refused with 401. Fix: set {env} to the secret the sender signs with, in the environment of every process." },
   HOOK_SIGNATURE_INVALID: { status: 401, message: 'The hook call is not signed as expected ({reason}). Fix: send X-OSR-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the hook\'s secret>, made within 300 seconds.' },
 
   // Flows.

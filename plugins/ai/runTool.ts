@@ -6,6 +6,7 @@ import { apiObject } from '../../metadata/apiObject.ts';
 import { compileExpression } from '../../metadata/cel/compileExpression.ts';
 import { AGENT_ACCESS_OBJECTS } from '../../metadata/agentTypes.ts';
 import type { FormulaType } from '../../metadata/types.ts';
+import { jsonProblem } from '../../kernel/jsonLimits.ts';
 import type { ToolCall } from './providerClient.ts';
 
 const QUERY_KEYS = new Set(['object', 'where', 'fields', 'orderBy', 'limit', 'groupBy', 'aggregations']);
@@ -139,6 +140,8 @@ export async function runTool(deps: ToolDeps, call: ToolCall): Promise<unknown> 
     } catch {
       badArgs('they are not valid JSON');
     }
+    const problem = jsonProblem(args, { root: 'arguments', text: call.arguments });
+    if (problem) badArgs(`${problem.path} ${problem.message}`);
     if (typeof args !== 'object' || args === null || Array.isArray(args)) badArgs('they must be a JSON object');
     if (call.name === 'query_data') return await queryData(deps, args as Args);
     if (call.name === 'validate_expression') return validateExpression(deps, args as Args);

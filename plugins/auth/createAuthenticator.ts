@@ -6,6 +6,7 @@ import type { AuthOptions } from './authOptions.ts';
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
 import { credentialKey, readCredential, type Credential } from './credentials.ts';
 import { crossSiteRefusal } from './crossSiteRefusal.ts';
+import { invalidCredential, signedWith } from './invalidCredential.ts';
 import { scopesOf } from './keyScopes.ts';
 import type { OAuthServer } from './oauth/createOAuthServer.ts';
 import type { PrincipalCache } from './principalCache.ts';
@@ -65,7 +66,8 @@ export function createAuthenticator(
     },
   };
 
-  async function verify(env: EnvironmentAuth, credential: Credential, key: string): Promise<Principal | null> {
+  /** The principal of a valid credential; a credential that is not valid is a 401 (invalidCredential.ts). */
+  async function verify(env: EnvironmentAuth, credential: Credential, key: string): Promise<Principal> {
     let resolved: Resolved | null = null;
     try {
       // The engine's bearer tokens are signed (`token.signature`); the OAuth server's access tokens are not.
@@ -75,11 +77,14 @@ export function createAuthenticator(
     } catch (error) {
       // The engine answers malformed or unknown credentials with a 4xx: those are simply not valid.
       const status = (error as { statusCode?: number }).statusCode;
-      if (typeof status === 'number' && status < 500) return null;
+      if (typeof status === 'number' && status < 500) throw invalidCredential(credential, env.id, null);
       log.error({ err: error }, 'credential check failed');
       throw error;
     }
-    if (!resolved) return null;
+    if (!resolved) {
+      const issuer = credential.kind === 'bearer' ? [...environments.values()].find((other) => other !== env && signedWith(credential.token, other.context.secret)) : undefined;
+      throw invalidCredential(credential, env.id, issuer?.id ?? null);
+    }
     cache.set(env.id, key, resolved.principal, resolved.notAfter);
     return frozenPrincipal(resolved.principal);
   }

@@ -7,12 +7,13 @@ import type { EngineUser } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { AUTH_BASE_PATH, allowedWhilePasswordExpired, enginePath, oauthCallbackRoute, rateFamilyOf } from './authPaths.ts';
 import type { EnvironmentAuth } from './createEnvironmentAuth.ts';
-import { createUser } from './createUser.ts';
+import { createUser, MAX_PASSWORD } from './createUser.ts';
 import { DEVICE_GRANT_PATHS, DEVICE_TOKEN_PATH, signDeviceToken } from './deviceToken.ts';
 import { CLIENT_IP_HEADER } from './clientIpHeader.ts';
 import { importUsers } from './import/importUsers.ts';
 import { contactsOf } from './contactsOf.ts';
 import { principalOfUser } from './principalOfUser.ts';
+import { requestSessionToken, sessionAnswer } from './sessionAnswer.ts';
 import { errorFromResponse } from './mapAuthError.ts';
 import { PASSKEY_SIGN_IN_PATH, passkeySignInAnswer } from './passkeySignIn.ts';
 import type { PhoneCodeLimiter } from './phoneCodeLimiter.ts';
@@ -48,6 +49,7 @@ async function withEnginePath(request: Request, path: string): Promise<Request> 
 export function createIdentityService(deps: IdentityDeps): AuthIdentity {
   const { cache, limiter, options } = deps;
   const genericIds = new Set(options.oidcProviders.map((p) => p.id));
+  const passwords = { min: options.minPasswordLength, max: MAX_PASSWORD };
 
   const envOf = (context: AuthRequestContext): EnvironmentAuth => {
     const env = deps.environments.get(context.environmentId);
@@ -122,10 +124,14 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       // Sessions, users or keys may have changed: forget what was verified in this environment.
       if (mutating) cache.clear(env.id);
       // RFC 8628 clients read OAuth errors (authorization_pending, slow_down) from these two as they are.
-      if (response.status >= 400 && !DEVICE_GRANT_PATHS.has(routed)) throw await errorFromResponse(response, request.method, new URL(request.url).pathname);
+      if (response.status >= 400 && !DEVICE_GRANT_PATHS.has(routed)) throw await errorFromResponse(response, request.method, new URL(request.url).pathname, passwords);
       if (routed === DEVICE_TOKEN_PATH) return signDeviceToken(response, env.context.secret);
       if (deps.phone && isPhonePath(routed)) return phoneSignInAnswer(response, routed);
-      return routed === PASSKEY_SIGN_IN_PATH ? passkeySignInAnswer(response) : response;
+      if (routed === PASSKEY_SIGN_IN_PATH) return passkeySignInAnswer(response);
+      return sessionAnswer(response, {
+        path: routed, secret: env.context.secret, current: requestSessionToken(request, env.sessionCookie),
+        reload: (id) => env.context.internalAdapter.findUserById(id),
+      });
     },
 
     async signIn(input, context) {

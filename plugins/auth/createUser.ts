@@ -7,7 +7,8 @@ import { isPlaceholderEmail, PLACEHOLDER_DOMAIN } from './import/normalizeRow.ts
 import { fromEngineThrow } from './mapAuthError.ts';
 import { toAuthUser } from './userView.ts';
 
-const MAX_PASSWORD = 128;
+/** Longest password taken, here and by the engine (emailFlows.ts). */
+export const MAX_PASSWORD = 128;
 const emailSchema = z.email();
 
 export function isEmail(value: string): boolean {

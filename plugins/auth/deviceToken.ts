@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { signSessionToken } from './sessionAnswer.ts';
 
 /** The engine path that hands a device its token. */
 export const DEVICE_TOKEN_PATH = '/device/token';
@@ -15,7 +15,7 @@ export async function signDeviceToken(response: Response, secret: string): Promi
   const body = (await response.clone().json().catch(() => null)) as { access_token?: unknown } | null;
   if (!body || typeof body.access_token !== 'string') return response;
   const token = body.access_token;
-  const signed = `${token}.${createHmac('sha256', secret).update(token).digest('base64')}`;
+  const signed = signSessionToken(token, secret);
   const headers = new Headers(response.headers);
   headers.delete('content-length');
   return new Response(JSON.stringify({ ...body, access_token: signed }), { status: 200, headers });

@@ -2,6 +2,7 @@ import type { BetterAuthOptions } from 'better-auth';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import type { AuthEngine } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
+import { MAX_PASSWORD } from './createUser.ts';
 import { environmentAuthUrl } from './environmentAuthUrl.ts';
 
 type EmailAndPassword = NonNullable<BetterAuthOptions['emailAndPassword']>;
@@ -45,6 +46,7 @@ export function passwordOptions(s: EmailFlowSettings): Omit<EmailAndPassword, 'e
   return {
     disableSignUp: !options.signUp,
     minPasswordLength: options.minPasswordLength,
+    maxPasswordLength: MAX_PASSWORD,
     revokeSessionsOnPasswordReset: true,
     resetPasswordTokenExpiresIn: options.passwordResetExpiresIn,
     requireEmailVerification: options.emailVerification.required,

@@ -11,15 +11,25 @@ export interface EngineError {
   path?: string | undefined;
 }
 
+/** The password lengths the engine enforces, so its refusals can say them. */
+export interface PasswordLengths {
+  min: number;
+  max: number;
+}
+
 /** Turn an error answer of the auth engine into our envelope, keeping its code in details.reason. */
 /** 5xx answers become a plain Error, so the server logs them and answers INTERNAL with the request id. */
-export function mapAuthError(error: EngineError): CodedError | Error {
+export function mapAuthError(error: EngineError, passwords?: PasswordLengths): CodedError | Error {
   const reason = error.code ?? `HTTP_${error.status}`;
   const message = error.message?.trim() || undefined;
   const text = (fallback: string) => (message ? `${message.replace(/[.!]?$/, '.')}` : fallback);
   switch (error.status) {
     case 400:
     case 422:
+      if (passwords && (reason === 'PASSWORD_TOO_SHORT' || reason === 'PASSWORD_TOO_LONG')) {
+        const bound = reason === 'PASSWORD_TOO_SHORT' ? `at least ${passwords.min}` : `at most ${passwords.max}`;
+        return codedError('VALIDATION_ERROR', { summary: `the password is too ${reason === 'PASSWORD_TOO_SHORT' ? 'short' : 'long'}: use ${bound} characters`, reason, minLength: passwords.min, maxLength: passwords.max });
+      }
       return codedError('VALIDATION_ERROR', { summary: message ?? reason, reason });
     case 401:
       return codedError('UNAUTHENTICATED', { reason }, text('Authentication failed.'));
@@ -45,7 +55,7 @@ export function mapAuthError(error: EngineError): CodedError | Error {
 }
 
 /** Read an error answer (a Fetch Response with status >= 400) of the engine. */
-export async function errorFromResponse(response: Response, method: string, path: string): Promise<CodedError | Error> {
+export async function errorFromResponse(response: Response, method: string, path: string, passwords?: PasswordLengths): Promise<CodedError | Error> {
   // The engine's own errors carry code and message; its OAuth endpoints error and error_description.
   let body: { code?: unknown; message?: unknown; error?: unknown; error_description?: unknown } = {};
   try {
@@ -61,7 +71,7 @@ export async function errorFromResponse(response: Response, method: string, path
     retryAfter: header && /^\d+$/.test(header) ? Number(header) : undefined,
     method,
     path,
-  });
+  }, passwords);
 }
 
 /** An error thrown by the engine's server-side API (APIError: statusCode and body). */

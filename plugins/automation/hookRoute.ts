@@ -5,6 +5,7 @@ import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { claimDelivery, deliveryRun, ensureDeliveryTable, recordDeliveryRun, releaseDelivery, signatureDelivery } from './deliveryStore.ts';
+import { checkJson } from '../../kernel/jsonLimits.ts';
 import { verifySignature } from './verifySignature.ts';
 
 /** Largest hook body read, bytes. */
@@ -64,11 +65,13 @@ export function addHookRoute(routes: HttpRoutes, deps: { runner: FlowsRunner; da
       if (!check.ok) throw refuse(check.reason);
 
       let input: unknown;
+      const text = body.toString('utf8');
       try {
-        input = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
+        input = body.length === 0 ? {} : JSON.parse(text);
       } catch {
         throw codedError('VALIDATION_ERROR', { summary: 'the body is not valid JSON', errors: [{ path: 'body', message: 'must be a JSON object' }] });
       }
+      checkJson(input, { text });
       const rawDelivery = request.headers['x-osr-delivery'];
       const delivery = typeof rawDelivery === 'string' && rawDelivery !== '' ? rawDelivery : null;
       if (delivery !== null && !DELIVERY_ID.test(delivery)) {

@@ -3,7 +3,7 @@ import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
 import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
 import { scopeRefusal } from '../../capabilities/credentialScopes.ts';
-import { codedError } from '../../kernel/errors.ts';
+import { codedError, isCodedError } from '../../kernel/errors.ts';
 import { routeScope } from '../../capabilities/routeScope.ts';
 import type { EnvironmentSelector } from './selectEnvironment.ts';
 
@@ -52,8 +52,15 @@ function admit(route: RegisteredRoute, principal: Principal | null, requireAuth:
  */
 export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined, requireAuth: boolean, environments: EnvironmentSelector, grants?: AccessGrants) {
   // Positions, permission sets and route keys come from the environment's assignments.
+  // A credential that was sent but is not valid is refused (401) on every route that is not public,
+  // whatever requireAuth says; a public route serves its caller as anonymous.
+  const open = route.public && !route.permission;
+  const lenient = (error: unknown): null => {
+    if (open && isCodedError(error) && error.code === 'UNAUTHENTICATED') return null;
+    throw error;
+  };
   const settle = async (request: FastifyRequest, found: Principal | null | Promise<Principal | null>): Promise<void> => {
-    const authenticated = await found;
+    const authenticated = await Promise.resolve(found).catch(lenient);
     request.principal = authenticated && grants ? await grants.resolve(authenticated) : authenticated;
     admit(route, request.principal, requireAuth);
   };
@@ -61,7 +68,12 @@ export function authGuard(route: RegisteredRoute, auth: AuthSession | undefined,
     let pending: Promise<void> | undefined;
     try {
       request.environmentId = environments(request);
-      const found = auth ? auth.authenticate(request) : null;
+      let found: ReturnType<AuthSession['authenticate']> = null;
+      try {
+        found = auth ? auth.authenticate(request) : null;
+      } catch (error) {
+        found = lenient(error);
+      }
       // A caller verified and resolved moments ago is admitted without a promise.
       const known = found === null || isThenable(found) ? undefined : grants ? grants.resolveKnown(found) : found;
       if (found === null) admit(route, (request.principal = null), requireAuth);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { codedError } from '../../kernel/errors.ts';
+import { addJsonBody } from './jsonBody.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { addBodyDeadline, clientErrorHandler } from './clientDeadline.ts';
 import type { HttpOptions } from './httpOptions.ts';
@@ -61,6 +62,8 @@ export function createServer(options: HttpOptions, log: Logger, allowed: (path: 
       sendError(error, request, reply);
     },
   });
+
+  addJsonBody(app);
 
   app.decorateRequest('principal', null);
   app.decorateRequest('environmentId', '');

@@ -7,7 +7,7 @@ interface FastifyLikeError {
   code?: string;
   statusCode?: number;
   message?: string;
-  validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>;
+  validation?: Array<{ keyword?: string; instancePath?: string; message?: string; params?: Record<string, unknown> }>;
   validationContext?: string;
 }
 
@@ -18,7 +18,7 @@ export function toErrorResponse(error: unknown, requestId: string, limit: number
   if (e.validation) {
     const errors = e.validation.map((v) => {
       const extra = v.params && 'additionalProperty' in v.params ? `/${String(v.params.additionalProperty)}` : '';
-      return { path: `${e.validationContext ?? 'body'}${v.instancePath ?? ''}${extra}`, message: v.message ?? 'is not valid' };
+      return { path: `${e.validationContext ?? 'body'}${v.instancePath ?? ''}${extra}`, message: validationMessage(v) };
     });
     return { error: codedError('VALIDATION_ERROR', { summary: errors.map((x) => `${x.path} ${x.message}`).join('; '), errors }), internal: false };
   }
@@ -46,4 +46,15 @@ export function toErrorResponse(error: unknown, requestId: string, limit: number
     return { error: codedError('VALIDATION_ERROR', { summary: e.message ?? 'bad request' }), internal: false };
   }
   return { error: codedError('INTERNAL', { requestId }), internal: true };
+}
+
+/** The validator's sentence, with what it leaves out: the allowed values of an enum, the one of a const. */
+function validationMessage(v: { keyword?: string; message?: string; params?: Record<string, unknown> }): string {
+  const allowed = v.params?.allowedValues;
+  if (v.keyword === 'enum' && Array.isArray(allowed)) {
+    const shown = allowed.slice(0, 50).map((a) => JSON.stringify(a)).join(', ');
+    return `must be one of ${shown}${allowed.length > 50 ? `, … (${allowed.length} in all)` : ''}`;
+  }
+  if (v.keyword === 'const' && v.params && 'allowedValue' in v.params) return `must be ${JSON.stringify(v.params.allowedValue)}`;
+  return v.message ?? 'is not valid';
 }

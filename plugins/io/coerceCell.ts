@@ -1,4 +1,5 @@
 import type { ResolvedField } from '../../metadata/types.ts';
+import { jsonProblem } from '../../kernel/jsonLimits.ts';
 
 /** A cell read as its field's type; `empty` leaves the field out, so its default applies. */
 export type CellValue = { kind: 'value'; value: unknown } | { kind: 'empty' } | { kind: 'error'; message: string };
@@ -44,7 +45,9 @@ export function coerceCell(field: ResolvedField, text: string): CellValue {
       return value([...new Set(t.split(';').map((s) => s.trim()).filter((s) => s !== ''))]);
     case 'json':
       try {
-        return value(JSON.parse(t) as unknown);
+        const parsed = JSON.parse(t) as unknown;
+        const problem = jsonProblem(parsed, { root: '', text: t });
+        return problem ? error(problem.message) : value(parsed);
       } catch {
         return error('must be valid JSON');
       }

@@ -115,7 +115,7 @@ export function createToolbox(deps: ToolboxDeps) {
       return { deleted: true, object: args.object, id: args.id };
     },
     search: async (args: { q: string; objects?: string[]; limit?: number }, ctx) => {
-      if (!deps.search) throw codedError('SERVICE_UNAVAILABLE', { service: 'Search', reason: 'the search plugin is not enabled' });
+      if (!deps.search) throw codedError('SERVICE_OFF', { service: 'Search', reason: 'the search plugin is not enabled', fix: 'enable plugins.search' });
       if (args.q.trim() === '') throw codedError('VALIDATION_ERROR', { summary: 'q must contain text to search for', errors: [{ path: 'q', message: 'must contain text to search for' }] });
       const indexed = deps.search.objects();
       const serves = (name: string) => {

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
 import type { McpServerService } from '../../capabilities/mcpServer.ts';
-import { codedError } from '../../kernel/errors.ts';
+import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { CallerOf } from './createMcpServer.ts';
 
 const KEY_PREFIX = 'osk_';
@@ -27,7 +27,10 @@ export function createStdioService(deps: {
       const verify = async (): Promise<Principal | null> => {
         // The verifier reads a request's headers and environment; a stdio session has only its key.
         const request = { headers: { authorization: `Bearer ${apiKey}` }, environmentId: environment, method: 'POST', protocol: 'http', host: 'localhost' } as unknown as FastifyRequest;
-        const found = await deps.auth.authenticate(request);
+        const found = await Promise.resolve(deps.auth.authenticate(request)).catch((error: unknown) => {
+          if (isCodedError(error) && error.code === 'UNAUTHENTICATED') return null;
+          throw error;
+        });
         return found ? deps.grants.resolve(found) : null;
       };
       if (!(await verify())) throw codedError('MCP_STDIO_KEY_INVALID', { reason: 'was not accepted: it is unknown, revoked or expired, or its user is banned', fix: FIX });

@@ -207,7 +207,7 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
       const report = await store.readable(request.environmentId, id, caller);
       if (report.ownerId !== caller.userId) throw codedError('PERMISSION_DENIED', { permission: 'ownership of the report', report: id });
       const schedule = parseBody(scheduleSchema, request.body);
-      if (!deps.canSchedule()) throw codedError('SERVICE_UNAVAILABLE', { service: 'Report delivery', reason: 'delivery needs email.send and auth.identity (the email and auth plugins)' });
+      if (!deps.canSchedule()) throw codedError('SERVICE_OFF', { service: 'Report delivery', reason: 'delivery needs email.send and auth.identity (the email and auth plugins)', fix: 'enable the email and auth plugins' });
       const updated = await store.update(request.environmentId, id, { schedule, last_delivery_error: null });
       await delivery.schedule(request.environmentId, updated, schedule);
       return view(updated, caller);

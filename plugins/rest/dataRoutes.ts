@@ -41,7 +41,9 @@ function listQuery(query: Record<string, unknown>): Record<string, unknown> {
   if (unknown.length > 0) {
     const errors = unknown.map((key) => ({
       path: `querystring/${key.slice(0, 64)}`,
-      message: QUERY_ONLY.has(key) ? 'is not a list parameter: send it in the body of POST /data/:object/query' : `is not a list parameter; they are ${[...LIST_KEYS].join(', ')}`,
+      message: QUERY_ONLY.has(key)
+        ? 'is not a list parameter: send it in the body of POST /data/:object/query'
+        : `is not a list parameter; they are ${[...LIST_KEYS].join(', ')} and count (${COUNT_VALUES.join(', ')})${key === 'total' ? ': count=true adds total' : ''}`,
     }));
     throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
   }

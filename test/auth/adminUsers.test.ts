@@ -28,7 +28,7 @@ t.test('admin create-user and PASSWORD_EXPIRED', async (t) => {
       const { temporaryPassword, user } = (await create({ email: 'rotate@example.com', generatePassword: true })).json();
       const session = await signIn(rt, 'rotate@example.com', temporaryPassword);
       t.equal(session.user.mustChangePassword, true, 'sign-in works and says so');
-      const expired = { error: { code: 'PASSWORD_EXPIRED', message: 'The password of this account must be changed before it can be used.', details: { subjectId: user.id } } };
+      const expired = { error: { code: 'PASSWORD_EXPIRED', message: 'The password of this account must be changed before it can be used: POST /api/v1/auth/change-password { "currentPassword", "newPassword" } with this credential.', details: { subjectId: user.id } } };
       for (const [method, url] of [['GET', '/api/v1/keys'], ['POST', '/api/v1/keys'], ['GET', '/api/v1/auth/list-sessions'], ['POST', '/api/v1/auth/update-user']] as const) {
         const res = await rt.inject({ method, url, headers: bearer(session.token), payload: method === 'POST' ? {} : undefined });
         t.equal(res.statusCode, 403, `${method} ${url}`);
@@ -47,12 +47,34 @@ t.test('admin create-user and PASSWORD_EXPIRED', async (t) => {
 
       const change = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: bearer(session.token), payload: { currentPassword: temporaryPassword, newPassword: 'my-own-password-1' } });
       t.equal(change.statusCode, 200);
+      t.equal(change.json().token, session.token, "the answer holds the session's own bearer token");
+      t.equal(change.json().user.must_change_password, false, 'and the user as stored now');
       t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(session.token) })).statusCode, 200, 'allowed once changed');
+      const changedByCookie = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: { cookie: session.cookie, origin: 'http://localhost' }, payload: { currentPassword: 'my-own-password-1', newPassword: 'my-own-password-2' } });
+      t.equal(changedByCookie.statusCode, 200, changedByCookie.body);
+      t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(changedByCookie.json().token) })).statusCode, 200, 'a change made with the cookie answers a usable bearer token');
+      const revoking = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: bearer(session.token), payload: { currentPassword: 'my-own-password-2', newPassword: 'my-own-password-1', revokeOtherSessions: true } });
+      t.equal(revoking.statusCode, 200, revoking.body);
+      t.not(revoking.json().token, session.token, 'revoking other sessions answers a new session');
+      t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(revoking.json().token) })).statusCode, 200, 'whose token is a usable bearer token');
+      t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(session.token) })).statusCode, 401, 'the old session is gone');
+      session.token = revoking.json().token;
       const flag = await site.query(env, 'select must_change_password as f from sys_user where id = ?', [user.id]);
       t.notOk(flag[0]!.f, 'the flag is cleared in the database');
       t.equal((await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-in', payload: { email: 'rotate@example.com', password: temporaryPassword } })).statusCode, 401, 'the one-time password is spent');
       const out = await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-out', headers: bearer(session.token) });
       t.equal(out.statusCode, 200, 'sign-out works');
+    });
+
+    await t.test('a refused new password names the bound', async (t) => {
+      await create({ email: 'bounds@example.com', password: 'given-password-9' });
+      const own = await signIn(rt, 'bounds@example.com', 'given-password-9');
+      const short = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: bearer(own.token), payload: { currentPassword: 'given-password-9', newPassword: 'short' } });
+      t.equal(short.statusCode, 400, 'a too short password is refused');
+      t.match(short.json().error, { code: 'VALIDATION_ERROR', message: 'The request is not valid: the password is too short: use at least 8 characters', details: { reason: 'PASSWORD_TOO_SHORT', minLength: 8, maxLength: 128 } }, 'naming the minimum');
+      const long = await rt.inject({ method: 'POST', url: '/api/v1/auth/change-password', headers: bearer(own.token), payload: { currentPassword: 'given-password-9', newPassword: 'x'.repeat(129) } });
+      t.match(long.json().error, { code: 'VALIDATION_ERROR', details: { reason: 'PASSWORD_TOO_LONG', maxLength: 128 } }, 'a too long one names the maximum');
+      t.match(long.json().error.message, 'use at most 128 characters');
     });
 
     await t.test('sign-out is allowed while the password is expired', async (t) => {

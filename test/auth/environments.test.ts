@@ -32,6 +32,13 @@ t.test('a credential of one environment is refused in another', async (t) => {
       t.equal(res.statusCode, status, name);
     }
 
+    const elsewhere = await rt.inject({ url: `/api/v1/environments/${b}/keys`, headers: bearer(inA.token) });
+    t.equal(elsewhere.json().error.code, 'UNAUTHENTICATED');
+    t.same(elsewhere.json().error.details, { reason: 'OTHER_ENVIRONMENT', credential: 'bearer', environmentId: b, issuedBy: a }, 'the 401 says the token is of another environment');
+    t.match(elsewhere.json().error.message, `issued by environment '${a}', not by '${b}'`, 'and so does its message');
+    const forged = await rt.inject({ url: `/api/v1/environments/${b}/keys`, headers: bearer(`${inA.token.split('.')[0]}.AAAA`) });
+    t.equal(forged.json().error.details.reason, 'CREDENTIAL_INVALID', 'a token no environment signed is only not valid');
+
     const session = await rt.inject({ url: `/api/v1/environments/${b}/auth/get-session`, headers: bearer(inA.token) });
     t.equal(session.statusCode, 200);
     t.equal(session.body, 'null', "B's engine does not know A's session");
@@ -84,5 +91,33 @@ t.test('the first admin is created once, never re-created nor reset', async (t) 
     await site.boot();
     const users = await site.query(site.ids[0]!, 'select count(*) as n from sys_user');
     t.equal(Number(users[0]!.n), 0, 'a deleted first admin is not re-created');
+  });
+});
+
+t.test('with api.requireAuth false, a credential that is sent but not valid is 401, not anonymous', async (t) => {
+  await eachBackend(t, ['open'], async (t, site) => {
+    const rt = await site.boot({ config: { api: { requireAuth: false }, apps: ['metadata/apps/crm'], plugins: { crm: { enabled: true } } } });
+    const list = (headers: Record<string, string> = {}) => rt.inject({ url: '/api/v1/data/account', headers });
+    t.equal((await list()).statusCode, 200, 'no credential: anonymous');
+    const { token } = await signIn(rt);
+    t.equal((await list(bearer(token))).statusCode, 200, 'a valid bearer token');
+    const key = (await rt.inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(token), payload: {} })).json() as { id: string; key: string };
+    t.equal((await list({ 'x-api-key': key.key })).statusCode, 200, 'a valid key');
+    t.equal((await rt.inject({ method: 'DELETE', url: `/api/v1/keys/${key.id}`, headers: bearer(token) })).statusCode, 204);
+    t.equal((await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-out', headers: bearer(token) })).statusCode, 200);
+    for (const [name, headers, credential] of [
+      ['a signed-out bearer token', bearer(token), 'bearer'],
+      ['a made-up bearer token', bearer('made-up.token'), 'bearer'],
+      ['a revoked API key', { 'x-api-key': key.key }, 'apiKey'],
+      ['a made-up API key', bearer('osk_made_up_key'), 'apiKey'],
+    ] as const) {
+      const res = await list(headers);
+      t.equal(res.statusCode, 401, `${name}: 401`);
+      t.equal(res.json().error.code, 'UNAUTHENTICATED', `${name}: UNAUTHENTICATED`);
+      t.same({ reason: res.json().error.details.reason, credential: res.json().error.details.credential }, { reason: 'CREDENTIAL_INVALID', credential }, `${name}: says which credential`);
+      t.match(res.json().error.message, /not valid in environment .*unknown, expired or revoked/, `${name}: and why`);
+    }
+    t.equal((await rt.inject({ url: '/api/v1/health', headers: bearer(token) })).statusCode, 200, 'a public route serves a stale credential as anonymous');
+    t.equal((await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-in', headers: bearer(token), payload: ADMIN })).statusCode, 200, 'and signing in again works');
   });
 });

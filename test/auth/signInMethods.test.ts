@@ -70,6 +70,8 @@ t.test('two-factor TOTP', async (t) => {
       const token = String(done.headers['set-auth-token'] ?? '');
       t.ok(token, 'a bearer token after the second factor');
       t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(token) })).statusCode, 200, 'and it works');
+      t.equal(done.json().token, token, "the answer's token is the bearer token");
+      t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(done.json().token) })).statusCode, 200, "the answer's token works as a bearer");
 
       const replay = await rt.inject({ method: 'POST', url: '/api/v1/auth/two-factor/verify-totp', headers: { cookie: pending!, ...ORIGIN }, payload: { code: totp.generate() } });
       t.equal(replay.statusCode >= 400, true, 'the two-factor cookie is spent');
@@ -80,6 +82,7 @@ t.test('two-factor TOTP', async (t) => {
       const pending = pairOf(cookiesOf(res.headers['set-cookie']), '.two_factor=')!;
       const done = await rt.inject({ method: 'POST', url: '/api/v1/auth/two-factor/verify-backup-code', headers: { cookie: pending, ...ORIGIN }, payload: { code: backupCodes[0] } });
       t.equal(done.statusCode, 200, done.body);
+      t.equal((await rt.inject({ url: '/api/v1/keys', headers: bearer(done.json().token) })).statusCode, 200, "the answer's token works as a bearer");
       const again = await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-in', payload: USER });
       const pending2 = pairOf(cookiesOf(again.headers['set-cookie']), '.two_factor=')!;
       const reuse = await rt.inject({ method: 'POST', url: '/api/v1/auth/two-factor/verify-backup-code', headers: { cookie: pending2, ...ORIGIN }, payload: { code: backupCodes[0] } });

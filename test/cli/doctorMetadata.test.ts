@@ -25,9 +25,9 @@ function workspace(app: object, objects: Record<string, object>): string {
   return cwd;
 }
 
-async function osr(args: string[], cwd: string) {
+async function osr(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [BIN, ...args], {
-    cwd, env: { PATH: process.env.PATH, OS_DATA_DIR: join(cwd, 'data'), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd, env: { PATH: process.env.PATH, OS_DATA_DIR: join(cwd, 'data'), LOG_LEVEL: 'warn', ...extra }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
@@ -96,4 +96,23 @@ t.test('a schema change the next start would refuse: the doctor plans it read-on
   const after = statSync(file);
   t.same([after.size, after.mtimeMs], [before.size, before.mtimeMs], 'the database file is untouched');
   t.same(readdirSync(join(cwd, 'data')), ['default.db'], 'no journal, secret or other file');
+});
+
+t.test('an inbound hook whose secret variable is not set: the doctor fails naming it', async (t) => {
+  const cwd = workspace(APP, { item: { fields: { title: { type: 'text' } } } });
+  mkdirSync(join(cwd, 'app', 'flows'));
+  writeFileSync(join(cwd, 'app', 'flows', 'item_hook.json'), JSON.stringify({
+    name: 'item_hook', type: 'api', runAs: 'system', hook: { id: 'items', secretEnv: 'SHOP_ITEMS_HOOK_SECRET' },
+    input: { title: { type: 'text', required: true } },
+    steps: [{ id: 'add', type: 'create', object: 'item', values: { title: 'input.title' } }],
+  }));
+  const unset = await osr(['doctor', '--json'], cwd);
+  t.equal(unset.code, 1, 'doctor exits 1');
+  const failed = (JSON.parse(unset.stdout) as Report).checks.filter((c) => !c.ok);
+  t.same(failed.map((c) => c.name), ['hooks'], 'the hooks check fails, and only it');
+  t.equal(failed[0]?.problems?.[0]?.code, 'HOOK_SECRET_UNSET');
+  t.match(failed[0]?.problems?.[0]?.message, "Flow 'item_hook' takes signed calls at POST /api/v1/automation/hooks/item_hook/items, but the environment variable SHOP_ITEMS_HOOK_SECRET");
+  const set = await osr(['doctor'], cwd, { SHOP_ITEMS_HOOK_SECRET: 'a-secret' });
+  t.equal(set.code, 0, set.stdout);
+  t.match(set.stdout, /^ok {3}hooks +1 inbound hook\(s\), each secret variable set$/m);
 });

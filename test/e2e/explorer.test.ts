@@ -75,6 +75,16 @@ async function run(): Promise<void> {
     await page.locator('#filter').fill('openapi.json');
     const visible = await page.locator('details.op:visible').evaluateAll((ops) => ops.map((o) => o.getAttribute('data-operation')));
     t.same(visible, ['getOpenapiJson'], 'the filter keeps matching operations only');
+    t.same(await page.locator('#objects li[data-object]:visible').count(), 0, 'and no object matches it');
+    await page.locator('#filter').fill('opportun');
+    const shown = await page.locator('#objects li[data-object]:visible').evaluateAll((items) => items.map((i) => i.getAttribute('data-object')));
+    t.same(shown, ['opportunity'], 'the filter narrows the objects list');
+    t.equal(await page.locator('#objects h2').textContent(), `Objects (1 of ${objects.length})`, 'and its heading says how many match');
+    await page.locator('#filter').fill('');
+    t.equal(await page.locator('#objects li[data-object]:visible').count(), objects.length, 'an empty filter shows them all');
+    const servers = await page.locator('#intro p', { hasText: 'Servers:' }).textContent();
+    t.notMatch(servers, /object HTML|Servers: ,/, 'the servers line holds no stringified element or list');
+    t.equal(servers, 'Servers: /api/v1 (The default environment (default)) · /api/v1/environments/{environmentId} (One environment, chosen in the path)', 'it names the servers');
     t.same(errors, [], 'no console error (no CSP violation)');
     t.same(requests.filter((url) => !url.startsWith(base)), [], 'nothing requested from another origin');
     await page.close();

@@ -59,6 +59,9 @@ t.test('disabled: a clear refusal, exit 1', async (t) => {
   const res = await run(['lifecycle'], { OS_LIFECYCLE_DISABLED: '1' });
   t.equal(res.code, 1);
   t.match(res.stderr, /lifecycle plugin is off/);
+  t.match(res.stderr, /SERVICE_OFF/, 'coded as off by configuration');
+  t.notMatch(res.stderr, /retry/i, 'retrying would change nothing, so it is not suggested');
+  t.match(res.stderr, /Fix: unset OS_LIFECYCLE_DISABLED/, 'it says how to turn it on');
 });
 
 t.test('an unknown override fails naming it', async (t) => {

@@ -48,6 +48,8 @@ function cases(ids: { account: string; task: string }): Case[] {
     { name: 'unknown operator', request: where('account', { name: { $regex: '.*' } }), status: 400, code: 'VALIDATION_ERROR', message: "unknown operator '$regex'" },
     { name: 'unknown join alias', request: query('contact', { joins: [join], where: { 'zz.name': 'x' } }), status: 400, code: 'VALIDATION_ERROR', message: "no join alias 'zz'" },
     { name: 'unknown query key', request: list('account', { drop: 'table' }), status: 400, code: 'VALIDATION_ERROR', message: 'querystring/drop is not a list parameter; they are where, orderBy, limit, offset, cursor, select, expand' },
+    { name: 'an enum names its values', request: post('account/import', { format: 'xml', csv: 'name' }), status: 400, code: 'VALIDATION_ERROR', message: 'body/format must be one of "csv", "json"' },
+    { name: 'total asked for as a list parameter', request: list('account', { total: 'true' }), status: 400, code: 'VALIDATION_ERROR', message: 'querystring/total is not a list parameter; they are where, orderBy, limit, offset, cursor, select, expand and count (exact, estimated, none, true, false): count=true adds total' },
     { name: 'groupBy on the list', request: list('account', { groupBy: '["industry"]' }), status: 400, code: 'VALIDATION_ERROR', message: 'querystring/groupBy is not a list parameter: send it in the body of POST /data/:object/query' },
     { name: 'aggregations, having, distinct, joins and fields on the list', request: list('account', { aggregations: '[]', having: '{}', distinct: 'true', joins: '[]', fields: 'name' }), status: 400, code: 'VALIDATION_ERROR', message: 'querystring/aggregations is not a list parameter' },
 

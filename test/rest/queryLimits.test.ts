@@ -28,7 +28,8 @@ function cases(account: string, sample: string): Case[] {
   const query = (payload: unknown, object = 'account') => ({ method: 'POST' as const, url: `${api}/${object}/query`, payload });
   const or = (n: number) => ({ $or: many(n, (i) => ({ name: `x${i}` })) });
   return [
-    { name: 'a json field nested 100,000 deep on create', method: 'POST', url: `${api}/sample`, payload: `{"payload": ${deepArray(100_000)}}`, limit: 'jsonDepth', max: 64, message: 'payload must nest at most 64 levels' },
+    { name: 'a json field nested 200 deep on create', method: 'POST', url: `${api}/sample`, payload: `{"payload": ${deepArray(200)}}`, limit: 'jsonDepth', max: 64, message: 'payload must nest at most 64 levels' },
+    { name: 'a json field nested 100,000 deep on create', method: 'POST', url: `${api}/sample`, payload: `{"payload": ${deepArray(100_000)}}`, limit: 'bodyDepth', max: 256, message: 'body nests more than 256 levels' },
     { name: 'a json field nested 65 deep on update', method: 'PATCH', url: `${api}/sample/${sample}`, payload: `{"payload": ${deepArray(65)}}`, limit: 'jsonDepth', max: 64, message: 'at most 64 levels' },
     { name: '5,000 aggregations', ...query({ aggregations: many(5000, (i) => ({ function: 'count', alias: `n${i}` })) }), limit: 'aggregations', max: 50, message: 'at most 50 aggregations, not 5000' },
     { name: '$or with 20,000 branches (POST)', ...query({ where: or(20_000) }), limit: 'conditionBranches', max: 200, message: '$or takes at most 200 conditions' },
@@ -36,7 +37,9 @@ function cases(account: string, sample: string): Case[] {
     { name: '$and with 20,000 branches', ...query({ where: { $and: many(20_000, (i) => ({ name: { $ne: `x${i}` } })) } }), limit: 'conditionBranches', max: 200, message: '$and takes at most 200' },
     { name: 'having $or with 20,000 branches', ...query({ groupBy: ['name'], aggregations: [{ function: 'count', alias: 'n' }], having: or(20_000) }), limit: 'conditionBranches', max: 200, message: '$or takes at most 200' },
     { name: 'a condition of 600 tests in 3 branches', ...query({ where: { $or: many(3, () => ({ $and: many(200, (i) => ({ employees: { $ne: i } })) })) } }), limit: 'conditionNodes', max: 500, message: 'at most 500 tests' },
-    { name: 'a condition nested 100,000 deep', ...query(`{"where": ${'{"$not":'.repeat(100_000)}{}${'}'.repeat(100_000)}}`), limit: 'conditionDepth', max: 64, message: 'at most 64 levels' },
+    { name: 'a condition nested 200 deep', ...query(`{"where": ${'{"$not":'.repeat(200)}{}${'}'.repeat(200)}}`), limit: 'conditionDepth', max: 64, message: 'at most 64 levels' },
+    { name: 'a condition nested 100,000 deep', ...query(`{"where": ${'{"$not":'.repeat(100_000)}{}${'}'.repeat(100_000)}}`), limit: 'bodyDepth', max: 256, message: 'body nests more than 256 levels' },
+    { name: 'a condition nested 100,000 deep (GET)', method: 'GET', url: list({ where: `${'{"$not":'.repeat(100_000)}{}${'}'.repeat(100_000)}` }), limit: 'bodyDepth', max: 256, message: 'where: nests more than 256 levels' },
     { name: '40 $in lists of 1000 values', ...query({ where: { $or: many(40, () => ({ name: { $in: many(1000, (i) => `x${i}`) } })) } }), limit: 'conditionValues', max: 5000, message: 'at most 5000 values' },
     { name: '$in with 1001 values (GET)', method: 'GET', url: list({ where: JSON.stringify({ name: { $in: many(1001, (i) => `x${i}`) } }) }), limit: 'inValues', max: 1000, message: '$in takes at most 1000 values' },
     { name: 'a 20,000-character $eq operand', ...query({ where: { name: 'x'.repeat(20_000) } }), limit: 'operandLength', max: 10_000, message: 'at most 10000 characters' },

@@ -6,6 +6,7 @@ import { joinKeepsRows, parseJoins } from './parseJoins.ts';
 import { parseExpand, parseRecordSort, parseSelection, parseSortList } from './parseSelection.ts';
 import { QueryIssues, isPlainObject, show } from './queryErrors.ts';
 import { tooManyJoins } from './queryCost.ts';
+import { jsonProblem } from '../../../kernel/jsonLimits.ts';
 import type { Condition, FieldRef, ObjectRegistry, QueryAst, QueryInput, SelectItem } from './types.ts';
 
 /** Page size when the query names none (capped by the object's maxPageSize). */
@@ -149,12 +150,18 @@ function ensureSelected(select: SelectItem[], output: string[] | null, object: R
 
 function parseJson(value: unknown, path: string, issues: QueryIssues): unknown {
   if (typeof value !== 'string') return value;
+  let parsed: unknown;
   try {
-    return JSON.parse(value) as unknown;
+    parsed = JSON.parse(value) as unknown;
   } catch {
     issues.add(path, 'is not valid JSON');
     return undefined;
   }
+  const problem = jsonProblem(parsed, { root: path, text: value });
+  if (!problem) return parsed;
+  if (problem.limit) issues.over(problem.path, problem.limit, problem.max!, problem.message);
+  else issues.add(problem.path, problem.message);
+  return undefined;
 }
 
 function parseBoolean(value: unknown, path: string, issues: QueryIssues): boolean {

@@ -39,18 +39,4 @@ export type QueryLimit = keyof typeof QUERY_LIMITS;
 /** Levels of arrays and objects in a json field's value (create and update). */
 export const MAX_JSON_DEPTH = 64;
 
-/**
- * How deeply a value nests arrays and objects, counted without recursion and stopping once past
- * `max` (a body nested 100,000 deep is refused without walking all of it). Scalars are depth 0.
- */
-export function jsonDepthOver(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (depth > max) return true;
-    const children = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>);
-    for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-  }
-  return false;
-}
+export { jsonDepthOver } from '../../../kernel/jsonLimits.ts';

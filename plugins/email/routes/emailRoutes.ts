@@ -43,7 +43,7 @@ export function addEmailRoutes(routes: HttpRoutes, email: EmailSend, deps: About
       const body = request.body as { to: string; subject: string; text: string; html?: string; about?: { object: string; recordId: string } };
       const message: EmailMessage = { to: body.to, subject: body.subject, text: body.text, ...(body.html !== undefined ? { html: body.html } : {}) };
       if (body.about) {
-        if (!deps.engine || !deps.metadata) throw codedError('SERVICE_UNAVAILABLE', { service: 'Email about a record', reason: 'the data engine is not running' });
+        if (!deps.engine || !deps.metadata) throw codedError('SERVICE_OFF', { service: 'Email about a record', reason: 'the data engine is not running', fix: 'enable the data plugin' });
         // Only about a record the caller can read: a hidden or missing one is 404 alike, and nothing is sent.
         const object = apiObject(deps.metadata, body.about.object, 'get');
         await deps.engine.get(object.name, body.about.recordId, { select: ['id'] }, dataContextOf(request));

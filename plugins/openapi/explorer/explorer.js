@@ -43,7 +43,8 @@
       if (key === 'class') node.className = value;
       else node.setAttribute(key, String(value));
     }
-    for (const child of children.flat()) {
+    // Children may be nested lists (a list of [separator, node, note] per item): flatten them all.
+    for (const child of children.flat(Infinity)) {
       if (child === undefined || child === null || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -234,7 +235,7 @@
     const list = el('ul', { class: 'objects' });
     for (const tag of objectTags) {
       const o = tag['x-object'];
-      list.append(el('li', { 'data-object': o.name },
+      list.append(el('li', { 'data-object': o.name, 'data-tag': tag.name, 'data-search': `${o.name} ${o.label} ${o.package || ''}`.toLowerCase() },
         el('details', {}, el('summary', {}, el('strong', {}, o.label), ' ', el('code', {}, o.name), ` · ${o.package}`),
           el('p', {}, tag.description || ''), schemaTable(doc, { $ref: `#/components/schemas/${o.name}` }, 0))));
     }
@@ -321,6 +322,12 @@
     const q = filter.value.trim().toLowerCase();
     for (const op of document.querySelectorAll('.op')) op.hidden = q !== '' && !op.dataset.search.includes(q);
     for (const section of document.querySelectorAll('.tag')) section.hidden = !section.querySelector('.op:not([hidden])');
+    // The objects list narrows too: an object matches by name, label or package, or by an operation of its own that matches.
+    const tags = new Set([...document.querySelectorAll('.tag:not([hidden])')].map((s) => s.dataset.tag));
+    const items = [...document.querySelectorAll('#objects li[data-object]')];
+    for (const item of items) item.hidden = q !== '' && !item.dataset.search.includes(q) && !tags.has(item.dataset.tag);
+    const heading = document.querySelector('#objects h2');
+    if (heading) heading.textContent = q === '' ? `Objects (${items.length})` : `Objects (${items.filter((i) => !i.hidden).length} of ${items.length})`;
   }
 
   function load() {
