@@ -1,7 +1,7 @@
 import type { Environment, ParseResult } from '@marcbachmann/cel-js';
 import type { CelNode } from './celAst.ts';
 import type { RecordScope } from './celEnvironment.ts';
-import { CEL_LIMITS, estimatedTooCostly, isCelCostError, type CelCostError } from './celLimits.ts';
+import { CEL_LIMITS, estimatedTooCostly, isCelCostError, tooLong, type CelCostError } from './celLimits.ts';
 import { estimateCost } from './estimateCost.ts';
 import { DATE_ARITHMETIC_HINT, explainCheckError, isTimeType, type Node } from './explainCheckError.ts';
 import { PatternError } from './matchPattern.ts';
@@ -22,6 +22,10 @@ export type Analysis =
  * evaluates under the step and time bounds.
  */
 export function analyzeExpression(env: Environment, source: string, scope: RecordScope | null): Analysis {
+  if (source.length > CEL_LIMITS.sourceLength) {
+    const costly = tooLong(source.length);
+    return { ok: false, reason: `too costly: ${costly.message}`, costly };
+  }
   let run: ParseResult;
   try {
     run = env.parse(source);

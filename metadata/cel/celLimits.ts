@@ -13,13 +13,15 @@ export const CEL_LIMITS = {
   /** Milliseconds one evaluation may take; past it the evaluation stops. */
   timeoutMs: 100,
   /** Elements a list is assumed to hold when its size is not known from the expression (a field, a variable). */
-  assumedListSize: 100,
+  assumedListSize: 50,
+  /** Characters of an expression (parsing and checking take time in proportion). */
+  sourceLength: 10_000,
   /** Characters of a `matches()` pattern. */
   patternLength: 1000,
 } as const;
 
 /** Which bound an expression went over; the names docs/data-api.md lists. */
-export type CelLimit = 'celCost' | 'celSteps' | 'celTimeoutMs' | 'celPattern';
+export type CelLimit = 'celLength' | 'celCost' | 'celSteps' | 'celTimeoutMs' | 'celPattern';
 
 /**
  * An expression over a cost bound, at check time or while it runs. Each edge says it in its own
@@ -50,6 +52,12 @@ export function estimatedTooCostly(cost: number): CelCostError {
   return new CelCostError('celCost', CEL_LIMITS.maxCost,
     `its estimated cost is ${cost >= 1e12 ? cost.toExponential(1) : Math.round(cost).toLocaleString('en-US')} steps and at most ${CEL_LIMITS.maxCost.toLocaleString('en-US')} are allowed (comprehensions multiply: a list of unknown size counts as ${CEL_LIMITS.assumedListSize} elements)`,
     SIMPLER);
+}
+
+export function tooLong(length: number): CelCostError {
+  return new CelCostError('celLength', CEL_LIMITS.sourceLength,
+    `it holds ${length.toLocaleString('en-US')} characters and at most ${CEL_LIMITS.sourceLength.toLocaleString('en-US')} are allowed`,
+    'write a shorter expression (a formula can read another formula field)');
 }
 
 export function stepsExceeded(): CelCostError {
