@@ -3,15 +3,20 @@
  * admin's formula, rule, condition or flow expression. One step is one evaluated node of the
  * expression; values it builds count as well (a list one step per element, a string one step per
  * 64 characters, whether built or handed whole to a function or comparison; a `matches()` one
- * step per 4 characters of its text). See docs/data-api.md.
+ * step per 4 characters of its text; an error raised, and caught by `||` or `exists`, 25 steps).
+ * See docs/data-api.md.
  */
 export const CEL_LIMITS = {
   /** Steps an expression may be estimated to take when it is checked (comprehensions multiply). */
   maxCost: 100_000,
   /** Steps one evaluation may take; past it the evaluation stops. */
   maxSteps: 100_000,
-  /** Milliseconds one evaluation may take; past it the evaluation stops. */
-  timeoutMs: 100,
+  /**
+   * Milliseconds one evaluation may take; past it the evaluation stops. A backstop for what steps
+   * do not measure: within the step bound an evaluation takes a few ms, on a busy machine a few
+   * hundred at most.
+   */
+  timeoutMs: 500,
   /** Elements a list is assumed to hold when its size is not known from the expression (a field, a variable). */
   assumedListSize: 50,
   /** Characters of an expression (parsing and checking take time in proportion). */

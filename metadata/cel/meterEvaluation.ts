@@ -38,6 +38,14 @@ function sizeOf(value: unknown): number {
   return 0;
 }
 
+/** Steps for an error raised inside an expression (building it costs more than a node): `||`, `all` and `exists` may catch it and go on. */
+const ERROR_STEPS = 25;
+
+function raised(error: unknown): never {
+  if (current && !current.exceeded) tick(ERROR_STEPS);
+  throw error;
+}
+
 /** Nodes whose result is a value they build (not one they read): its size is counted. */
 const BUILDS = new Set(['+', 'call', 'rcall', 'list', 'comprehension']);
 /** Nodes that read their operands whole (a function scans its text, `in` its list): the operands' sizes are counted. */
@@ -77,38 +85,34 @@ export function instrument(root: CelNode): void {
     if (alternate) inner = (ev, _self, ctx) => alternate.evaluate(ev, alternate, ctx);
     else if (macro) inner = (ev, _self, ctx) => macro.evaluate(ev, macro, ctx);
     else inner = matchesOnRe2(node) ?? ((ev, self, ctx) => node.meta.evaluate(ev, self, ctx));
-    if (node.op === 'map') {
-      const entries = (node.args as unknown[]).length;
-      node.evaluate = (ev, self, ctx) => (tick(1 + entries), inner(ev, self, ctx));
-    } else if ((BUILDS.has(node.op) && !alternate) || consumed.has(node)) {
-      node.evaluate = (ev, self, ctx) => {
-        tick(1);
-        const value = inner(ev, self, ctx);
-        tick(sizeOf(value));
-        return value;
-      };
-    } else {
-      node.evaluate = (ev, self, ctx) => (tick(1), inner(ev, self, ctx));
-    }
+    const base = node.op === 'map' ? 1 + (node.args as unknown[]).length : 1;
+    const sized = (BUILDS.has(node.op) && !alternate) || consumed.has(node);
+    node.evaluate = (ev, self, ctx) => {
+      tick(base);
+      let value: unknown;
+      try {
+        value = inner(ev, self, ctx);
+      } catch (error) {
+        raised(error);
+      }
+      if (sized) tick(sizeOf(value));
+      return value;
+    };
   }
 }
 
 /**
  * Runs one evaluation under a meter: past CEL_LIMITS.maxSteps steps or CEL_LIMITS.timeoutMs it
- * stops with a CelCostError, even where the library would have caught the error (`||`, `all`,
- * `exists` absorb errors of their operands). Evaluations started inside one (under an outer
- * `metered`) share its meter: the bound is for the whole.
+ * stops with a CelCostError. Once over, every further node raises it again, so the evaluation ends
+ * with it even where the library catches errors (`||`, `all`, `exists` absorb errors of their
+ * operands). Evaluations started inside one (under an outer `metered`) share its meter: the bound
+ * is for the whole.
  */
 export function metered<T>(evaluate: () => T): T {
   if (current) return evaluate();
-  const meter: Meter = { steps: 0, unclocked: 0, deadline: performance.now() + CEL_LIMITS.timeoutMs, exceeded: null };
-  current = meter;
+  current = { steps: 0, unclocked: 0, deadline: performance.now() + CEL_LIMITS.timeoutMs, exceeded: null };
   try {
-    const result = evaluate();
-    if (meter.exceeded) throw meter.exceeded;
-    return result;
-  } catch (error) {
-    throw meter.exceeded ?? error;
+    return evaluate();
   } finally {
     current = null;
   }

@@ -94,7 +94,7 @@ t.test('an evaluation past the deadline stops', async (t) => {
     const until = performance.now() + CEL_LIMITS.timeoutMs + 20;
     while (performance.now() < until);
     return rule.evaluate({});
-  }), { name: 'CelCostError', limit: 'celTimeoutMs', max: CEL_LIMITS.timeoutMs, message: `its evaluation ran longer than ${CEL_LIMITS.timeoutMs} ms and was stopped` },
+  }), { code: 'VALIDATION_ERROR', details: { limit: 'celTimeoutMs', max: CEL_LIMITS.timeoutMs, reason: `its evaluation ran longer than ${CEL_LIMITS.timeoutMs} ms and was stopped` } },
   'an evaluation inside a metered block shares its deadline');
 });
 
