@@ -3,7 +3,7 @@
  * admin's formula, rule, condition or flow expression. One step is one evaluated node of the
  * expression; values it builds count as well (a list one step per element, a string one step per
  * 64 characters, whether built or handed whole to a function or comparison; a `matches()` one
- * step per 4 characters of its text; an error raised, and caught by `||` or `exists`, 25 steps).
+ * step per 4 characters of its text; an error raised, and caught by `||` or `exists`, 100 steps).
  * See docs/data-api.md.
  */
 export const CEL_LIMITS = {

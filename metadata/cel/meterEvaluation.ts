@@ -39,7 +39,7 @@ function sizeOf(value: unknown): number {
 }
 
 /** Steps for an error raised inside an expression (building it costs more than a node): `||`, `all` and `exists` may catch it and go on. */
-const ERROR_STEPS = 25;
+const ERROR_STEPS = 100;
 
 function raised(error: unknown): never {
   if (current && !current.exceeded) tick(ERROR_STEPS);

@@ -87,6 +87,11 @@ t.test('an evaluation past the step bound stops, whatever absorbs its errors', a
   t.throws(() => evaluateConstantExpression(`[1, 2].exists(x, x == 2 || ${doubling(20)})`), { code: 'QUERY_TOO_COSTLY', details: { limit: 'celSteps' } }, 'nor exists');
 });
 
+t.test('errors caught inside an expression count', async (t) => {
+  // 10,000 division errors, each caught by exists: 100 steps each, past the bound after 1,000 of them, long before the deadline.
+  t.throws(() => evaluateConstantExpression(`${nested(4, 'a / 0 == 1', 'exists')} || true`), { code: 'QUERY_TOO_COSTLY', details: { limit: 'celSteps' } });
+});
+
 t.test('an evaluation past the deadline stops', async (t) => {
   const rule = compileExpression(nested(3, 'true'), deal, 'boolean', where);
   t.equal(rule.evaluate({}), true);
