@@ -39,7 +39,7 @@ function checkQuery(query: Record<string, unknown>, at: string, objects: Readonl
     parseQuery(query, object, { get: (n) => objects.get(n) });
   } catch (error) {
     if (!isCodedError(error)) throw error;
-    const errors = (error.details.errors as Array<{ path: string; message: string }> | undefined) ?? [{ path: '', message: error.message }];
+    const errors = (error.details.errors as Array<{ path: string; message: string }> | undefined) ?? [{ path: typeof error.details.path === 'string' ? error.details.path : '', message: error.message }];
     for (const e of errors) problems.push({ path: e.path ? `${at}.${e.path}` : at, reason: e.message });
   }
   return problems;

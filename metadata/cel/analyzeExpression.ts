@@ -1,16 +1,31 @@
 import type { Environment, ParseResult } from '@marcbachmann/cel-js';
+import type { CelNode } from './celAst.ts';
 import type { RecordScope } from './celEnvironment.ts';
+import { CEL_LIMITS, estimatedTooCostly, isCelCostError, tooLong, type CelCostError } from './celLimits.ts';
+import { estimateCost } from './estimateCost.ts';
 import { DATE_ARITHMETIC_HINT, explainCheckError, isTimeType, type Node } from './explainCheckError.ts';
+import { PatternError } from './matchPattern.ts';
+import { instrument, metered } from './meterEvaluation.ts';
+
+/** Evaluates a checked expression with its variables, within the cost bounds (CEL_LIMITS); a CelCostError past them. */
+export type RunExpression = (context: Record<string, unknown>) => unknown;
 
 export type Analysis =
-  | { ok: true; type: string; run: ParseResult; referenced: ReadonlySet<string> | 'all' }
-  | { ok: false; reason: string };
+  | { ok: true; type: string; run: RunExpression; referenced: ReadonlySet<string> | 'all' }
+  | { ok: false; reason: string; costly?: CelCostError };
 
 /**
  * Parses and type-checks an expression, then applies the rules CEL itself does not have:
- * no `+`/`-` on timestamps or durations. Type-checking once also means evaluation skips it.
+ * no `+`/`-` on timestamps or durations, a `matches()` pattern RE2 accepts and that cannot backtrack
+ * exponentially, and an estimated cost within CEL_LIMITS.maxCost. Type-checking once also means
+ * evaluation skips it. The one place every CEL expression of the runtime is compiled: its `run`
+ * evaluates under the step and time bounds.
  */
 export function analyzeExpression(env: Environment, source: string, scope: RecordScope | null): Analysis {
+  if (source.length > CEL_LIMITS.sourceLength) {
+    const costly = tooLong(source.length);
+    return { ok: false, reason: `too costly: ${costly.message}`, costly };
+  }
   let run: ParseResult;
   try {
     run = env.parse(source);
@@ -25,7 +40,22 @@ export function analyzeExpression(env: Environment, source: string, scope: Recor
   if (someNode(root, (n) => (n.op === '+' || n.op === '-') && (isTimeType(n) || (n.args as unknown[]).some(isTimeType)))) {
     return { ok: false, reason: DATE_ARITHMETIC_HINT };
   }
-  return { ok: true, type: checked.type ?? 'dyn', run, referenced: referencedFields(root) };
+  const celRoot = run.ast as unknown as CelNode;
+  let cost: number;
+  try {
+    cost = estimateCost(celRoot);
+  } catch (error) {
+    if (error instanceof PatternError) return { ok: false, reason: error.message };
+    if (isCelCostError(error)) return { ok: false, reason: `too costly: ${error.message}`, costly: error };
+    throw error;
+  }
+  if (cost > CEL_LIMITS.maxCost) {
+    const costly = estimatedTooCostly(cost);
+    return { ok: false, reason: `too costly: ${costly.message}`, costly };
+  }
+  instrument(celRoot);
+  const evaluate: RunExpression = (context) => metered(() => run(context));
+  return { ok: true, type: checked.type ?? 'dyn', run: evaluate, referenced: referencedFields(root) };
 }
 
 function isNode(value: unknown): value is Node {

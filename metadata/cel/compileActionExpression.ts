@@ -1,10 +1,10 @@
 import type { Environment } from '@marcbachmann/cel-js';
-import { codedError } from '../../kernel/errors.ts';
 import { suggest } from '../../kernel/suggest.ts';
 import type { ActionInputField, CompiledActionExpression } from '../actionTypes.ts';
 import { metadataError } from '../metadataError.ts';
 import { SYSTEM_FIELDS, type FieldDefinition, type FormulaType, type SystemField } from '../types.ts';
 import { analyzeExpression } from './analyzeExpression.ts';
+import { expressionFailed } from './expressionFailed.ts';
 import { constantEnvironment, recordEnvironment, type RecordScope } from './celEnvironment.ts';
 import { ACCEPTED_RESULT_TYPES, fieldCelType, formulaCelType, systemFieldType } from './celTypes.ts';
 import { withClock } from './clock.ts';
@@ -105,8 +105,7 @@ export function compileActionExpression(source: string, scope: ActionExpressionS
         } catch (error) {
           // The null rule of compileExpression: reading an absent value yields null.
           if (missing && (error as { code?: string }).code === 'no_such_key') return null;
-          const reason = (error as { summary?: string }).summary ?? (error as Error).message ?? String(error);
-          throw codedError('VALIDATION_ERROR', { expression: source, reason, summary: `expression '${source}' failed: ${reason}` });
+          throw expressionFailed(source, error);
         }
         return fromCelValue(result, kind ?? undefined);
       });

@@ -1,8 +1,7 @@
-import type { ParseResult } from '@marcbachmann/cel-js';
-import { codedError } from '../../kernel/errors.ts';
 import { SYSTEM_FIELDS, type CompiledExpression, type ExpressionContext, type FormulaType, type SystemField } from '../types.ts';
 import { metadataError } from '../metadataError.ts';
-import { analyzeExpression } from './analyzeExpression.ts';
+import { analyzeExpression, type RunExpression } from './analyzeExpression.ts';
+import { expressionFailed } from './expressionFailed.ts';
 import { recordEnvironment, type RecordScope } from './celEnvironment.ts';
 import { ACCEPTED_RESULT_TYPES, formulaCelType, systemFieldType } from './celTypes.ts';
 import { clockNow, withClock } from './clock.ts';
@@ -84,7 +83,7 @@ function compile(source: string, object: RecordScope, expected: FormulaType | un
   return buildEvaluator(source, analysis.type, analysis.run, inputs, [...reads], expected);
 }
 
-function buildEvaluator(source: string, type: string, run: ParseResult, inputs: Input[], reads: string[], expected?: FormulaType): CompiledExpression {
+function buildEvaluator(source: string, type: string, run: RunExpression, inputs: Input[], reads: string[], expected?: FormulaType): CompiledExpression {
   return {
     source,
     type,
@@ -105,8 +104,7 @@ function buildEvaluator(source: string, type: string, run: ParseResult, inputs: 
           result = run({ record: celRecord, user: context?.user ?? null });
         } catch (error) {
           if (missing && (error as { code?: string }).code === 'no_such_key') return null;
-          const reason = (error as { summary?: string }).summary ?? (error as Error).message ?? String(error);
-          throw codedError('VALIDATION_ERROR', { expression: source, reason, summary: `expression '${source}' failed: ${reason}` });
+          throw expressionFailed(source, error);
         }
         return fromCelValue(result, expected);
       });

@@ -1,11 +1,11 @@
 import type { Environment } from '@marcbachmann/cel-js';
-import { codedError } from '../../kernel/errors.ts';
 import { suggest } from '../../kernel/suggest.ts';
 import type { ActionInputField } from '../actionTypes.ts';
 import type { CompiledFlowExpression, FlowScope } from '../flowTypes.ts';
 import { metadataError } from '../metadataError.ts';
 import { SYSTEM_FIELDS, type FieldDefinition, type FormulaType, type SystemField } from '../types.ts';
 import { analyzeExpression } from './analyzeExpression.ts';
+import { expressionFailed } from './expressionFailed.ts';
 import { constantEnvironment, recordEnvironment, type RecordScope } from './celEnvironment.ts';
 import { ACCEPTED_RESULT_TYPES, fieldCelType, formulaCelType, SYSTEM_FIELD_CEL_TYPES, systemFieldType, TIMESTAMP } from './celTypes.ts';
 import { withClock } from './clock.ts';
@@ -177,8 +177,7 @@ export function compileFlowExpression(source: string, scope: FlowExpressionScope
         } catch (error) {
           // The null rule of compileExpression: reading an absent value yields null.
           if (missing && (error as { code?: string }).code === 'no_such_key') return null;
-          const reason = (error as { summary?: string }).summary ?? (error as Error).message ?? String(error);
-          throw codedError('VALIDATION_ERROR', { expression: source, reason, summary: `expression '${source}' failed: ${reason}` });
+          throw expressionFailed(source, error);
         }
         if (expected !== 'any' && 'kind' in expected && expected.kind === 'timestamp') return result instanceof Date ? result.toISOString() : result === null ? null : String(result);
         return fromCelValue(result, kind);

@@ -1,6 +1,6 @@
 import type { ExpressionContext } from '../../../metadata/types.ts';
 import { evaluateConstantExpression } from '../../../metadata/cel/evaluateConstant.ts';
-import { isCodedError } from '../../../kernel/errors.ts';
+import { codedError, isCodedError } from '../../../kernel/errors.ts';
 import { QUERY_LIMITS } from './queryLimits.ts';
 import type { ValueType } from '../sql/objectColumns.ts';
 import { checkValue, familyOf, fromComputed } from './operandTypes.ts';
@@ -229,6 +229,8 @@ function parseOperand(type: ValueType, operand: unknown, path: string, ctx: Cond
     try {
       computed = evaluateConstantExpression(source, ctx.cel);
     } catch (error) {
+      // Over a cost bound: the whole query is refused as too costly, not listed among its mistakes.
+      if (isCodedError(error) && error.code === 'QUERY_TOO_COSTLY') throw codedError('QUERY_TOO_COSTLY', { ...error.details, path: pathJoin(path, '$cel') });
       const reason = isCodedError(error) && typeof error.details.reason === 'string' ? error.details.reason : (error as Error).message;
       return issue(ctx, pathJoin(path, '$cel'), `the expression is not valid: ${reason}`);
     }
