@@ -1,7 +1,8 @@
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { ActionFlowStarter, ActionHandler, ActionsRegistry, RunOptions } from '../../capabilities/actionsRegistry.ts';
 import type { Principal } from '../../capabilities/authSession.ts';
-import { holdsScope, idAndVersion, requireScope } from '../../capabilities/credentialScopes.ts';
+import { holdsScope, requireScope } from '../../capabilities/credentialScopes.ts';
+import { blindAnswer } from './blindAnswer.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError, type CodedError } from '../../kernel/errors.ts';
@@ -18,20 +19,6 @@ export interface ActionsService extends ActionsRegistry {
 
 function hasPermission(principal: Principal, permission: string): boolean {
   return principal.isAdmin || principal.permissions.includes(permission);
-}
-
-const isRecord = (value: unknown): value is DataRecord =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as DataRecord).id === 'string' && (value as DataRecord).version !== undefined;
-
-/**
- * An action's answer to a credential without data:read: each record it holds (the answer itself,
- * or a value or item of it) as its id and version, nothing more, as the engine answers such a write.
- */
-function blindAnswer(result: unknown): unknown {
-  if (isRecord(result)) return idAndVersion(result);
-  if (Array.isArray(result)) return result.map((item) => (isRecord(item) ? idAndVersion(item) : item));
-  if (typeof result !== 'object' || result === null) return result;
-  return Object.fromEntries(Object.entries(result).map(([key, value]) => [key, isRecord(value) ? idAndVersion(value) : value]));
 }
 
 function evaluate(assignments: readonly ActionAssignment[], input: Record<string, unknown>, record: DataRecord | null, principal: Principal, now: Date): DataRecord {
