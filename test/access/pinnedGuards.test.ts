@@ -7,7 +7,9 @@
  *   the `where({ id, version })` of the trash update;
  * - temporary bans: plugins/auth/userView.ts, isBanned, a ban whose expiry is still ahead;
  * - view all is not modify all: plugins/data/access/rowScope.ts, rowScope, `op === 'read' ? perms.viewAll : perms.modifyAll`;
- * - restore respects row security: plugins/data/engine/trashRecords.ts, restoreRecord, its guardRow.
+ * - restore respects row security: plugins/data/engine/trashRecords.ts, restoreRecord, its guardRow
+ *   (a record outside the read scope is refused by the read-back of the restore as well; one
+ *   outside the edit scope by guardRow alone, so that is the case pinned).
  */
 import t from 'tap';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
@@ -56,8 +58,8 @@ t.test('pinned guards', async (t) => {
     const seerSet = await idOf('admin', 'sys_permission_set', { name: 'doc_seer', objects: { doc: { viewAll: true, delete: true } } });
     await idOf('admin', 'sys_user_permission_set', { user_id: users.seer!.id, permission_set: seerSet });
 
-    // The restorer deletes memos, and edits EU memos while it holds eu_manager.
-    const restorerSet = await idOf('admin', 'sys_permission_set', { name: 'memo_deleter', objects: { memo: { delete: true } } });
+    // The restorer reads every memo and deletes memos; it edits EU memos while it holds eu_manager.
+    const restorerSet = await idOf('admin', 'sys_permission_set', { name: 'memo_deleter', objects: { memo: { delete: true, viewAll: true } } });
     await idOf('admin', 'sys_user_permission_set', { user_id: users.restorer!.id, permission_set: restorerSet });
     const euSeat = await idOf('admin', 'sys_user_position', { user_id: users.restorer!.id, position: w.ids.eu_manager });
     const euMemo = await idOf('other', 'memo', { title: 'MEMO-EU', region: 'EU' });
@@ -93,13 +95,16 @@ t.test('pinned guards', async (t) => {
       const deleted = await as('restorer', 'DELETE', `/api/v1/data/memo/${euMemo}`);
       t.equal(deleted.status, 204, 'the restorer trashes the EU memo while it may edit it');
       await must('admin', 'DELETE', `/api/v1/data/sys_user_position/${euSeat}`, undefined, 204);
+      // Still readable (view all), no longer editable: a restore is refused as an update would be.
       const restored = await as('restorer', 'POST', `/api/v1/data/memo/${euMemo}/restore`, {});
-      t.same([restored.status, restored.body?.error?.code], [404, 'NOT_FOUND'], `restoring it once the memo is out of its scope (${JSON.stringify(restored.body).slice(0, 200)})`);
+      t.same([restored.status, restored.body?.error?.code, restored.body?.error?.details?.permission], [403, 'PERMISSION_DENIED', 'memo:edit'], `restoring it once the memo is out of its edit scope (${JSON.stringify(restored.body).slice(0, 200)})`);
       t.notOk(JSON.stringify(restored.body).includes('MEMO-EU'), 'the answer shows nothing of the memo');
       const trash = await as('admin', 'GET', '/api/v1/data/memo/trash');
       t.same(trash.body?.items?.map((m: { title: string }) => m.title), ['MEMO-EU'], 'the memo stays in the trash');
       const gone = await as('other', 'GET', `/api/v1/data/memo/${euMemo}`);
       t.equal(gone.status, 404, 'and out of the records');
+      const listed = await as('restorer', 'GET', '/api/v1/data/memo?limit=100');
+      t.same(listed.body?.items?.map((m: { title: string }) => m.title), [RACE_TITLE], 'the restorer reads every memo but the trashed one');
     });
 
     await t.test('a ban with an expiry ahead is a ban', async (t) => {

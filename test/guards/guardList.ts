@@ -16,7 +16,10 @@ export interface Guard {
   original: string;
   /** What it becomes: the guard weakened. */
   mutation: string;
-  /** Test files that must fail with the mutation (and pass without it). */
+  /**
+   * Test files that must fail with the mutation (and pass without it). They run in this order and
+   * stop at the first failure: the fastest (pure cores) first.
+   */
   tests: string[];
   /** What the mutation means, in words. */
   what: string;
@@ -28,7 +31,7 @@ export const GUARDS: Guard[] = [
     id: "rows.viewAllIsNotModifyAll", area: "row security", file: "plugins/data/access/rowScope.ts",
     original: "if (op === 'read' ? perms.viewAll : perms.modifyAll) return null;",
     mutation: "if (perms.viewAll || perms.modifyAll) return null;",
-    tests: ["test/access/pinnedGuards.test.ts"],
+    tests: ["test/access/guardCores.test.ts", "test/access/pinnedGuards.test.ts"],
     what: "a view-all permission also opens every row for edit and delete",
   },
   {
@@ -63,14 +66,14 @@ export const GUARDS: Guard[] = [
     id: "rows.grantWindows", area: "row security", file: "plugins/data/access/effectiveGrants.ts",
     original: "r.user_id === userId && isActive(r, now) && positionsById.has(r.position)",
     mutation: "r.user_id === userId && positionsById.has(r.position)",
-    tests: ["test/access/guards.test.ts"],
+    tests: ["test/access/pureCores.test.ts", "test/access/guards.test.ts"],
     what: "position assignments and delegations outside their window grant",
   },
   {
     id: "rows.permissionSetWindows", area: "row security", file: "plugins/data/access/effectiveGrants.ts",
     original: "if (row.user_id === userId && isActive(row, now)) addSet(",
     mutation: "if (row.user_id === userId) addSet(",
-    tests: ["test/access/securityMatrix.test.ts"],
+    tests: ["test/access/pureCores.test.ts", "test/access/securityMatrix.test.ts"],
     what: "a permission set assignment outside its window grants",
   },
   {
@@ -107,7 +110,7 @@ export const GUARDS: Guard[] = [
     id: "fields.formulaReads", area: "field security", file: "plugins/data/access/fieldAccess.ts",
     original: "if (!reads) return true;",
     mutation: "return true;",
-    tests: ["test/access/securityMatrix.test.ts"],
+    tests: ["test/access/pureCores.test.ts", "test/access/securityMatrix.test.ts"],
     what: "a formula over a hidden field is readable",
   },
   {
@@ -183,7 +186,7 @@ export const GUARDS: Guard[] = [
     id: "bans.temporary", area: "bans", file: "plugins/auth/userView.ts",
     original: "return !user.banExpires || new Date(user.banExpires).getTime() > now;",
     mutation: "return !user.banExpires;",
-    tests: ["test/access/pinnedGuards.test.ts"],
+    tests: ["test/access/guardCores.test.ts", "test/access/pinnedGuards.test.ts"],
     what: "a ban with an expiry (banExpiresIn) never counts as a ban",
   },
   {
@@ -206,7 +209,7 @@ export const GUARDS: Guard[] = [
     id: "sharing.readShareIsNotEdit", area: "sharing rules", file: "plugins/data/access/rowScope.ts",
     original: "const grantsOp = (access: Operation, op: Operation) => op === 'read' || access === 'edit';",
     mutation: "const grantsOp = (access: Operation, op: Operation) => true;",
-    tests: ["test/access/guards.test.ts"],
+    tests: ["test/access/guardCores.test.ts", "test/access/guards.test.ts"],
     what: "a read share or rule opens the record for edit",
   },
   {
@@ -243,7 +246,7 @@ export const GUARDS: Guard[] = [
     id: "delete.baseline", area: "delete rights", file: "plugins/data/access/objectPermissions.ts",
     original: "{ ...NONE, read: true, create: true, edit: true };",
     mutation: "{ ...NONE, read: true, create: true, edit: true, delete: true };",
-    tests: ["test/access/securityMatrix.test.ts"],
+    tests: ["test/access/pureCores.test.ts", "test/access/securityMatrix.test.ts"],
     what: "every member may delete",
   },
   {
@@ -259,7 +262,7 @@ export const GUARDS: Guard[] = [
     id: "publicRead.readOnly", area: "public_read", file: "plugins/data/access/rowScope.ts",
     original: "(op === 'read' && object.sharingModel === 'public_read')",
     mutation: "object.sharingModel === 'public_read'",
-    tests: ["test/access/guards.test.ts"],
+    tests: ["test/access/guardCores.test.ts", "test/access/guards.test.ts"],
     what: "public_read opens every row for edit too",
   },
 
@@ -300,35 +303,35 @@ export const GUARDS: Guard[] = [
     id: "delegation.adminScope", area: "delegation", file: "plugins/data/access/delegation.ts",
     original: "if (position.admin_scope) throw refuse(",
     mutation: "if (false) throw refuse(",
-    tests: ["test/access/delegationRules.test.ts"],
+    tests: ["test/access/pureCores.test.ts", "test/access/delegationRules.test.ts"],
     what: "an admin-scope position is delegated",
   },
   {
     id: "delegation.directHolderOnly", area: "delegation", file: "plugins/data/access/delegation.ts",
     original: "if (direct.length === 0) {",
     mutation: "if (false) {",
-    tests: ["test/access/delegationRules.test.ts"],
+    tests: ["test/access/pureCores.test.ts", "test/access/delegationRules.test.ts"],
     what: "a delegate re-delegates a position it holds through a delegation",
   },
   {
     id: "delegation.thirtyDays", area: "delegation", file: "plugins/data/access/delegation.ts",
     original: "if (until - from > MAX_DELEGATION_DAYS * DAY_MS) throw",
     mutation: "if (false) throw",
-    tests: ["test/access/delegationRules.test.ts"],
+    tests: ["test/access/pureCores.test.ts", "test/access/delegationRules.test.ts"],
     what: "a delegation lasts longer than 30 days",
   },
   {
     id: "delegation.withinOwnWindow", area: "delegation", file: "plugins/data/access/delegation.ts",
     original: "if (!direct.some((r) => covers(r, from, until))) {",
     mutation: "if (false) {",
-    tests: ["test/access/delegationRules.test.ts"],
+    tests: ["test/access/pureCores.test.ts", "test/access/delegationRules.test.ts"],
     what: "a delegation outlives the delegator's own assignment",
   },
   {
     id: "delegation.delegatedByFixed", area: "delegation", file: "plugins/data/access/delegation.ts",
     original: "if (merged.delegated_by !== previous.delegated_by) {",
     mutation: "if (false) {",
-    tests: ["test/access/delegationRules.test.ts"],
+    tests: ["test/access/pureCores.test.ts", "test/access/delegationRules.test.ts"],
     what: "a delegated admin changes delegated_by",
   },
 
@@ -390,14 +393,14 @@ export const GUARDS: Guard[] = [
     id: "mcp.hostCheck", area: "MCP host checks", file: "plugins/mcp/hostGuard.ts",
     original: "if (!hostOk) return codedError('MCP_HOST_NOT_ALLOWED'",
     mutation: "if (false) return codedError('MCP_HOST_NOT_ALLOWED'",
-    tests: ["test/mcp/httpSecurity.test.ts"],
+    tests: ["test/mcp/pureCores.test.ts", "test/mcp/httpSecurity.test.ts"],
     what: "a request with a foreign Host (DNS rebinding) reaches the MCP endpoint",
   },
   {
     id: "mcp.originCheck", area: "MCP host checks", file: "plugins/mcp/hostGuard.ts",
     original: "if (!originOk) {",
     mutation: "if (false) {",
-    tests: ["test/mcp/httpSecurity.test.ts"],
+    tests: ["test/mcp/pureCores.test.ts", "test/mcp/httpSecurity.test.ts"],
     what: "a browser page of another origin reaches the MCP endpoint",
   },
 
@@ -413,7 +416,7 @@ export const GUARDS: Guard[] = [
     id: "mcp.sessionsPerCredential", area: "MCP scopes", file: "plugins/mcp/sessionStore.ts",
     original: "if (ofCredential.length < this.limits.perCredential) break;",
     mutation: "break;",
-    tests: ["test/mcp/sessionLimits.test.ts"],
+    tests: ["test/mcp/pureCores.test.ts", "test/mcp/sessionLimits.test.ts"],
     what: "one credential opens every MCP session of the process",
   },
 
@@ -493,14 +496,14 @@ export const GUARDS: Guard[] = [
     id: "forms.onlyFormFields", area: "forms", file: "plugins/forms/validateSubmission.ts",
     original: "else errors.push({ path: label, message: 'is not a field of this form' });",
     mutation: "else continue;",
-    tests: ["test/forms/validateSubmission.test.ts"],
+    tests: ["test/forms/validateSubmission.test.ts", "test/forms/formsRoutes.test.ts"],
     what: "a submission sets fields the form does not show",
   },
   {
     id: "forms.ownerField", area: "forms", file: "plugins/forms/validateSubmission.ts",
     original: "if (key === 'owner_id') errors.push(",
     mutation: "if (key === 'owner_id') continue; else if (false) errors.push(",
-    tests: ["test/forms/validateSubmission.test.ts"],
+    tests: ["test/forms/validateSubmission.test.ts", "test/forms/formsRoutes.test.ts"],
     what: "a submission sets the owner",
   },
 
@@ -554,13 +557,6 @@ export const GUARDS: Guard[] = [
 
   // files
   {
-    id: "records.readableRecord", area: "files", file: "capabilities/recordRouteAccess.ts",
-    original: "await engine.get(object.name, id, { select: ['id'] }, ctx);",
-    mutation: "await engine.get(object.name, id, { select: ['id'] }, systemCtx(ctx));",
-    tests: ["test/records/files.test.ts"],
-    what: "the files (and comments) of a record the caller cannot read are served",
-  },
-  {
     id: "files.editToUpload", area: "files", file: "plugins/files/fileRoutes.ts",
     original: "if (!explained.edit.allowed) throw codedError(",
     mutation: "if (false) throw codedError(",
@@ -574,15 +570,15 @@ export const GUARDS: Guard[] = [
     tests: ["test/records/files.test.ts"],
     what: "a file of a type not allowed is stored",
   },
-
-  // comments
   {
-    id: "comments.readableRecord", area: "comments", file: "capabilities/recordRouteAccess.ts",
+    id: "records.readableRecord", area: "files", file: "capabilities/recordRouteAccess.ts",
     original: "await engine.get(object.name, id, { select: ['id'] }, ctx);",
     mutation: "await engine.get(object.name, id, { select: ['id'] }, systemCtx(ctx));",
     tests: ["test/records/comments.test.ts"],
-    what: "the comments of a record the caller cannot read are served and written",
+    what: "the comments and files of a record the caller cannot read are served and written",
   },
+
+  // comments
   {
     id: "comments.authorOnly", area: "comments", file: "plugins/comments/commentRoutes.ts",
     original: "if (principal.isAdmin || row.owner_id === principal.userId) return;",

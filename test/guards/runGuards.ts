@@ -11,12 +11,14 @@
  *   npm run audit:guards -- --check               # every mutation applies (found once, parses), nothing run
  *   npm run audit:guards -- --baseline            # first the selected tests without any mutation (must pass)
  *
+ * Tests run with --bail: a mutant is killed at the first failing assertion, so its run is short.
  * The file under mutation is restored from a saved copy whatever happens: the copy is written to
  * test/guards/.mutated.json before the change, restored on exit, Ctrl-C, SIGTERM and crashes,
  * and restored at the start of the next run if the process was killed outright.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from 'esbuild';
@@ -24,6 +26,8 @@ import { GUARDS, type Guard } from './guardList.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SAVED = join(ROOT, 'test/guards/.mutated.json');
+/** Each guard's tap output, for reading why it was killed (or not). */
+const LOGS = join(tmpdir(), 'osr-guard-audit');
 
 interface Saved { file: string; content: string }
 
@@ -70,13 +74,14 @@ function problemOf(guard: Guard, content: string | null): string | null {
   return null;
 }
 
-interface TapRun { code: number; failures: string[]; ms: number }
+interface TapRun { code: number; failures: string[]; ms: number; output: string }
 
-function runTests(tests: string[]): Promise<TapRun> {
+/** `bail`: stop at the first failing assertion (a mutant is killed as soon as one test notices). */
+function runTests(tests: string[], bail: boolean): Promise<TapRun> {
   const started = Date.now();
   return new Promise((done) => {
     const out: string[] = [];
-    child = spawn('npx', ['tap', '--disable-coverage', '-j1', '--timeout=300', ...tests], {
+    child = spawn('npx', ['tap', '--disable-coverage', '-j1', '--timeout=300', ...(bail ? ['--bail'] : []), ...tests], {
       cwd: ROOT, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (b: Buffer) => out.push(b.toString()));
@@ -85,8 +90,8 @@ function runTests(tests: string[]): Promise<TapRun> {
       child = null;
       const lines = out.join('').split('\n');
       // The deepest failing assertions, as tap names them (their parents repeat them).
-      const failures = lines.map((l) => l.trim()).filter((l) => /^not ok \d+ - /.test(l)).map((l) => l.replace(/^not ok \d+ - /, '').replace(/ # time=.*$/, ''));
-      done({ code: code ?? 1, failures, ms: Date.now() - started });
+      const failures = lines.map((l) => l.trim()).filter((l) => /^not ok \d+ - /.test(l) || l.startsWith('Bail out!')).map((l) => l.replace(/^not ok \d+ - /, '').replace(/^Bail out! /, '').replace(/ # time=.*$/, '').slice(0, 160));
+      done({ code: code ?? 1, failures, ms: Date.now() - started, output: out.join('') });
     });
   });
 }
@@ -139,9 +144,11 @@ async function main(): Promise<number> {
     return stale.length > 0 ? 1 : 0;
   }
   console.log(`Guard audit: ${selected.length} guards in ${new Set(selected.map((g) => g.area)).size} areas, ${new Set(selected.flatMap((g) => g.tests)).size} test files (tap --disable-coverage -j1, CI=true, SQLite and PostgreSQL)`);
+  mkdirSync(LOGS, { recursive: true });
+  console.log(`tap output of each guard: ${LOGS}/<id>.tap`);
   if (opts.baseline) {
     const tests = [...new Set(selected.flatMap((g) => g.tests))];
-    const base = await runTests(tests);
+    const base = await runTests(tests, false);
     console.log(`baseline: ${tests.length} test files unmutated ${base.code === 0 ? 'pass' : `FAIL (${base.failures.slice(0, 3).join('; ')})`} in ${seconds(base.ms)}`);
     if (base.code !== 0) return 1;
   }
@@ -154,11 +161,12 @@ async function main(): Promise<number> {
     writeFileSync(path, content.replace(g.original, g.mutation));
     let run: TapRun;
     try {
-      run = await runTests(g.tests);
+      run = await runTests(g.tests, true);
     } finally {
       writeFileSync(path, content);
       rmSync(SAVED, { force: true });
     }
+    writeFileSync(join(LOGS, `${g.id}.tap`), run.output);
     const killed = run.code !== 0;
     results.push({ g, verdict: killed ? 'killed' : 'survived' });
     const by = killed ? ` by ${run.failures[0] ?? `exit ${run.code}`}` : '';
