@@ -56,11 +56,11 @@ export const GUARDS: Guard[] = [
     what: "queries are not limited to the read scope",
   },
   {
-    id: "rows.ownerChange", area: "row security", file: "plugins/data/access/enforceAccess.ts",
-    original: "if (!profile.perms(object).modifyAll) throw denied(principal, permissionKey(object.name, 'modifyAll')",
-    mutation: "if (false) throw denied(principal, permissionKey(object.name, 'modifyAll')",
-    tests: ["test/access/securityMatrix.test.ts"],
-    what: "a member gives a record to someone else",
+    id: "rows.ownerIsServerSet", area: "row security", file: "plugins/data/engine/coerceInput.ts",
+    original: "if (system && key === 'owner_id' && object.owner) values[key] = value;",
+    mutation: "if (key === 'owner_id' && object.owner) values[key] = value;",
+    tests: ["test/rest/badInput.test.ts"],
+    what: "a caller sets owner_id (gives a record to someone else)",
   },
   {
     id: "rows.grantWindows", area: "row security", file: "plugins/data/access/effectiveGrants.ts",

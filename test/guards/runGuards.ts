@@ -29,21 +29,48 @@ const SAVED = join(ROOT, 'test/guards/.mutated.json');
 /** Each guard's tap output, for reading why it was killed (or not). */
 const LOGS = join(tmpdir(), 'osr-guard-audit');
 
-interface Saved { file: string; content: string }
+interface Saved { file: string; content: string; pid: number }
 
-/** Puts back the file a previous run left mutated (a kill -9, a power cut). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Another audit running in this worktree (its mutated file must be left alone), or null. */
+function otherRun(): number | null {
+  if (!existsSync(SAVED)) return null;
+  const { pid } = JSON.parse(readFileSync(SAVED, 'utf8')) as Saved;
+  return pid !== process.pid && alive(pid) ? pid : null;
+}
+
+/** Puts back the file this run, or a previous one that died (a kill -9, a power cut), left mutated. */
 function restoreSaved(): string | null {
   if (!existsSync(SAVED)) return null;
   const saved = JSON.parse(readFileSync(SAVED, 'utf8')) as Saved;
+  if (saved.pid !== process.pid && alive(saved.pid)) return null;
   writeFileSync(join(ROOT, saved.file), saved.content);
   rmSync(SAVED);
   return saved.file;
 }
 
 let child: ReturnType<typeof spawn> | null = null;
+
+/** Ends the running tap and the test processes it started (its own process group). */
+function stopChild(): void {
+  if (!child?.pid) return;
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    // Already gone.
+  }
+}
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
-    child?.kill('SIGTERM');
+    stopChild();
     const file = restoreSaved();
     process.stderr.write(`\n${signal}: ${file ? `${file} restored` : 'nothing to restore'}; audit stopped.\n`);
     process.exit(130);
@@ -51,6 +78,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 process.on('exit', () => { restoreSaved(); });
 process.on('uncaughtException', (error) => {
+  stopChild();
   restoreSaved();
   process.stderr.write(`${error.stack ?? error}\n`);
   process.exit(1);
@@ -82,7 +110,7 @@ function runTests(tests: string[], bail: boolean): Promise<TapRun> {
   return new Promise((done) => {
     const out: string[] = [];
     child = spawn('npx', ['tap', '--disable-coverage', '-j1', '--timeout=300', ...(bail ? ['--bail'] : []), ...tests], {
-      cwd: ROOT, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
     });
     child.stdout!.on('data', (b: Buffer) => out.push(b.toString()));
     child.stderr!.on('data', (b: Buffer) => out.push(b.toString()));
@@ -117,6 +145,11 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(0)}s`;
 
 async function main(): Promise<number> {
   const opts = parseArgs(process.argv.slice(2));
+  const other = otherRun();
+  if (other !== null) {
+    process.stderr.write(`another guard audit (pid ${other}) is running in this worktree with a file mutated: wait for it, or stop it (Ctrl-C restores the file)\n`);
+    return 2;
+  }
   const left = restoreSaved();
   if (left) console.log(`${left} was left mutated by an interrupted run: restored from its saved copy.`);
   const ids = new Set<string>();
@@ -157,7 +190,7 @@ async function main(): Promise<number> {
     if (stale.some((s) => s.g === g)) continue;
     const path = join(ROOT, g.file);
     const content = readFileSync(path, 'utf8');
-    writeFileSync(SAVED, JSON.stringify({ file: g.file, content } satisfies Saved));
+    writeFileSync(SAVED, JSON.stringify({ file: g.file, content, pid: process.pid } satisfies Saved));
     writeFileSync(path, content.replace(g.original, g.mutation));
     let run: TapRun;
     try {
