@@ -1,0 +1,220 @@
+/**
+ * `npm run audit:guards`: the guard audit. Applies each mutation of the guard list
+ * (test/guards/guardList.ts) on its own, runs the guard's test files, restores the file, and
+ * prints killed/survived per guard and a total. Exits 1 when a guard survives or its mutation
+ * no longer applies (its original line is not found exactly once), 2 on bad arguments.
+ *
+ *   npm run audit:guards                          # every guard
+ *   npm run audit:guards -- --only rowScope.viewAllNotModifyAll,bans.temporary
+ *   npm run audit:guards -- --area bans           # the guards of one area
+ *   npm run audit:guards -- --list                # the list, nothing run
+ *   npm run audit:guards -- --check               # every mutation applies (found once, parses), nothing run
+ *   npm run audit:guards -- --baseline            # first the selected tests without any mutation (must pass)
+ *
+ * Tests run with --bail: a mutant is killed at the first failing assertion, so its run is short.
+ * The file under mutation is restored from a saved copy whatever happens: the copy is written to
+ * test/guards/.mutated.json before the change, restored on exit, Ctrl-C, SIGTERM and crashes,
+ * and restored at the start of the next run if the process was killed outright.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { transformSync } from 'esbuild';
+import { GUARDS, type Guard } from './guardList.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SAVED = join(ROOT, 'test/guards/.mutated.json');
+/** Each guard's tap output, for reading why it was killed (or not). */
+const LOGS = join(tmpdir(), 'osr-guard-audit');
+
+interface Saved { file: string; content: string; pid: number }
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Another audit running in this worktree (its mutated file must be left alone), or null. */
+function otherRun(): number | null {
+  if (!existsSync(SAVED)) return null;
+  const { pid } = JSON.parse(readFileSync(SAVED, 'utf8')) as Saved;
+  return pid !== process.pid && alive(pid) ? pid : null;
+}
+
+/** Puts back the file this run, or a previous one that died (a kill -9, a power cut), left mutated. */
+function restoreSaved(): string | null {
+  if (!existsSync(SAVED)) return null;
+  const saved = JSON.parse(readFileSync(SAVED, 'utf8')) as Saved;
+  if (saved.pid !== process.pid && alive(saved.pid)) return null;
+  writeFileSync(join(ROOT, saved.file), saved.content);
+  rmSync(SAVED);
+  return saved.file;
+}
+
+let child: ReturnType<typeof spawn> | null = null;
+
+/** Ends the running tap and the test processes it started (its own process group). */
+function stopChild(): void {
+  if (!child?.pid) return;
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    // Already gone.
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    stopChild();
+    const file = restoreSaved();
+    process.stderr.write(`\n${signal}: ${file ? `${file} restored` : 'nothing to restore'}; audit stopped.\n`);
+    process.exit(130);
+  });
+}
+process.on('exit', () => { restoreSaved(); });
+process.on('uncaughtException', (error) => {
+  stopChild();
+  restoreSaved();
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
+
+const count = (text: string, part: string) => text.split(part).length - 1;
+
+/** Why the guard's mutation cannot be applied to the file as it is, or null. */
+function problemOf(guard: Guard, content: string | null): string | null {
+  if (content === null) return `${guard.file} does not exist`;
+  if (guard.original.includes('\n') || guard.mutation.includes('\n')) return 'original and mutation must be one line each';
+  if (guard.original === guard.mutation) return 'the mutation changes nothing';
+  const n = count(content, guard.original);
+  if (n !== 1) return `the original text is found ${n} times in ${guard.file} (must be exactly once): update the guard list`;
+  for (const test of guard.tests) if (!existsSync(join(ROOT, test))) return `test file ${test} does not exist`;
+  try {
+    transformSync(content.replace(guard.original, guard.mutation), { loader: 'ts', format: 'esm' });
+  } catch (error) {
+    return `the mutated file does not parse: ${(error as Error).message.split('\n')[0]}`;
+  }
+  return null;
+}
+
+interface TapRun { code: number; failures: string[]; ms: number; output: string }
+
+/** `bail`: stop at the first failing assertion (a mutant is killed as soon as one test notices). */
+function runTests(tests: string[], bail: boolean): Promise<TapRun> {
+  const started = Date.now();
+  return new Promise((done) => {
+    const out: string[] = [];
+    child = spawn('npx', ['tap', '--disable-coverage', '-j1', '--timeout=300', ...(bail ? ['--bail'] : []), ...tests], {
+      cwd: ROOT, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    });
+    child.stdout!.on('data', (b: Buffer) => out.push(b.toString()));
+    child.stderr!.on('data', (b: Buffer) => out.push(b.toString()));
+    child.on('close', (code) => {
+      child = null;
+      const lines = out.join('').split('\n');
+      // The deepest failing assertions, as tap names them (their parents repeat them).
+      const failures = lines.map((l) => l.trim()).filter((l) => /^not ok \d+ - /.test(l) || l.startsWith('Bail out!')).map((l) => l.replace(/^not ok \d+ - /, '').replace(/^Bail out! /, '').replace(/ # time=.*$/, '').slice(0, 160));
+      done({ code: code ?? 1, failures, ms: Date.now() - started, output: out.join('') });
+    });
+  });
+}
+
+function parseArgs(argv: string[]) {
+  const opts = { only: null as string[] | null, area: null as string | null, list: false, check: false, baseline: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--only') opts.only = (argv[++i] ?? '').split(',').filter(Boolean);
+    else if (a === '--area') opts.area = argv[++i] ?? '';
+    else if (a === '--list') opts.list = true;
+    else if (a === '--check') opts.check = true;
+    else if (a === '--baseline') opts.baseline = true;
+    else {
+      process.stderr.write(`unknown argument ${a}; see the head of test/guards/runGuards.ts\n`);
+      process.exit(2);
+    }
+  }
+  return opts;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(0)}s`;
+
+async function main(): Promise<number> {
+  const opts = parseArgs(process.argv.slice(2));
+  const other = otherRun();
+  if (other !== null) {
+    process.stderr.write(`another guard audit (pid ${other}) is running in this worktree with a file mutated: wait for it, or stop it (Ctrl-C restores the file)\n`);
+    return 2;
+  }
+  const left = restoreSaved();
+  if (left) console.log(`${left} was left mutated by an interrupted run: restored from its saved copy.`);
+  const ids = new Set<string>();
+  for (const g of GUARDS) {
+    if (ids.has(g.id)) throw new Error(`guard id ${g.id} is listed twice`);
+    ids.add(g.id);
+  }
+  const unknown = (opts.only ?? []).filter((id) => !ids.has(id));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown guard ids: ${unknown.join(', ')}\n`);
+    return 2;
+  }
+  const selected = GUARDS.filter((g) => (!opts.only || opts.only.includes(g.id)) && (!opts.area || g.area === opts.area));
+  if (opts.list) {
+    for (const g of selected) console.log(`${g.id}\t${g.area}\t${g.file}\t${g.tests.join(' ')}\n\t- ${g.original}\n\t+ ${g.mutation}`);
+    console.log(`${selected.length} guards in ${new Set(selected.map((g) => g.area)).size} areas`);
+    return 0;
+  }
+  const started = Date.now();
+  const read = (file: string) => (existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : null);
+  const stale = selected.map((g) => ({ g, problem: problemOf(g, read(g.file)) })).filter((s) => s.problem !== null);
+  for (const s of stale) console.log(`STALE     ${s.g.id}: ${s.problem}`);
+  if (opts.check) {
+    console.log(`${selected.length - stale.length} of ${selected.length} mutations apply`);
+    return stale.length > 0 ? 1 : 0;
+  }
+  console.log(`Guard audit: ${selected.length} guards in ${new Set(selected.map((g) => g.area)).size} areas, ${new Set(selected.flatMap((g) => g.tests)).size} test files (tap --disable-coverage -j1, CI=true, SQLite and PostgreSQL)`);
+  mkdirSync(LOGS, { recursive: true });
+  console.log(`tap output of each guard: ${LOGS}/<id>.tap`);
+  if (opts.baseline) {
+    const tests = [...new Set(selected.flatMap((g) => g.tests))];
+    const base = await runTests(tests, false);
+    console.log(`baseline: ${tests.length} test files unmutated ${base.code === 0 ? 'pass' : `FAIL (${base.failures.slice(0, 3).join('; ')})`} in ${seconds(base.ms)}`);
+    if (base.code !== 0) return 1;
+  }
+  const results: Array<{ g: Guard; verdict: 'killed' | 'survived' | 'stale' }> = stale.map((s) => ({ g: s.g, verdict: 'stale' as const }));
+  for (const g of selected) {
+    if (stale.some((s) => s.g === g)) continue;
+    const path = join(ROOT, g.file);
+    const content = readFileSync(path, 'utf8');
+    writeFileSync(SAVED, JSON.stringify({ file: g.file, content, pid: process.pid } satisfies Saved));
+    writeFileSync(path, content.replace(g.original, g.mutation));
+    let run: TapRun;
+    try {
+      run = await runTests(g.tests, true);
+    } finally {
+      writeFileSync(path, content);
+      rmSync(SAVED, { force: true });
+    }
+    writeFileSync(join(LOGS, `${g.id}.tap`), run.output);
+    const killed = run.code !== 0;
+    results.push({ g, verdict: killed ? 'killed' : 'survived' });
+    const by = killed ? ` by ${run.failures[0] ?? `exit ${run.code}`}` : '';
+    console.log(`${killed ? 'KILLED  ' : 'SURVIVED'}  ${g.id} (${g.area}) ${seconds(run.ms)}${by}`);
+  }
+  const killed = results.filter((r) => r.verdict === 'killed').length;
+  const survived = results.filter((r) => r.verdict === 'survived');
+  const minutes = ((Date.now() - started) / 60000).toFixed(1);
+  console.log(`\nTotal: ${killed} killed, ${survived.length} survived, ${stale.length} stale, of ${selected.length} guards in ${minutes} min`);
+  for (const r of survived) console.log(`  survived: ${r.g.id} (${r.g.file}): ${r.g.mutation}`);
+  return survived.length > 0 || stale.length > 0 ? 1 : 0;
+}
+
+main().then((code) => process.exit(code), (error) => {
+  restoreSaved();
+  process.stderr.write(`${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
