@@ -23,6 +23,18 @@ export interface JobRun<Data = unknown> {
 /** A handler: its return ends the job; a throw fails the attempt (the message is kept as the last error). */
 export type JobHandler<Data = unknown> = (job: JobRun<Data>) => unknown;
 
+/** What `onDead` receives: the job as its handler saw it, and the last error's message. */
+export type DeadHandler<Data = unknown> = (job: JobRun<Data>, reason: string) => unknown;
+
+export interface HandleOptions<Data = unknown> {
+  /**
+   * Called once, in the process that recorded it, when a job of this name goes dead: out of
+   * attempts, or interrupted (its process died mid-run) more often than its attempts allow.
+   * `reason` is the last error's message. A throw is logged; the job stays dead either way.
+   */
+  onDead?: DeadHandler<Data>;
+}
+
 export interface Backoff {
   /** `exponential` (default): delay, 2 x delay, 4 x delay...; `fixed`: delay each time. */
   type?: 'exponential' | 'fixed';
@@ -80,7 +92,7 @@ export interface JobsQueue {
   /** Where jobs live: the environments' databases, or Redis through BullMQ. */
   readonly backend: 'embedded' | 'bullmq';
   /** Register the handler of a job name; in a plugin's register phase only (one handler per name). */
-  handle<Data = unknown>(name: string, handler: JobHandler<Data>): void;
+  handle<Data = unknown>(name: string, handler: JobHandler<Data>, options?: HandleOptions<Data>): void;
   /** Queue a job; `added` is false when the idempotency key was seen before (then `id` is the first job's). */
   add(name: string, data?: unknown, options?: AddJobOptions): Promise<{ id: string; added: boolean }>;
   /**

@@ -62,6 +62,7 @@ interface Slot {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const BOOT_PHASES = new Set<Phase>(['register', 'start', 'ready']);
 
 export function createKernel(options: KernelOptions): Kernel {
   const log = options.logger ?? silentLogger();
@@ -75,6 +76,8 @@ export function createKernel(options: KernelOptions): Kernel {
   let stopping: Promise<void> | null = null;
   let booted = false;
   let ready = false;
+  /** A plugin said the process answers requests: a boot phase's timeout no longer ends the process. */
+  let serving = false;
 
   // Plugins get read-only views: the stores' add/remove stay with the kernel.
   provided.set('hooks.registry', [{ provider: KERNEL_PROVIDER, service: hooks.view() }]);
@@ -112,6 +115,9 @@ export function createKernel(options: KernelOptions): Kernel {
         if (frozen) throw frozenError(m.name, `declare retention contract '${contract?.name}'`);
         retention.add(m.name, contract);
       },
+      serving: () => {
+        serving = true;
+      },
     };
     return ctx as unknown as PluginContext<never, never, never, unknown>;
   }
@@ -132,15 +138,26 @@ export function createKernel(options: KernelOptions): Kernel {
     if (typeof fn !== 'function') return null;
     const timeoutMs = slot.entry.timeoutMs ?? slot.manifest.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     timeline.push(`${slot.manifest.name}:${phase}`);
+    const running = Promise.resolve().then(() => fn.call(slot.manifest, slot.ctx!));
+    let timedOut: CodedError | null = null;
     try {
-      await withTimeout(() => fn.call(slot.manifest, slot.ctx!), timeoutMs, () =>
-        codedError('KERNEL_PHASE_TIMEOUT', {
-          plugin: slot.manifest.name, phase, timeoutMs,
-          fix: `make ${phase} of '${slot.manifest.name}' finish sooner, or raise plugins.${slot.manifest.name}.timeoutMs`,
-        }));
+      await withTimeout(() => running, timeoutMs, () => (timedOut = codedError('KERNEL_PHASE_TIMEOUT', {
+        plugin: slot.manifest.name, phase, timeoutMs,
+        fix: `make ${phase} of '${slot.manifest.name}' finish sooner, or raise plugins.${slot.manifest.name}.timeoutMs`,
+      })));
       return null;
     } catch (error) {
-      return toCoded(slot, phase, error);
+      // Once the process answers requests, a slow boot phase is waited for: exiting would drop
+      // what it serves. Readiness (the http plugin's /health) stays 503 until the boot is done.
+      if (error !== timedOut || !serving || !BOOT_PHASES.has(phase)) return toCoded(slot, phase, error);
+      log.warn({ plugin: slot.manifest.name, phase, timeoutMs, code: timedOut!.code }, `${timedOut!.message}; this process already serves requests, so the boot waits for it`);
+      try {
+        await running;
+        log.info({ plugin: slot.manifest.name, phase }, `plugin '${slot.manifest.name}' finished ${phase} late`);
+        return null;
+      } catch (late) {
+        return toCoded(slot, phase, late);
+      }
     }
   }
 

@@ -33,6 +33,11 @@ export interface PluginContext<R extends Tokens, O extends Tokens, P extends Tok
   hook(name: HookName, handler: HookHandler, options?: HookOptions): void;
   /** Declare a retention contract (register phase only). */
   retention(contract: RetentionContract): void;
+  /**
+   * This process answers requests from now on (the http plugin calls it once it listens): a boot
+   * phase that then outlasts its timeout is logged and waited for instead of ending the boot.
+   */
+  serving(): void;
 }
 
 export interface PluginManifest<R extends Tokens = Tokens, O extends Tokens = Tokens, P extends Tokens = Tokens, Opt = unknown> {

@@ -110,6 +110,7 @@ export const ERRORS = {
   FLOW_RUN_FINISHED: { status: 409, message: "Run {runId} of flow '{flow}' is {status}: only a running or waiting run can be cancelled." },
   FLOW_HTTP_REFUSED: { status: 400, message: "The http step may not call {url}: {reason}. Fix: {fix}" },
   FLOW_STEP_FAILED: { status: 500, message: "Step '{step}' of flow '{flow}' failed: {reason}" },
+  FLOW_RUN_JOB_DEAD: { status: 500, message: "The job running this run of flow '{flow}' failed for good: {reason}. Fix: {fix}" },
   FLOW_RUNNER_MISSING: { status: 500, message: "Action '{action}' ({file}) starts flow '{flow}', but no flows plugin runs flows. Fix: {fix}" },
   // Approvals.
   INVALID_STATE: { status: 409, message: 'Not possible in the current state: {reason}' },

@@ -36,8 +36,14 @@ export interface Runner extends FlowsRunner {
   execute(environmentId: string, runId: string): Promise<void>;
   /** Starts record flows inside the write that fired them (the run row commits with the write). */
   startForRecord(flow: ResolvedFlow, record: DataRecord, environmentId: string, within: DataEngine): Promise<void>;
-  /** At ready: queues running runs whose job was never added (a crash between the write and the queue). */
-  recover(environmentId: string): Promise<number>;
+  /**
+   * Queues unfinished runs whose job was never added (a crash between the write and the queue),
+   * and fails those whose job is dead; with `idleMs`, only runs unchanged for that long. At ready,
+   * and then periodically in every process.
+   */
+  recover(environmentId: string, idleMs?: number): Promise<number>;
+  /** The run's job went dead (out of attempts, or interrupted too often): the run fails with the reason. */
+  jobDead(environmentId: string, runId: string, reason: string): Promise<boolean>;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -199,7 +205,7 @@ export function createFlowsRunner(deps: RunnerDeps): Runner {
             if ((await walk(holds ? step.then ?? [] : step.else ?? [])) === 'stop') return 'stop';
             continue;
           }
-          const output = await runStep(deps, step, { flow: flow!, scope: scope(), data, principal, environmentId });
+          const output = await runStep(deps, step, { runId, flow: flow!, scope: scope(), data, principal, environmentId });
           if (!(await record({ id: step.id, status: 'completed', output: output ?? null, error: null }))) return 'stop';
         } catch (error) {
           const failure = errorOf(error);
@@ -212,6 +218,24 @@ export function createFlowsRunner(deps: RunnerDeps): Runner {
     };
 
     if ((await walk(flow.steps)) === 'done') await save({ status: 'completed', endedAt: now() });
+  }
+
+  /** The run's job is dead: the run fails with the reason (unless it finished or changed meanwhile, retried). */
+  async function jobDead(environmentId: string, runId: string, reason: string): Promise<boolean> {
+    for (let tries = 0; tries < 3; tries++) {
+      const run = await db(environmentId, (d) => loadRun(d, runId));
+      if (!run || TERMINAL.has(run.status)) return false;
+      const error = codedError('FLOW_RUN_JOB_DEAD', {
+        flow: run.flow, reason,
+        fix: 'see the reason; start the flow again once its cause is fixed, or allow more attempts (plugins.flows.jobAttempts)',
+      });
+      const ok = await db(environmentId, (d) => updateRun(d, runId, run.version, { status: 'failed', error: { code: error.code, message: error.message }, endedAt: now(), waitJob: null }, now()));
+      if (ok) {
+        deps.log.warn({ flow: run.flow, runId, reason }, 'flows: a run failed: its job is dead');
+        return true;
+      }
+    }
+    return false;
   }
 
   return {
@@ -243,18 +267,25 @@ export function createFlowsRunner(deps: RunnerDeps): Runner {
       void committed.then((ok) => ok ? queueRun(environmentId, run.id, `${run.id}:start`) : undefined)
         .catch((error) => deps.log.warn({ flow: flow.name, runId: run.id, err: (error as Error).message }, 'flows: could not queue a record run'));
     },
-    async recover(environmentId) {
-      const runs = await db(environmentId, (d) => unfinishedRuns(d, 1000));
+    async recover(environmentId, idleMs) {
+      const runs = await db(environmentId, (d) => unfinishedRuns(d, 1000, idleMs === undefined ? undefined : new Date(now().getTime() - idleMs)));
       let queued = 0;
       for (const run of runs) {
         // The same keys as the first queueing: a run whose job exists (or existed) queues nothing.
         const waiting = run.status === 'waiting' ? run.steps.find((s) => s.status === 'waiting') : undefined;
         const until = waiting ? new Date(String((waiting.output as { until?: string } | null)?.until ?? 0)) : undefined;
         const key = waiting ? `${run.id}:${waiting.id}:wait` : `${run.id}:start`;
-        const { added } = await deps.queue.add(RUN_JOB, { runId: run.id }, { environmentId, idempotencyKey: key, attempts: deps.jobAttempts, backoff: 1000, ...(until && !Number.isNaN(until.getTime()) ? { runAt: until } : {}) });
-        if (added) queued += 1;
+        const { id, added } = await deps.queue.add(RUN_JOB, { runId: run.id }, { environmentId, idempotencyKey: key, attempts: deps.jobAttempts, backoff: 1000, ...(until && !Number.isNaN(until.getTime()) ? { runAt: until } : {}) });
+        if (added) {
+          queued += 1;
+          continue;
+        }
+        // Its job exists: a dead one ran out of attempts while the process that saw it die did not record it on the run.
+        const job = await deps.queue.get(id, environmentId);
+        if (job?.state === 'dead') await jobDead(environmentId, run.id, job.lastError ?? 'the job is dead');
       }
       return queued;
     },
+    jobDead,
   };
 }

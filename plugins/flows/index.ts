@@ -51,7 +51,10 @@ export default definePlugin({
     });
     runners.set(ctx, runner);
     ctx.provide('flows.runner', runner);
-    queue.handle<{ runId: string }>(RUN_JOB, (job) => runner.execute(job.environmentId, job.data.runId));
+    queue.handle<{ runId: string }>(RUN_JOB, (job) => runner.execute(job.environmentId, job.data.runId), {
+      // Out of attempts, or interrupted more often than they allow: the run says so instead of staying running.
+      onDead: (job, reason) => runner.jobDead(job.environmentId, job.data.runId, reason),
+    });
     queue.handle<{ flow: string }>(SCHEDULE_JOB, async (job) => {
       const flow = runner.get(job.data.flow);
       if (flow?.type !== 'schedule') {
@@ -115,8 +118,32 @@ export default definePlugin({
       const queued = await runner.recover(env.id);
       if (queued > 0) ctx.log.info({ environment: env.id, queued }, 'flows: queued runs that had no job');
     }
+    const every = ctx.options.recoverAfterMs;
+    if (every > 0) {
+      const environments = ctx.resolve('runtime.info').environments.map((e) => e.id);
+      let checking = false;
+      const timer = setInterval(() => {
+        if (checking) return;
+        checking = true;
+        void (async () => {
+          for (const env of environments) {
+            const queued = await runner.recover(env, every);
+            if (queued > 0) ctx.log.warn({ environment: env, queued }, 'flows: queued runs left without a job by a process that stopped');
+          }
+        })().catch((error: unknown) => ctx.log.warn({ err: (error as Error).message }, 'flows: the check for runs without a job failed; it runs again'))
+          .finally(() => { checking = false; });
+      }, Math.floor(every / 2));
+      timer.unref?.();
+      timers.set(ctx, timer);
+    }
+  },
+  drain(ctx) {
+    const timer = timers.get(ctx);
+    if (timer) clearInterval(timer);
   },
 });
+
+const timers = new WeakMap<object, NodeJS.Timeout>();
 
 /** The fields of the write events this plugin reads. */
 interface HookEvent {

@@ -16,6 +16,8 @@ export interface StepDeps {
 }
 
 export interface StepRun {
+  /** The run's id: with the step's, the idempotency key of a step with external effects. */
+  runId: string;
   flow: ResolvedFlow;
   scope: FlowScope;
   data: DataContext;
@@ -58,6 +60,11 @@ async function readBody(response: Response): Promise<unknown> {
     try { return JSON.parse(body); } catch { return body; }
   }
   return body;
+}
+
+/** The idempotency key of one step of one run, sent by the http step as `Idempotency-Key`. */
+export function stepKey(runId: string, stepId: string): string {
+  return `${runId}:${stepId}`;
 }
 
 /**
@@ -135,6 +142,9 @@ export async function runStep(deps: StepDeps, step: ResolvedFlowStep, run: StepR
       if (refused) throw codedError('FLOW_HTTP_REFUSED', { url: url.slice(0, 300), reason: refused, fix: 'add the URL prefix to plugins.flows.http.allow in the runtime config, or call an allowed URL', step: step.id });
       const headers: Record<string, string> = {};
       for (const { name, expression } of step.headers ?? []) headers[name] = text(expression.evaluate(scope), `header ${name}`, step);
+      // The same key each time this step of this run is tried (a retry, a run taken over after its
+      // process died): the receiver can tell a repeat from a new request. A declared header wins.
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')) headers['Idempotency-Key'] = stepKey(run.runId, step.id);
       let body: string | undefined;
       if (step.body) {
         body = JSON.stringify(step.body.evaluate(scope) ?? null);

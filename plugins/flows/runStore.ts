@@ -121,8 +121,12 @@ export async function requestCancel(db: SideTableAccess, id: string, now: Date):
   return (await loadRun(db, id)) ? 'finished' : 'unknown';
 }
 
-/** Runs not finished (for re-queueing at boot the ones whose job was never added). */
-export async function unfinishedRuns(db: SideTableAccess, limit: number): Promise<StoredRun[]> {
-  const rows = await db.knex(RUN_TABLE).whereIn('status', ['running', 'waiting']).orderBy('started_at').limit(limit);
+/** Runs not finished (for re-queueing the ones whose job was never added), those unchanged since `before` when given. */
+export async function unfinishedRuns(db: SideTableAccess, limit: number, before?: Date): Promise<StoredRun[]> {
+  const query = db.knex(RUN_TABLE);
+  if (!before) query.whereIn('status', ['running', 'waiting']);
+  // Later checks: running runs, and waiting ones whose delayed job was never recorded on them.
+  else query.where((q) => q.where('status', 'running').orWhere((w) => w.where('status', 'waiting').whereNull('wait_job'))).andWhere('updated_at', '<', before.toISOString());
+  const rows = await query.orderBy('started_at').limit(limit);
   return (rows as Row[]).map(toRun);
 }

@@ -1,5 +1,6 @@
 import type { HttpRoutes, RegisteredRoute } from '../../capabilities/httpRoutes.ts';
 import type { RuntimeInfo } from '../../capabilities/runtimeInfo.ts';
+import { codedError } from '../../kernel/errors.ts';
 import { API_VERSIONS, DEPRECATION_POLICY, prefixOf } from './apiVersions.ts';
 
 export { DEPRECATION_POLICY } from './apiVersions.ts';
@@ -16,8 +17,14 @@ function describe(route: RegisteredRoute) {
   };
 }
 
-/** GET /api/v1, /api/v1/discovery and /api/v1/health (and their /api/v2 forms). */
-export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, started: number): void {
+/** `starting` until every boot phase is done, `ready` then, `stopping` once shutdown began. */
+export type BootStage = 'starting' | 'ready' | 'stopping';
+
+/**
+ * GET /api/v1, /api/v1/discovery and /api/v1/health (and their /api/v2 forms). Health is readiness:
+ * 200 once the process booted, 503 while it starts or stops.
+ */
+export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, started: number, boot: { readonly stage: BootStage } = { stage: 'ready' }): void {
   const discovery = (request: { principal: unknown; apiVersion: 'v1' | 'v2' }) => {
     const prefix = prefixOf(request.apiVersion);
     const base = {
@@ -42,7 +49,9 @@ export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, starte
     });
   }
   routes.add({
-    method: 'GET', path: '/health', public: true, tags: ['discovery'], summary: 'Liveness: status, version and uptime',
+    method: 'GET', path: '/health', public: true, tags: ['discovery'],
+    summary: 'Readiness: status, version and uptime once booted; 503 SERVICE_UNAVAILABLE while the boot or the shutdown runs',
+    errorStatuses: [503],
     schema: {
       response: {
         200: {
@@ -51,6 +60,12 @@ export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, starte
         },
       },
     },
-    handler: () => ({ status: 'ok', version: info.version, uptimeSeconds: Math.round((Date.now() - started) / 1000) }),
+    handler: (_request, reply) => {
+      if (boot.stage !== 'ready') {
+        void reply.header('retry-after', '1');
+        throw codedError('SERVICE_UNAVAILABLE', { service: 'The server', reason: boot.stage === 'starting' ? 'it is still starting (boot phases are running)' : 'it is shutting down' });
+      }
+      return { status: 'ok', version: info.version, uptimeSeconds: Math.round((Date.now() - started) / 1000) };
+    },
   });
 }

@@ -9,7 +9,7 @@ import { authGuard } from './authGuard.ts';
 import { createServer } from './createServer.ts';
 import { routeCompilers } from './routeCompilers.ts';
 import { addStreamedBody } from './streamedBody.ts';
-import { addDiscoveryRoutes } from './discoveryRoutes.ts';
+import { addDiscoveryRoutes, type BootStage } from './discoveryRoutes.ts';
 import { httpOptionsSchema } from './httpOptions.ts';
 import { API_PREFIX, RouteRegistry } from './routeRegistry.ts';
 import { ENVIRONMENT_PREFIX, selectEnvironment } from './selectEnvironment.ts';
@@ -20,6 +20,8 @@ interface HttpState {
   registry: RouteRegistry;
   app: FastifyInstance | null;
   address: string | null;
+  /** Where the boot is: /health answers 200 only once every phase is done (booted). */
+  boot: { stage: BootStage };
 }
 
 // One state per kernel: the kernel hands the same context object to every phase of a plugin.
@@ -38,7 +40,7 @@ export default definePlugin({
   provides: ['http.routes', 'http.server'],
   options: httpOptionsSchema,
   register(ctx) {
-    const state: HttpState = { registry: new RouteRegistry(), app: null, address: null };
+    const state: HttpState = { registry: new RouteRegistry(), app: null, address: null, boot: { stage: 'starting' } };
     states.set(ctx, state);
     ctx.provide('http.routes', perConsumer(
       (consumer) => state.registry.viewFor(consumer.name),
@@ -51,7 +53,15 @@ export default definePlugin({
       },
       url: () => state.address,
     });
-    addDiscoveryRoutes(state.registry.viewFor(ctx.plugin.name), ctx.resolve('runtime.info'), Date.now());
+    addDiscoveryRoutes(state.registry.viewFor(ctx.plugin.name), ctx.resolve('runtime.info'), Date.now(), state.boot);
+    // Booted once every plugin's ready and the other runtime.ready handlers ran (this one runs last);
+    // not ready again from the first runtime.stopping handler on.
+    ctx.hook('runtime.ready', () => {
+      state.boot.stage = 'ready';
+    }, { priority: Number.MAX_SAFE_INTEGER });
+    ctx.hook('runtime.stopping', () => {
+      state.boot.stage = 'stopping';
+    }, { priority: -Number.MAX_SAFE_INTEGER });
   },
   async ready(ctx) {
     const state = states.get(ctx)!;
@@ -118,6 +128,8 @@ export default definePlugin({
     if (ctx.options.listen) {
       state.address = await app.listen({ port: ctx.options.port, host: ctx.options.host });
       ctx.log.info({ url: state.address }, 'listening');
+      // Requests may arrive from now on: a later phase that is slow must not end this process.
+      ctx.serving();
     }
     // Requests are answered meanwhile; a schema that does not compile still fails the boot.
     await compilers.compileRemaining();

@@ -1,13 +1,15 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
-import type { JobHandler, JobInfo, JobsQueue, JobCount, JobState } from '../../capabilities/jobsQueue.ts';
+import type { DeadHandler, JobHandler, JobInfo, JobsQueue, JobCount, JobState } from '../../capabilities/jobsQueue.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { bullmqPrefix, jobIdFor, parseJobId } from './bullmqNames.ts';
+import { MAX_ATTEMPTS } from './jobOptions.ts';
 import { infoIn, infoOf, stateOf } from './bullmqJobInfo.ts';
 import type { BullmqMirror, MirroredJob } from './bullmqMirror.ts';
 import { checkRepeat, newJob } from './jobOptions.ts';
+import { errorText } from './jobStore.ts';
 
 export interface BullmqBackend {
   queue: JobsQueue;
@@ -20,6 +22,18 @@ export interface BullmqBackend {
 const COUNTED = ['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'] as const;
 
 /**
+ * BullMQ's own stalled limit is per worker; ours is the job's attempts (checked before the handler
+ * runs), so BullMQ's is set above the most attempts a job may have and never decides first.
+ */
+const BULLMQ_STALL_LIMIT = MAX_ATTEMPTS + 1;
+
+/** A job interrupted (its lock lost: its process died) more often than its attempts allow: why it dies. */
+export function interruptedTooOften(stalled: number, attempts: number): string | null {
+  if (stalled <= attempts) return null;
+  return `interrupted ${stalled} times, more than its ${attempts} attempt(s) allow: the process running it stopped (or lost its lock) before it finished`;
+}
+
+/**
  * jobs.queue on Redis through BullMQ: one BullMQ queue per job name and environment (key prefix
  * osr:<environment>), one worker per handler. Same semantics as the embedded backend; BullMQ's
  * failed state is this capability's dead.
@@ -29,9 +43,13 @@ export function createBullmqQueue(deps: {
   environments: () => string[];
   defaultEnvironment: string;
   handlers: ReadonlyMap<string, JobHandler>;
+  /** Told when a job of the name goes dead in this process's worker. */
+  onDead?: ReadonlyMap<string, DeadHandler>;
   handle: JobsQueue['handle'];
   concurrency: number;
   keepCompletedMs: number;
+  /** The lock of a running job (renewed at half of it); a lost lock is found by the stalled check, run every half of it. */
+  leaseMs: number;
   log: Logger;
   /** Keeps sys_job in step with Redis; absent: sys_job stays empty (plugins.jobs.mirror false). */
   mirror?: BullmqMirror;
@@ -172,11 +190,23 @@ export function createBullmqQueue(deps: {
         for (const [name, handler] of handlers) {
           const worker = new Worker(name, async (job: Job) => {
             deps.mirror?.changed(mirrored(job, { ...infoIn(job, environmentId, 'active'), startedAt: new Date().toISOString() }));
+            // Each interruption (a process killed mid-run) counts against the job's attempts.
+            const interrupted = interruptedTooOften(job.stalledCounter ?? 0, job.opts.attempts ?? 1);
+            if (interrupted) throw new UnrecoverableError(interrupted);
             await handler({ id: `${name}~${job.id}`, name, data: job.data, attempt: job.attemptsMade + 1, environmentId });
-          }, { connection, prefix: bullmqPrefix(environmentId), concurrency: deps.concurrency });
+          }, {
+            connection, prefix: bullmqPrefix(environmentId), concurrency: deps.concurrency,
+            lockDuration: deps.leaseMs, stalledInterval: Math.max(500, Math.floor(deps.leaseMs / 2)), maxStalledCount: BULLMQ_STALL_LIMIT,
+          });
           worker.on('failed', (job, error) => {
             deps.log.warn({ job: job?.id, name, err: error }, `jobs: ${name} failed`);
             mirrorChange(job, environmentId, name);
+            const dead = deps.onDead?.get(name);
+            const final = job !== undefined && (error?.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1));
+            if (!dead || !final) return;
+            void Promise.resolve()
+              .then(() => dead({ id: `${name}~${job.id}`, name, data: job.data, attempt: job.attemptsMade, environmentId }, errorText(error)))
+              .catch((deadError: unknown) => deps.log.error({ job: job.id, name, err: deadError }, `jobs: the dead-job handler of ${name} failed`));
           });
           worker.on('completed', (job) => mirrorChange(job, environmentId, name));
           worker.on('error', (error) => deps.log.error({ err: error }, 'jobs: BullMQ worker error'));

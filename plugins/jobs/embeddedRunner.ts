@@ -1,7 +1,7 @@
 import type { DataDatabase, SideTableAccess } from '../../capabilities/dataDatabase.ts';
-import type { JobHandler } from '../../capabilities/jobsQueue.ts';
+import type { DeadHandler, JobHandler } from '../../capabilities/jobsQueue.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import { claimJobs, completeJob, failJob, handBack, insertNextOccurrence, JOB_TABLES, renewLeases, sweepCompleted, type ClaimedJob } from './jobStore.ts';
+import { claimJobs, completeJob, errorText, failJob, handBack, insertNextOccurrence, JOB_TABLES, renewLeases, sweepCompleted, type ClaimedJob } from './jobStore.ts';
 import { nextSlot } from './nextSlot.ts';
 
 /** How often completed jobs' data and old completed jobs are removed. */
@@ -42,6 +42,8 @@ export function createEmbeddedRunner(deps: {
   database: DataDatabase;
   environments: () => string[];
   handlers: ReadonlyMap<string, JobHandler>;
+  /** Told when a job of the name goes dead here. */
+  onDead?: ReadonlyMap<string, DeadHandler>;
   worker: string;
   options: RunnerOptions;
   log: Logger;
@@ -112,7 +114,12 @@ export function createEmbeddedRunner(deps: {
       } catch (error) {
         try {
           const state = await db(environmentId, (d) => failJob(d, worker, job, error, new Date()));
-          log.warn({ job: job.id, name: job.name, attempt: job.attempts, state, err: error }, `jobs: ${job.name} failed (${state})`);
+          log.warn({ job: job.id, name: job.name, attempt: job.attempts, state, err: error }, `jobs: ${job.name} failed (${state ?? 'no longer held'})`);
+          const dead = deps.onDead?.get(job.name);
+          if (state === 'dead' && dead) {
+            await Promise.resolve(dead({ id: job.id, name: job.name, data: job.data, attempt: job.attempts, environmentId }, errorText(error)))
+              .catch((deadError: unknown) => log.error({ job: job.id, name: job.name, err: deadError }, `jobs: the dead-job handler of ${job.name} failed`));
+          }
         } catch (recordError) {
           // The lease runs out and another attempt follows: nothing is lost.
           log.error({ job: job.id, err: recordError }, 'jobs: could not record a failed attempt');

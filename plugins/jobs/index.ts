@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { JobHandler, JobsQueue } from '../../capabilities/jobsQueue.ts';
+import type { DeadHandler, JobHandler, JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { createBullmqMirror } from './bullmqMirror.ts';
@@ -39,12 +39,14 @@ export default definePlugin({
     const info = ctx.resolve('runtime.info');
     const database = ctx.resolve('data.database');
     const handlers = new Map<string, JobHandler>();
+    const onDead = new Map<string, DeadHandler>();
     const frozen = { value: false };
-    const handle: JobsQueue['handle'] = (name, handler) => {
+    const handle: JobsQueue['handle'] = (name, handler, options) => {
       checkName(name);
       if (frozen.value) throw codedError('KERNEL_FROZEN', { plugin: 'jobs', action: `register the handler of job '${name}'`, fix: "call jobs.queue handle() in your plugin's register phase" });
       if (handlers.has(name)) throw codedError('JOB_OPTIONS_INVALID', { reason: `job '${name}' already has a handler; one handler per name` });
       handlers.set(name, handler as JobHandler);
+      if (options?.onDead) onDead.set(name, options.onDead as DeadHandler);
     };
     const environments = () => info.environments.map((e) => e.id);
     // System activity: finished jobs are history, kept 14 days (the embedded queue removes them sooner, see keepCompletedMs).
@@ -57,15 +59,15 @@ export default definePlugin({
       // Loaded only with Redis: BullMQ and ioredis are a few hundred modules an embedded queue never needs.
       const { createBullmqQueue } = await import('./createBullmqQueue.ts');
       const bull = createBullmqQueue({
-        redisUrl: info.redisUrl, environments, defaultEnvironment: info.defaultEnvironment, handlers, handle,
-        concurrency: ctx.options.concurrency, keepCompletedMs: ctx.options.keepCompletedMs, log: ctx.log,
+        redisUrl: info.redisUrl, environments, defaultEnvironment: info.defaultEnvironment, handlers, onDead, handle,
+        concurrency: ctx.options.concurrency, keepCompletedMs: ctx.options.keepCompletedMs, leaseMs: ctx.options.leaseMs, log: ctx.log,
         ...(ctx.options.mirror ? { mirror: createBullmqMirror(database, ctx.log) } : {}),
       });
       backend = { kind: 'bullmq', run: bull.start, drain: bull.drain, close: bull.close };
       ctx.provide('jobs.queue', bull.queue);
     } else {
       const runner = createEmbeddedRunner({
-        database, environments, handlers, options: ctx.options, log: ctx.log,
+        database, environments, handlers, onDead, options: ctx.options, log: ctx.log,
         worker: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       });
       backend = {

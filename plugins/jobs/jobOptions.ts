@@ -6,7 +6,7 @@ import type { NewJob } from './jobStore.ts';
 /** Job names: what handlers are registered under; letters first, then letters, digits and . _ - (no colon: BullMQ keys use it) */
 export const JOB_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,199}$/;
 
-const MAX_ATTEMPTS = 100;
+export const MAX_ATTEMPTS = 100;
 /** A job carries references, not documents: its data stays small in every backend. */
 export const MAX_DATA = 256_000;
 const MAX_PRIORITY = 2_097_152;

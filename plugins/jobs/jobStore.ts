@@ -149,16 +149,16 @@ export async function completeJob(db: SideTableAccess, worker: string, id: strin
     .where({ id, state: 'active', locked_by: worker });
 }
 
-/** Records a failed attempt: `failed` with the retry's time, or `dead` when no attempt is left. */
-export async function failJob(db: SideTableAccess, worker: string, job: ClaimedJob, error: unknown, now: Date): Promise<JobState> {
+/** Records a failed attempt: `failed` (a retry at its backoff time) or `dead`; null when this worker no longer held the job. */
+export async function failJob(db: SideTableAccess, worker: string, job: ClaimedJob, error: unknown, now: Date): Promise<JobState | null> {
   const dead = job.attempts >= job.maxAttempts;
   const state: JobState = dead ? 'dead' : 'failed';
   const runAt = dead ? now : new Date(now.getTime() + backoffDelay(job.backoffType, job.backoffDelay, job.attempts));
-  await db.knex(JOB_TABLE).update({
+  const count = await db.knex(JOB_TABLE).update({
     state, run_at: iso(runAt), finished_at: dead ? iso(now) : null, updated_at: iso(now),
     last_error: errorText(error), locked_by: null, locked_until: null, version: db.knex.raw('version + 1'),
   }).where({ id: job.id, state: 'active', locked_by: worker });
-  return state;
+  return Number(count) === 1 ? state : null;
 }
 
 /** Gives an unfinished job back at drain: waiting again, the attempt not counted. */

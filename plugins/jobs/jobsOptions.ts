@@ -5,7 +5,11 @@ export const jobsOptionsSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(256).default(8),
   /** Embedded backend: milliseconds between two looks for due jobs when idle (default 500). */
   pollMs: z.number().int().min(10).max(60_000).default(500),
-  /** Embedded backend: a claimed job's lease; a process that dies lets its jobs run again after it (default 30 000). */
+  /**
+   * A running job's lease, renewed while its handler runs: a process that dies lets its jobs run
+   * again in another after it (embedded: claimed at the next poll; BullMQ: its lock duration, the
+   * stalled check running every half of it). Default 30 000.
+   */
   leaseMs: z.number().int().min(1000).max(3_600_000).default(30_000),
   /** Milliseconds a stopping process waits for running handlers before it hands them back (default 10 000). */
   drainMs: z.number().int().min(0).max(600_000).default(10_000),
