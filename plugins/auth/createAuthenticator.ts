@@ -68,6 +68,8 @@ export function createAuthenticator(
 
   /** The principal of a valid credential; a credential that is not valid is a 401 (invalidCredential.ts). */
   async function verify(env: EnvironmentAuth, credential: Credential, key: string): Promise<Principal> {
+    // A clear (a revocation here or in another process) after this point voids what the check reads.
+    const mark = cache.mark();
     let resolved: Resolved | null = null;
     try {
       // The engine's bearer tokens are signed (`token.signature`); the OAuth server's access tokens are not.
@@ -85,7 +87,7 @@ export function createAuthenticator(
       const issuer = credential.kind === 'bearer' ? [...environments.values()].find((other) => other !== env && signedWith(credential.token, other.context.secret)) : undefined;
       throw invalidCredential(credential, env.id, issuer?.id ?? null);
     }
-    cache.set(env.id, key, resolved.principal, resolved.notAfter);
+    cache.set(env.id, key, resolved.principal, resolved.notAfter, mark);
     return frozenPrincipal(resolved.principal);
   }
 }

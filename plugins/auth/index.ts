@@ -39,7 +39,7 @@ export default definePlugin({
     const cache = new PrincipalCache(ctx.options.credentialCacheMs);
     // Sessions, users or keys changed in another process: forget what was verified here too.
     const bus = ctx.resolve('events.bus');
-    if (bus) cache.onClear((environmentId) => bus.publish('principals.changed', { environmentId }), (apply) => bus.subscribe('principals.changed', apply));
+    if (bus) cache.share(bus);
     const limiter = new RateLimiter(ctx.options.rateLimit);
     const phone = phoneNumberOptionsOf(ctx.options.phoneNumber);
     limiters.set(ctx, limiter);

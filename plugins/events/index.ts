@@ -6,7 +6,7 @@ import { localCounter } from './localCounter.ts';
 const buses = new WeakMap<object, ReturnType<typeof createEventsBus>>();
 const counters = new WeakMap<object, { close(): void }>();
 
-const localTransport: Transport = { kind: 'local', send: async () => undefined, open: async () => undefined, close: async () => undefined };
+const localTransport: Transport = { kind: 'local', send: async () => undefined, beat: async () => undefined, open: async () => undefined, reconnect: () => undefined, close: async () => undefined };
 
 /**
  * Cross-process events: Redis pub/sub when redis.url is set, else LISTEN/NOTIFY when the main
@@ -27,9 +27,9 @@ export default definePlugin({
     const transport = info.redisUrl
       ? (await import('./redisTransport.ts')).redisTransport(info.redisUrl, onError)
       : postgresUrl ? (await import('./postgresTransport.ts')).postgresTransport(postgresUrl, onError) : localTransport;
-    const bus = createEventsBus(transport, onError);
+    const bus = createEventsBus(transport, onError, ctx.log);
     buses.set(ctx, bus);
-    ctx.provide('events.bus', { transport: bus.transport, publish: bus.publish, subscribe: bus.subscribe });
+    ctx.provide('events.bus', { transport: bus.transport, publish: bus.publish, subscribe: bus.subscribe, trusted: bus.trusted, epoch: bus.epoch, watch: bus.watch, signals: bus.signals });
     if (info.redisUrl) {
       const { redisCounter } = await import('./redisCounter.ts');
       const counter = redisCounter(info.redisUrl, (error) => ctx.log.warn({ err: error }, 'events: the shared count in Redis failed; rate limits count in this process meanwhile'));

@@ -109,7 +109,7 @@ function sqliteSite(t: Test, ids: string[]): Site {
   return site;
 }
 
-function postgresSite(t: Test, base: string[]): Site {
+export function postgresSite(t: Test, base: string[]): Site {
   const suffix = randomBytes(3).toString('hex');
   const ids = base.map((id) => `${id}-${suffix}`);
   const run = async (id: string, sql: string, params: unknown[] = []) => {

@@ -90,7 +90,7 @@ t.test('PrincipalCache', async (t) => {
   let now = 1_000;
   const principal = { kind: 'user', userId: 'u', environmentId: 'e', isAdmin: false, positions: [], permissionSets: [], permissions: [] } as Principal;
   const cache = new PrincipalCache(5_000, 2, () => now);
-  cache.set('e', 'k', principal, 3_000);
+  cache.set('e', 'k', principal, 3_000, cache.mark());
   t.equal(cache.get('e', 'k')?.userId, 'u');
   // Every request presenting the credential shares the remembered principal: none may change it.
   const shared = cache.get('e', 'k')!;
@@ -104,11 +104,11 @@ t.test('PrincipalCache', async (t) => {
   t.equal(cache.get('other', 'k'), undefined, 'per environment');
   now = 3_000;
   t.equal(cache.get('e', 'k'), undefined, 'never past the credential expiry');
-  cache.set('e', 'k', principal, null);
+  cache.set('e', 'k', principal, null, cache.mark());
   cache.clear('e');
   t.equal(cache.get('e', 'k'), undefined, 'cleared');
   const none = new PrincipalCache(0);
-  none.set('e', 'k', principal, null);
+  none.set('e', 'k', principal, null, none.mark());
   t.equal(none.get('e', 'k'), undefined, 'TTL 0 caches nothing');
 });
 
