@@ -18,6 +18,8 @@ export interface DataContext {
   /** Read-only fields this call may write: server logic (e.g. lead conversion) setting fields users cannot. Security still applies. */
   trustedFields?: readonly string[];
   requestId?: string;
+  /** The HTTP client behind the call (its address and user agent), for the audit trail; unset for engine work. */
+  client?: { ip: string | null; userAgent: string | null };
   /** Aborted when the request's client goes away: a costly read in flight is cancelled (docs/data-api.md, Query cost). */
   signal?: AbortSignal;
   /** The caller as hooks and actions see it; filled by the engine from the principal. */
@@ -132,7 +134,14 @@ export const dataEngine = defineCapability<DataEngine>()({
 
 /** The caller of an HTTP request as the engine sees it (environment, principal, request id, and the signal when given). */
 export function dataContextOf(request: FastifyRequest, signal?: AbortSignal): DataContext {
+  const client = clientOf(request);
   return signal === undefined
-    ? { environmentId: request.environmentId, principal: request.principal, requestId: request.id }
-    : { environmentId: request.environmentId, principal: request.principal, requestId: request.id, signal };
+    ? { environmentId: request.environmentId, principal: request.principal, requestId: request.id, client }
+    : { environmentId: request.environmentId, principal: request.principal, requestId: request.id, client, signal };
+}
+
+/** The request's client address and user agent (DataContext.client). */
+export function clientOf(request: FastifyRequest): { ip: string | null; userAgent: string | null } {
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip ?? null, userAgent: typeof agent === 'string' ? agent.slice(0, 500) : null };
 }

@@ -14,6 +14,11 @@ export interface RetentionContract {
   ageField: string;
   /** Only rows whose columns equal these values (null: IS NULL) are concerned. */
   filter?: Readonly<Record<string, string | number | boolean | null>>;
+  /**
+   * A window several plugins apply to their own tables (`system.activity`): each declares the
+   * contract with `shared: true` and the same keepDays and action; one override sets them all.
+   */
+  shared?: boolean;
 }
 
 export interface RetentionEntry extends RetentionContract {

@@ -124,6 +124,10 @@ export const ERRORS = {
   AI_ACTION_DECIDED: { status: 409, message: 'Pending action {id} is {status}: only a pending action can be approved or rejected.' },
   AI_SELF_APPROVAL: { status: 403, message: 'Pending action {id} was proposed in your own conversation: another holder of ai:approve must approve it (a single-person setup may set plugins.ai.allowSelfApproval: true).' },
   AI_ACCESS_OBJECT_UNDECLARED: { status: 403, message: "Agent '{agent}' may not propose to {kind} a record of {object}: it is an access object (permissions, positions, sharing). Declare it in the agent's accessObjects to allow it." },
+  // Audit trail.
+  AUDIT_ACTION_UNKNOWN: { status: 500, message: "Plugin code recorded the audit action '{action}', which is not in the closed list. Fix: record one of {known} (capabilities/auditRecord.ts), or add the action there with its documentation in docs/audit.md." },
+  // Share links.
+  SHARE_LINK_INVALID: { status: 400, message: 'The share link cannot be made: {reason}. Fix: {fix}' },
   // MCP server.
   MCP_HOST_NOT_ALLOWED: { status: 403, message: 'Host {host} may not reach the MCP endpoint (DNS-rebinding protection). Fix: {fix}' },
   MCP_ORIGIN_NOT_ALLOWED: { status: 403, message: 'Origin {origin} may not reach the MCP endpoint (DNS-rebinding protection). Fix: {fix}' },

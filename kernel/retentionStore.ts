@@ -14,6 +14,7 @@ const contractSchema = z.strictObject({
   action: z.enum(['delete', 'archive', 'anonymize']),
   ageField: identifier,
   filter: z.record(identifier, z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
+  shared: z.boolean().optional(),
 });
 
 /** Collects retention contracts during register; read through `retention.register`. */
@@ -30,7 +31,16 @@ export class RetentionStore {
       });
     }
     const taken = this.entries.find((e) => e.name === parsed.data.name);
-    if (taken) {
+    if (taken && taken.shared === true && parsed.data.shared === true) {
+      // One window over several tables: every part must say the same window and action.
+      const differs = taken.keepDays !== parsed.data.keepDays ? 'keepDays' : taken.action !== parsed.data.action ? 'action' : taken.object === parsed.data.object ? 'object' : null;
+      if (differs) {
+        throw codedError('KERNEL_INVALID_RETENTION', {
+          plugin, path: differs, reason: `the shared contract '${parsed.data.name}' is declared by '${taken.plugin}' with ${differs} ${JSON.stringify(taken[differs])}`,
+          fix: differs === 'object' ? 'declare each table of a shared contract once' : `declare '${parsed.data.name}' with the same keepDays and action as the other parts`,
+        });
+      }
+    } else if (taken) {
       throw codedError('KERNEL_INVALID_RETENTION', {
         plugin, path: 'name', reason: `'${parsed.data.name}' is already declared by '${taken.plugin}'`, fix: 'give each contract a unique name',
       });

@@ -32,6 +32,7 @@ import comments from './comments/index.ts';
 import files from './files/index.ts';
 import activities from './activities/index.ts';
 import mcp from './mcp/index.ts';
+import audit from './audit/index.ts';
 
 /** Plugins that need the job queue are off by default when the jobs plugin is turned off. */
 const jobsOn = (config: { plugins: Record<string, unknown> }) => (config.plugins.jobs as { enabled?: boolean } | undefined)?.enabled !== false;
@@ -64,6 +65,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: metaApi, enabledByDefault: true },
   { manifest: openapi, enabledByDefault: true },
   { manifest: data, enabledByDefault: true },
+  // The audit trail (sys_audit_event): sign-ins, keys, users, access changes, exports, share links.
+  { manifest: audit, enabledByDefault: true },
   { manifest: rest, enabledByDefault: true },
   { manifest: io, enabledByDefault: true },
   { manifest: search, enabledByDefault: true },

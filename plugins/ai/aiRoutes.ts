@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { auditSourceOf, type AuditRecord } from '../../capabilities/auditRecord.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { clientGone, schemas } from './aiRequest.ts';
@@ -48,7 +49,16 @@ function callerOf(request: FastifyRequest): Caller {
 const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
 /** /ai/conversations and /ai/pending-actions: thin edges over the conversation and approval services. */
-export function addAiRoutes(routes: HttpRoutes, conversations: Conversations, pending: PendingActions): void {
+export function addAiRoutes(routes: HttpRoutes, conversations: Conversations, pending: PendingActions, audit?: AuditRecord): void {
+  /** An approval or rejection of a pending action, in the audit trail (the payload is not copied). */
+  const decided = async (request: FastifyRequest, decision: 'approve' | 'reject', action: Awaited<ReturnType<PendingActions['approve']>>) => {
+    const row = action as unknown as Record<string, unknown>;
+    await audit?.record(auditSourceOf(request), {
+      action: 'ai.pending_action_decided', target: { type: 'ai_pending_action', id: String(row.id), label: typeof row.object === 'string' ? row.object : null },
+      after: { decision, status: row.status, kind: row.kind, object: row.object ?? null, recordId: row.recordId ?? null, proposedBy: row.proposedBy ?? null },
+    });
+    return action;
+  };
   routes.add({
     method: 'GET', path: '/ai/conversations', tags, permission: 'ai:chat',
     summary: "The caller's conversations, newest first (limit, offset)",
@@ -126,12 +136,12 @@ export function addAiRoutes(routes: HttpRoutes, conversations: Conversations, pe
     method: 'POST', path: '/ai/pending-actions/:id/approve', tags, permission: 'ai:approve', errorStatuses: [409],
     summary: 'Apply a pending mutation as the approving user (their row and field security), at the version the model saw; at most once',
     schema: { params: idParams, querystring: noQuery, response: { 200: pendingAction } },
-    handler: (request) => pending.approve(callerOf(request), idOf(request)),
+    handler: async (request) => decided(request, 'approve', await pending.approve(callerOf(request), idOf(request))),
   });
   routes.add({
     method: 'POST', path: '/ai/pending-actions/:id/reject', tags, permission: 'ai:approve', errorStatuses: [409],
     summary: 'Discard a pending mutation',
     schema: { params: idParams, querystring: noQuery, response: { 200: pendingAction } },
-    handler: (request) => pending.reject(callerOf(request), idOf(request)),
+    handler: async (request) => decided(request, 'reject', await pending.reject(callerOf(request), idOf(request))),
   });
 }

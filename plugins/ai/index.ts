@@ -23,7 +23,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['http.routes', 'data.engine', 'metadata.registry', 'runtime.info'],
-  optional: ['actions.registry', 'events.counter'],
+  optional: ['actions.registry', 'events.counter', 'audit.record'],
   options: aiOptionsSchema,
   async register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
@@ -41,7 +41,7 @@ export default definePlugin({
     const conversations = createConversations({ engine, metadata, actions, catalog, limiter, pending, maxSteps: ctx.options.maxSteps, maxToolRows: ctx.options.maxToolRows });
     const routes = ctx.resolve('http.routes');
     addChatRoutes(routes, catalog, limiter, ctx.log);
-    addAiRoutes(routes, conversations, pending);
+    addAiRoutes(routes, conversations, pending, ctx.resolve('audit.record'));
     ctx.log.debug({ providers: providers.map((p) => ({ id: p.id, baseURL: p.baseURL, key: p.apiKey ? 'set' : 'none' })) }, 'ai: providers');
   },
   start(ctx) {

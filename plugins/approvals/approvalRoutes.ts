@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { auditSourceOf, type AuditRecord } from '../../capabilities/auditRecord.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedApprovalProcess } from '../../metadata/approvalTypes.ts';
@@ -79,7 +80,10 @@ function processView(process: ResolvedApprovalProcess, id: string | null) {
 
 const env = (request: FastifyRequest) => request.environmentId;
 
-export function addApprovalRoutes(routes: HttpRoutes, service: ApprovalService, catalog: ProcessCatalog): void {
+/** Request actions that decide (or withdraw) a request: recorded in the audit trail. */
+const DECISIONS: ReadonlySet<string> = new Set(['approve', 'reject', 'send-back', 'recall']);
+
+export function addApprovalRoutes(routes: HttpRoutes, service: ApprovalService, catalog: ProcessCatalog, audit?: AuditRecord): void {
   routes.add({
     method: 'GET', path: '/approvals/processes', tags,
     summary: 'Approval processes: declared in approvals/<name>.json and created through the API, with the quorums clamped at load',
@@ -170,7 +174,17 @@ export function addApprovalRoutes(routes: HttpRoutes, service: ApprovalService, 
       bodyLimit: MAX_ATTACHMENTS * Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4 + 64 * 1024,
       summary: `Approval request action ${action}: ${who[action]}; comment and attachments are kept with the request`,
       schema: { params: idParams, body: decisionBodySchema(action), response: { 200: requestDetail } },
-      handler: (request) => service.act(env(request), request.principal, (request.params as { id: string }).id, action, request.body ?? {}),
+      handler: async (request) => {
+        const view = await service.act(env(request), request.principal, (request.params as { id: string }).id, action, request.body ?? {});
+        if (audit && DECISIONS.has(action)) {
+          const row = view as unknown as Record<string, unknown>;
+          await audit.record(auditSourceOf(request), {
+            action: 'approval.request_decided', target: { type: 'approval_request', id: String(row.id), label: typeof row.process === 'string' ? row.process : null },
+            after: { decision: action, status: row.status, process: row.process, object: row.object ?? null, recordId: row.recordId ?? null, step: (row.step as { name?: string } | undefined)?.name ?? null },
+          });
+        }
+        return view;
+      },
     });
   }
 }

@@ -26,7 +26,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['data.engine', 'access.grants', 'metadata.registry', 'http.routes', 'jobs.queue', 'notifications.send'],
-  optional: ['actions.registry', 'auth.identity', 'flows.runner', 'events.bus'],
+  optional: ['actions.registry', 'auth.identity', 'flows.runner', 'events.bus', 'audit.record'],
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
@@ -58,7 +58,7 @@ export default definePlugin({
       engine, access: ctx.resolve('access.grants'), catalog, jobs, notify: ctx.resolve('notifications.send'), actions, flows, log: ctx.log,
     });
     jobs.handle<{ requestId: string; cycle: number; step: number }>(ESCALATE_JOB, (job) => service.escalate(job.environmentId, job.data));
-    addApprovalRoutes(ctx.resolve('http.routes'), service, catalog);
+    addApprovalRoutes(ctx.resolve('http.routes'), service, catalog, ctx.resolve('audit.record'));
     // Before the other plugins' before-hooks: a locked record is refused before any work on it.
     // An object without any process cannot have a request: its writes skip the query.
     const appliesTo = (object: string, environmentId: string) => !object.startsWith('sys_') && locked.mayLock(environmentId, object);

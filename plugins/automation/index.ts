@@ -36,9 +36,10 @@ export default definePlugin({
       environments: () => info.environments.map((e) => e.id), log: ctx.log,
     });
     ctx.provide('automation.sweep', sweep);
+    // System activity: a delivery id repeats nothing for a day (deliveryStore.ts), and is kept as activity 14 days.
     ctx.retention({
-      name: 'automation.hook-deliveries', object: DELIVERY_TABLE, keepDays: 1, action: 'delete', ageField: 'received_at',
-      description: 'Delivery ids of inbound hooks: remembered one day, the window in which a repeated delivery runs nothing.',
+      name: 'system.activity', shared: true, object: DELIVERY_TABLE, keepDays: 14, action: 'delete', ageField: 'received_at',
+      description: 'System activity: delivery ids of inbound hooks (a repeated delivery runs nothing within a day of the first).',
     });
     const jobs = ctx.resolve('jobs.queue') as JobsQueue | undefined;
     jobs?.handle(SWEEP_JOB, async (job) => {

@@ -6,7 +6,7 @@ import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { ResolvedForm } from '../../metadata/formTypes.ts';
-import { FormRateLimiter } from './formRateLimiter.ts';
+import { WindowRateLimiter } from '../../kernel/windowRateLimiter.ts';
 import { decoyId } from './decoyId.ts';
 import { resolveRunAs } from './resolveRunAs.ts';
 import { validateSubmission } from './validateSubmission.ts';
@@ -27,11 +27,11 @@ export interface FormsService {
   open(slug: string, principal: Principal | null): ResolvedForm;
   schema(form: ResolvedForm): Record<string, unknown>;
   submit(form: ResolvedForm, input: SubmitInput): Promise<{ id: string; message: string }>;
-  limiter: FormRateLimiter;
+  limiter: WindowRateLimiter;
 }
 
 export function createFormsService(metadata: MetadataRegistry, engine: DataEngine, database: DataDatabase, grants: AccessGrants, log: Logger): FormsService {
-  const limiter = new FormRateLimiter();
+  const limiter = new WindowRateLimiter('form');
   const list = () => metadata.apps().flatMap((app) => app.forms ?? []);
   return {
     limiter,

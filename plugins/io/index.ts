@@ -9,9 +9,11 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['http.routes', 'data.engine', 'metadata.registry'],
+  // Every export is recorded in the audit trail (object, format, row count).
+  optional: ['audit.record'],
   provides: ['io.export'],
   register(ctx) {
     ctx.provide('io.export', { formats: EXPORT_FORMATS, render: renderExport });
-    addIoRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'), ctx.log);
+    addIoRoutes(ctx.resolve('http.routes'), ctx.resolve('data.engine'), ctx.resolve('metadata.registry'), ctx.log, ctx.resolve('audit.record'));
   },
 });

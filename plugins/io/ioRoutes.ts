@@ -1,3 +1,4 @@
+import { auditSourceOf, type AuditRecord } from '../../capabilities/auditRecord.ts';
 import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
@@ -64,7 +65,7 @@ interface ImportBody {
 const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** POST /data/:object/import and /data/:object/export, through the data engine only. */
-export function addIoRoutes(routes: HttpRoutes, engine: DataEngine, metadata: MetadataRegistry, log: Logger): void {
+export function addIoRoutes(routes: HttpRoutes, engine: DataEngine, metadata: MetadataRegistry, log: Logger, audit?: AuditRecord): void {
   routes.add({
     method: 'POST', path: '/data/:object/import', tags: ['data'],
     summary: `Import up to ${MAX_IMPORT_ROWS} rows from CSV (in JSON, as text/csv or as multipart/form-data) or JSON rows: mapping, dryRun, atomic (default true: all rows or none); errors by row`,
@@ -108,7 +109,13 @@ export function addIoRoutes(routes: HttpRoutes, engine: DataEngine, metadata: Me
     handler: async (request, reply) => {
       const { object } = request.params as { object: string };
       const target = apiObject(metadata, object, 'export');
-      const { stream, contentType, filename } = await startExport(engine, target, request.body as ExportRequest, dataContext(request), log);
+      const body = request.body as ExportRequest;
+      const source = audit ? auditSourceOf(request) : null;
+      // Recorded once the last row is sent: object, format and row count (a cut-short export is a failure).
+      const onEnd = audit && source
+        ? (rows: number, complete: boolean) => audit.record(source, { action: 'data.exported', outcome: complete ? 'success' : 'failure', target: { type: 'object', id: target.name }, after: { object: target.name, format: body.format, rows } })
+        : undefined;
+      const { stream, contentType, filename } = await startExport(engine, target, body, dataContext(request), log, onEnd);
       reply.header('content-type', contentType).header('content-disposition', `attachment; filename="${filename}"`).header('cache-control', 'no-store');
       return reply.send(stream);
     },

@@ -67,7 +67,11 @@ function drained(out: PassThrough): Promise<void> {
  * with the usual envelope. A failure after that can only end the stream early: the client gets
  * a truncated file and the log says why.
  */
-export async function startExport(engine: DataEngine, object: ResolvedObject, request: ExportRequest, ctx: DataContext, log: Logger): Promise<ExportStream> {
+export async function startExport(
+  engine: DataEngine, object: ResolvedObject, request: ExportRequest, ctx: DataContext, log: Logger,
+  /** Told once the export has ended: the rows sent, and whether the file is whole. */
+  onEnd?: (rows: number, complete: boolean) => Promise<void>,
+): Promise<ExportStream> {
   const fields = fieldList(request.fields);
   const query: Record<string, unknown> = { limit: object.maxPageSize };
   if (request.where !== undefined) query.where = request.where;
@@ -85,6 +89,13 @@ export async function startExport(engine: DataEngine, object: ResolvedObject, re
   const writer = await format.open(out, columns, { label: object.pluralLabel, title }, page.items);
   const where = { object: object.name, format: request.format, requestId: ctx.requestId };
 
+  const ended = async (rows: number, complete: boolean) => {
+    try {
+      await onEnd?.(rows, complete);
+    } catch (error) {
+      log.error({ ...where, rows, err: error }, `export of ${object.name}: its audit event could not be recorded`);
+    }
+  };
   const produce = async () => {
     let rows = 0;
     try {
@@ -97,6 +108,7 @@ export async function startExport(engine: DataEngine, object: ResolvedObject, re
         await nextTurn();
         if (out.destroyed) {
           log.info({ ...where, rows }, `export of ${object.name} stopped after ${rows} rows: the client went away`);
+          await ended(rows, false);
           return;
         }
         if (!page.nextCursor) break;
@@ -105,12 +117,14 @@ export async function startExport(engine: DataEngine, object: ResolvedObject, re
       await writer.end();
       out.end();
       log.info({ ...where, rows, ms: Date.now() - started }, `export of ${object.name}: ${rows} rows as ${request.format}`);
+      await ended(rows, true);
     } catch (error) {
       log.error({ ...where, rows, err: error }, `export of ${object.name} failed after ${rows} rows had been sent; the client received a truncated file`);
       // The rows already produced reach the client; then the connection is cut, so the client
       // sees an incomplete response rather than a file that looks whole.
       await handedOver(out);
       out.destroy(error instanceof Error ? error : new Error(String(error)));
+      await ended(rows, false);
     }
   };
   void produce();

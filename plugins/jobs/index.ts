@@ -51,7 +51,7 @@ export default definePlugin({
     const environments = () => info.environments.map((e) => e.id);
     // System activity: finished jobs are history, kept 14 days (the embedded queue removes them sooner, see keepCompletedMs).
     ctx.retention({
-      name: 'jobs.completed', object: 'sys_job', keepDays: 14, action: 'delete', ageField: 'finished_at', filter: { state: 'completed' },
+      name: 'system.activity', shared: true, object: 'sys_job', keepDays: 14, action: 'delete', ageField: 'finished_at', filter: { state: 'completed' },
       description: 'System activity: completed jobs (dead ones stay until retried or cancelled).',
     });
     let backend: Backend;

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../capabilities/authSession.ts';
-import type { DataContext } from '../../capabilities/dataEngine.ts';
+import { clientOf, type DataContext } from '../../capabilities/dataEngine.ts';
 import { codedError } from '../../kernel/errors.ts';
 
 export const RECORD_SHARE = 'sys_record_share';
@@ -13,12 +13,12 @@ export function callerOf(request: FastifyRequest): Principal {
 
 /** The caller's own context: reads of the shared record go through its security. */
 export function userContext(request: FastifyRequest): DataContext {
-  return { environmentId: request.environmentId, principal: callerOf(request), requestId: request.id };
+  return { environmentId: request.environmentId, principal: callerOf(request), requestId: request.id, client: clientOf(request) };
 }
 
 /** Share and rule rows are engine-owned: written as engine work once the route has checked the caller. */
 export function engineContext(request: FastifyRequest): DataContext {
-  return { environmentId: request.environmentId, principal: request.principal, system: true, requestId: request.id };
+  return { environmentId: request.environmentId, principal: request.principal, system: true, requestId: request.id, client: clientOf(request) };
 }
 
 export function body(request: FastifyRequest): Record<string, unknown> {

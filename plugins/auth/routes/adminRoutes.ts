@@ -1,6 +1,7 @@
 import type { AuthIdentity, CreateUserInput, ImportUsersInput } from '../../../capabilities/authIdentity.ts';
 import type { HttpRoutes } from '../../../capabilities/httpRoutes.ts';
 import { requestContext } from './fetchBridge.ts';
+import { recordAuth, type AuthAudit } from './recordAuthEvents.ts';
 
 /** Route permission key of user administration; admins hold every key. */
 export const USERS_ADMIN = 'users:admin';
@@ -31,13 +32,17 @@ const importBody = {
   },
 };
 
-export function addAdminRoutes(routes: HttpRoutes, identity: AuthIdentity): void {
+export function addAdminRoutes(routes: HttpRoutes, identity: AuthIdentity, audit: AuthAudit): void {
   routes.add({
     method: 'POST', path: '/auth/admin/create-user', permission: USERS_ADMIN, tags: ['auth'], successStatus: 201, errorStatuses: [409],
     summary: 'Create a user, optionally with a one-time password returned once',
     schema: { body: createUserBody },
     handler: async (request, reply) => {
       const created = await identity.createUser(request.body as CreateUserInput, requestContext(request));
+      await recordAuth(audit, request, {
+        action: 'user.created', target: { type: 'user', id: created.user.id, label: created.user.email },
+        after: { email: created.user.email, name: created.user.name, mustChangePassword: created.user.mustChangePassword },
+      });
       reply.code(201);
       return created;
     },
@@ -48,6 +53,16 @@ export function addAdminRoutes(routes: HttpRoutes, identity: AuthIdentity): void
     // 500 rows of XLSX in base64 fit easily; the default limit of 1 MB may not.
     bodyLimit: 10 * 1024 * 1024,
     schema: { body: importBody },
-    handler: async (request) => identity.importUsers(request.body as ImportUsersInput, requestContext(request)),
+    handler: async (request) => {
+      const result = await identity.importUsers(request.body as ImportUsersInput, requestContext(request));
+      if (!result.dryRun && result.summary.created + result.summary.updated > 0) {
+        const { created, updated, skipped, errors } = result.summary;
+        await recordAuth(audit, request, {
+          action: 'user.imported', target: { type: 'user' },
+          after: { created, updated, skipped, errors, emails: result.rows.filter((r) => r.action === 'create' || r.action === 'update').map((r) => r.email) },
+        });
+      }
+      return result;
+    },
   });
 }

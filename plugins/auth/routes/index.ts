@@ -14,12 +14,15 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['http.routes', 'auth.identity'],
+  // Sign-ins, sign-outs, password and second-factor changes, keys and users go to the audit trail.
+  optional: ['audit.record'],
   register(ctx) {
     const routes = ctx.resolve('http.routes');
     const identity = ctx.resolve('auth.identity');
-    addSessionRoutes(routes, identity);
-    addKeyRoutes(routes, identity);
-    addAdminRoutes(routes, identity);
+    const audit = ctx.resolve('audit.record');
+    addSessionRoutes(routes, identity, audit);
+    addKeyRoutes(routes, identity, audit);
+    addAdminRoutes(routes, identity, audit);
     addOAuthRoutes(routes, identity);
   },
 });

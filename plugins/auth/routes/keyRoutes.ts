@@ -1,6 +1,7 @@
 import type { AuthIdentity } from '../../../capabilities/authIdentity.ts';
 import type { HttpRoutes } from '../../../capabilities/httpRoutes.ts';
 import { requestContext } from './fetchBridge.ts';
+import { recordAuth, type AuthAudit } from './recordAuthEvents.ts';
 
 const mintBody = {
   type: 'object',
@@ -16,13 +17,15 @@ const mintBody = {
 };
 
 /** API keys of the caller: mint (the secret shown once), list, revoke. */
-export function addKeyRoutes(routes: HttpRoutes, identity: AuthIdentity): void {
+export function addKeyRoutes(routes: HttpRoutes, identity: AuthIdentity, audit: AuthAudit): void {
   routes.add({
     method: 'POST', path: '/keys', tags: ['keys'], successStatus: 201, summary: 'Mint an API key (osk_...) for the caller; the secret is shown once',
     schema: { body: mintBody },
     handler: async (request, reply) => {
       const body = (request.body ?? {}) as { name?: string; expiresIn?: number; scopes?: string[] };
       const key = await identity.mintKey(body, requestContext(request));
+      // The secret is in the answer only: the event names the key by id, name and scopes.
+      await recordAuth(audit, request, { action: 'api_key.minted', target: { type: 'api_key', id: key.id, label: key.name }, after: { name: key.name, scopes: key.scopes, expiresAt: key.expiresAt } });
       reply.code(201);
       return key;
     },
@@ -40,7 +43,9 @@ export function addKeyRoutes(routes: HttpRoutes, identity: AuthIdentity): void {
     method: 'DELETE', path: '/keys/:id', tags: ['keys'], successStatus: 204, summary: 'Revoke one of the caller\'s API keys',
     schema: { params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100 } } } },
     handler: async (request, reply) => {
-      await identity.revokeKey((request.params as { id: string }).id, requestContext(request));
+      const { id } = request.params as { id: string };
+      await identity.revokeKey(id, requestContext(request));
+      await recordAuth(audit, request, { action: 'api_key.revoked', target: { type: 'api_key', id } });
       return reply.code(204).send();
     },
   });

@@ -16,13 +16,13 @@ export default definePlugin({
   kernel: '^16.0.0',
   requires: ['http.routes', 'metadata.registry', 'data.engine'],
   // Only to know whether declared actions are served: listed but not runnable would be declared-but-unenforced.
-  optional: ['actions.registry', 'flows.runner'],
+  optional: ['actions.registry', 'flows.runner', 'audit.record'],
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     // Overlays and their history are engine-owned objects: the data engine keeps their tables in every environment.
     metadata.contributeApp(OVERLAY_APP_DIR);
     const view = createMetaView(metadata, createOverlayStore(ctx.resolve('data.engine')));
-    addMetaRoutes(ctx.resolve('http.routes'), view);
+    addMetaRoutes(ctx.resolve('http.routes'), view, ctx.resolve('audit.record'));
   },
   start(ctx) {
     if (!ctx.has('flows.runner')) {

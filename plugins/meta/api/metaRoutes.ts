@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { auditSourceOf, type AuditRecord } from '../../../capabilities/auditRecord.ts';
 import type { HttpRoutes } from '../../../capabilities/httpRoutes.ts';
 import type { MetaView } from './metaView.ts';
 import type { Caller } from './overlayStore.ts';
@@ -15,7 +16,12 @@ const caller = (request: FastifyRequest): Caller => ({ environmentId: request.en
 const p = (request: FastifyRequest) => request.params as Record<string, string>;
 
 /** The metadata API: introspection of every type, layers, references, history, book trees and overlays. */
-export function addMetaRoutes(routes: HttpRoutes, view: MetaView): void {
+export function addMetaRoutes(routes: HttpRoutes, view: MetaView, audit?: AuditRecord): void {
+  /** An overlay written or removed, in the audit trail. */
+  const overlayChanged = async (request: FastifyRequest, change: 'upsert' | 'remove') => {
+    const { type, section, name } = p(request);
+    await audit?.record(auditSourceOf(request), { action: 'metadata.overlay_changed', target: { type: `${type}.${section}`, id: name }, after: { type, section, name, change } });
+  };
   routes.add({
     method: 'GET', path: '/meta', tags, summary: 'Metadata types with their item counts and overlay sections, and the metadata version',
     schema: { querystring: noQuery },
@@ -68,7 +74,11 @@ export function addMetaRoutes(routes: HttpRoutes, view: MetaView): void {
     method: 'POST', path: '/meta/:type/:section/:name', tags, permission: WRITE_PERMISSION, bodyLimit: 65_536,
     summary: 'Create or replace the overlay of a sectioned item in this environment; validated like metadata files, audited',
     schema: { params: params('type', 'section', 'name'), querystring: noQuery, body: { type: 'object' } },
-    handler: (request) => view.upsertEntry(view.section(p(request).type!, p(request).section!), p(request).name!, request.body, caller(request)),
+    handler: async (request) => {
+      const entry = await view.upsertEntry(view.section(p(request).type!, p(request).section!), p(request).name!, request.body, caller(request));
+      await overlayChanged(request, 'upsert');
+      return entry;
+    },
   });
   routes.add({
     method: 'DELETE', path: '/meta/:type/:section/:name', tags, permission: WRITE_PERMISSION, successStatus: 204,
@@ -76,6 +86,7 @@ export function addMetaRoutes(routes: HttpRoutes, view: MetaView): void {
     schema: { params: params('type', 'section', 'name'), querystring: noQuery },
     handler: async (request, reply) => {
       await view.removeEntry(view.section(p(request).type!, p(request).section!), p(request).name!, caller(request));
+      await overlayChanged(request, 'remove');
       reply.code(204);
       return null;
     },

@@ -1,21 +1,28 @@
-import { codedError } from '../../kernel/errors.ts';
-import type { FormRateLimit } from '../../metadata/formTypes.ts';
-import type { EventsCounter } from '../../capabilities/eventsCounter.ts';
+import type { EventsCounter } from '../capabilities/eventsCounter.ts';
+import { codedError } from './errors.ts';
+
+/** At most `max` hits per key in each window of `windowSeconds`. */
+export interface WindowRule {
+  max: number;
+  windowSeconds: number;
+}
 
 /** Bounds memory under a flood of distinct addresses; expired windows are swept first. */
 const MAX_KEYS = 100_000;
 
 /**
- * Fixed-window counts of submissions per form and client IP: in Redis when one is configured (every
- * process behind a load balancer shares the count), else, and while Redis does not answer, in memory.
+ * Fixed-window counts per key (a form and a client IP, a share link's client IP...): in Redis when
+ * one is configured (every process behind a load balancer shares the count), else, and while Redis
+ * does not answer, in memory. The one limiter of public routes (forms, share links).
  */
-export class FormRateLimiter {
+export class WindowRateLimiter {
   private windows = new Map<string, { count: number; resetAt: number }>();
   private shared: EventsCounter | null = null;
   private prefix = '';
   private onSharedError: (error: unknown) => void = () => undefined;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `limit` names the limit in the RATE_LIMITED error's details (`form`, `share-link`). */
+  constructor(private readonly limit: string, private readonly now: () => number = Date.now) {}
 
   /** Count through `counter` (keys prefixed with `prefix`) from now on; a failed call falls back to this process's count. */
   share(counter: EventsCounter | null, prefix: string, onError: (error: unknown) => void = () => undefined): void {
@@ -28,13 +35,13 @@ export class FormRateLimiter {
     this.shared = null;
   }
 
-  /** Counts one submission; throws RATE_LIMITED (429, retryAfter in seconds) past the form's limit. */
-  async hit(key: string, rule: FormRateLimit): Promise<void> {
+  /** Counts one hit; throws RATE_LIMITED (429, retryAfter in seconds) past the rule's limit. */
+  async hit(key: string, rule: WindowRule): Promise<void> {
     const wait = await this.countAnywhere(key, rule);
-    if (wait > 0) throw codedError('RATE_LIMITED', { retryAfter: wait, limit: 'form' });
+    if (wait > 0) throw codedError('RATE_LIMITED', { retryAfter: wait, limit: this.limit });
   }
 
-  private async countAnywhere(key: string, rule: FormRateLimit): Promise<number> {
+  private async countAnywhere(key: string, rule: WindowRule): Promise<number> {
     if (this.shared) {
       try {
         const { count, ttlMs } = await this.shared.hit(`${this.prefix}${key}`, rule.windowSeconds * 1000);

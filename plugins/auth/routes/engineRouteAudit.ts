@@ -1,0 +1,55 @@
+import type { AuditEntry } from '../../../capabilities/auditRecord.ts';
+
+type Body = Record<string, unknown> | null;
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+const userOf = (body: Body): Record<string, unknown> | null =>
+  body && typeof body.user === 'object' && body.user !== null ? (body.user as Record<string, unknown>) : null;
+
+/** The auth engine's path below /auth (`/sign-in/email`), from a request URL. */
+export function enginePath(url: string): string {
+  const q = url.indexOf('?');
+  const pathname = q >= 0 ? url.slice(0, q) : url;
+  const at = pathname.indexOf('/auth/');
+  return at >= 0 ? pathname.slice(at + '/auth'.length) : pathname;
+}
+
+/** Routes that sign a user in (a session is made when they succeed). */
+const SIGN_IN = /^\/(sign-in\/[a-z-]+|two-factor\/verify-[a-z-]+|magic-link\/verify|phone-number\/verify|passkey\/verify-authentication|callback\/[a-z0-9_-]+)$/;
+const TWO_FACTOR = /^\/two-factor\/(enable|disable|generate-backup-codes)$/;
+const PASSKEY = /^\/passkey\/(verify-registration|delete-passkey|update-passkey)$/;
+
+/**
+ * The audit event of one answered auth-engine request, or null when the route is not audited.
+ * Pure: the path, the status, the request body and the answer's body. Only the attempted email
+ * (or phone) and ids are kept, never a password, code or token.
+ */
+export function engineRouteEvent(path: string, status: number, requestBody: Body, answer: Body): { entry: AuditEntry; actorId?: string | null } | null {
+  const ok = status >= 200 && status < 300;
+  if (SIGN_IN.test(path)) {
+    if (status < 200 || (status >= 300 && status < 400)) return null;
+    const user = userOf(answer);
+    const method = path.split('/').slice(1).join('.');
+    if (ok) {
+      // A first factor that asks for the second is not a sign-in yet.
+      if (answer && answer.twoFactorRedirect === true) return null;
+      return { entry: { action: 'auth.sign_in', target: { type: 'user', id: text(user?.id), label: text(user?.email) }, after: { method } }, actorId: text(user?.id) };
+    }
+    const attempted = text(requestBody?.email) ?? text(requestBody?.phoneNumber);
+    return { entry: { action: 'auth.sign_in_failed', outcome: 'failure', target: { type: 'user', label: attempted }, after: { method, status } } };
+  }
+  if (!ok) return null;
+  if (path === '/sign-out') return { entry: { action: 'auth.sign_out', target: { type: 'session' } } };
+  if (path === '/change-password') return { entry: { action: 'auth.password_changed', target: { type: 'user' }, after: { otherSessionsRevoked: requestBody?.revokeOtherSessions === true } } };
+  if (path === '/reset-password') return { entry: { action: 'auth.password_reset', target: { type: 'user' } } };
+  if (path === '/admin/set-user-password') return { entry: { action: 'auth.password_reset', target: { type: 'user', id: text(requestBody?.userId) }, after: { by: 'admin' } } };
+  const twoFactor = TWO_FACTOR.exec(path);
+  if (twoFactor) return { entry: { action: 'auth.two_factor_changed', target: { type: 'user' }, after: { change: twoFactor[1] } } };
+  const passkey = PASSKEY.exec(path);
+  if (passkey) return { entry: { action: 'auth.passkey_changed', target: { type: 'passkey', id: text(requestBody?.id) }, after: { change: passkey[1] } } };
+  if (path === '/admin/ban-user') {
+    return { entry: { action: 'user.banned', target: { type: 'user', id: text(requestBody?.userId) }, after: { reason: text(requestBody?.banReason), expiresIn: typeof requestBody?.banExpiresIn === 'number' ? requestBody.banExpiresIn : null } } };
+  }
+  if (path === '/admin/unban-user') return { entry: { action: 'user.unbanned', target: { type: 'user', id: text(requestBody?.userId) } } };
+  return null;
+}
