@@ -29,3 +29,4 @@ export * from './credentialScopes.ts';
 export * from './routeScope.ts';
 export * from './mcpServer.ts';
 export * from './dataIndexAdvice.ts';
+export * from './settingsStore.ts';
