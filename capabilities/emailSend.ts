@@ -2,6 +2,11 @@ import { defineCapability } from './defineCapability.ts';
 
 export interface EmailMessage {
   to: string;
+  /**
+   * The environment the mail belongs to: its `email` settings (docs/settings.md), when its admin
+   * set any, choose the server. Default: `about.environmentId`, else the config file's server.
+   */
+  environmentId?: string;
   subject: string;
   /** Plain-text body; always sent. */
   text: string;

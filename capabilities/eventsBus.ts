@@ -7,7 +7,9 @@ export type EventTopic =
   /** Sessions, users or API keys changed: drop cached principals. */
   | 'principals.changed'
   /** An approval process was created: drop the cached set of objects whose records may be locked. */
-  | 'approvals.changed';
+  | 'approvals.changed'
+  /** An environment's settings (docs/settings.md) changed: drop cached settings and what was built from them. */
+  | 'settings.changed';
 
 export interface EventPayload {
   environmentId: string;

@@ -30,3 +30,4 @@ export * from './routeScope.ts';
 export * from './mcpServer.ts';
 export * from './dataIndexAdvice.ts';
 export * from './auditRecord.ts';
+export * from './settingsStore.ts';

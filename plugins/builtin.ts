@@ -33,6 +33,8 @@ import files from './files/index.ts';
 import activities from './activities/index.ts';
 import mcp from './mcp/index.ts';
 import audit from './audit/index.ts';
+import settings from './settings/index.ts';
+import settingsRoutes from './settings/routes/index.ts';
 
 /** Plugins that need the job queue are off by default when the jobs plugin is turned off. */
 const jobsOn = (config: { plugins: Record<string, unknown> }) => (config.plugins.jobs as { enabled?: boolean } | undefined)?.enabled !== false;
@@ -59,6 +61,9 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   },
   { manifest: authRoutes, enabledByDefault: true },
   // Outside production mail is only logged by default; production needs SMTP or enabled: false.
+  // Per-environment settings (docs/settings.md): the store before mail, SMS, sign-in and AI read it.
+  { manifest: settings, enabledByDefault: true },
+  { manifest: settingsRoutes, enabledByDefault: true },
   { manifest: email, enabledByDefault: true },
   { manifest: emailRoutes, enabledByDefault: true },
   { manifest: meta, enabledByDefault: true },

@@ -57,6 +57,7 @@ export function passwordOptions(s: EmailFlowSettings): Omit<EmailAndPassword, 'e
           const minutes = Math.max(1, Math.round(options.passwordResetExpiresIn / 60));
           await email.send({
             to: user.email,
+            environmentId: s.environmentId,
             subject: 'Reset your password',
             text: `A password reset was requested for ${user.email}.\n\nSet a new password: ${mailLink(url, s.environmentId)}\n\nThe link works once, within ${minutes} minute(s). If you did not ask for it, ignore this message.`,
           });
@@ -79,6 +80,7 @@ export function verificationOptions(s: EmailFlowSettings): EmailVerification | u
     async sendVerificationEmail({ user, url }) {
       await email.send({
         to: user.email,
+        environmentId: s.environmentId,
         subject: 'Confirm your email address',
         text: `Confirm ${user.email}: ${mailLink(url, s.environmentId)}\n\nIf you did not ask for it, ignore this message.`,
       });

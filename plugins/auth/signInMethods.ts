@@ -28,6 +28,7 @@ export function signInMethods(options: AuthOptions, email: EmailSend | undefined
       async sendMagicLink({ email: to, url }) {
         await email.send({
           to,
+          environmentId,
           subject: 'Your sign-in link',
           text: `Sign in as ${to}: ${environmentAuthUrl(url, environmentId)}\n\nThe link works once, within ${minutes} minute(s). If you did not ask for it, ignore this message.`,
         });

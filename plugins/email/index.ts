@@ -3,11 +3,7 @@ import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { EMAIL_LOG_OBJECT, EMAIL_LOG_RETENTION_DAYS, withEmailLog } from './emailLog.ts';
 import { emailOptionsSchema } from './emailOptions.ts';
-import { logProvider } from './logProvider.ts';
-import { resolveEmailSettings } from './resolveEmailSettings.ts';
-import { smtpProvider } from './smtpProvider.ts';
-
-type Provider = ReturnType<typeof logProvider>;
+import { environmentProviders, providerOf, type Provider } from './environmentProviders.ts';
 
 const providers = new WeakMap<object, Provider>();
 
@@ -23,18 +19,21 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
-  optional: ['data.engine', 'data.database', 'metadata.registry'],
+  optional: ['data.engine', 'data.database', 'metadata.registry', 'settings.store'],
   provides: ['email.send'],
   options: emailOptionsSchema,
   register(ctx) {
     const info = ctx.resolve('runtime.info');
     // Checked here, not at first use: a production server without mail fails its boot, not a reset.
-    const settings = resolveEmailSettings(ctx.options, process.env, info.production);
-    const provider = settings.provider === 'smtp' ? smtpProvider(settings.smtp, ctx.log) : logProvider(ctx.log);
-    if (settings.provider === 'log' && info.production) {
+    const fallback = providerOf(ctx.options, info.production, ctx.log);
+    // Production uses the log provider only when told to (resolveEmailSettings).
+    if (ctx.options.provider === 'log' && info.production) {
       ctx.log.warn('plugins.email.provider is log: mails are not delivered, only their recipient and subject are logged.');
     }
-    providers.set(ctx, provider);
+    // An environment whose admin set `email` settings (docs/settings.md) sends through its own server.
+    const chooser = environmentProviders({ options: ctx.options, fallback, production: info.production, log: ctx.log, store: () => ctx.resolve('settings.store') });
+    providers.set(ctx, { send: (message) => chooser.providerFor(message).then((p) => p.send(message)), close: async () => { await chooser.close(); await fallback.close(); } });
+    const provider = providers.get(ctx)!;
     const metadata = ctx.resolve('metadata.registry');
     // The log lives in each environment's database: without the data engine no row is kept.
     const database = ctx.resolve('data.database');

@@ -26,7 +26,7 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-const TOPICS = new Set<EventTopic>(['access.changed', 'principals.changed', 'approvals.changed']);
+const TOPICS = new Set<EventTopic>(['access.changed', 'principals.changed', 'approvals.changed', 'settings.changed']);
 /** A message larger than this is not ours (PostgreSQL's NOTIFY payload limit is 8000 bytes). */
 const MAX_MESSAGE = 4000;
 

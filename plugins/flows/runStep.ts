@@ -120,7 +120,7 @@ export async function runStep(deps: StepDeps, step: ResolvedFlowStep, run: StepR
       const about = run.flow.recordObject && scope.record && scope.record.id !== undefined && scope.record.id !== null
         ? { about: { environmentId: run.environmentId, object: run.flow.recordObject, recordId: String(scope.record.id), sentBy: run.principal.kind === 'system' ? null : run.principal.userId } }
         : {};
-      await email.send({ to, subject: text(step.subject!.evaluate(scope), 'subject', step), text: text(step.text!.evaluate(scope), 'text', step), ...(typeof html === 'string' && html ? { html } : {}), ...about });
+      await email.send({ to, environmentId: run.environmentId, subject: text(step.subject!.evaluate(scope), 'subject', step), text: text(step.text!.evaluate(scope), 'text', step), ...(typeof html === 'string' && html ? { html } : {}), ...about });
       return { to };
     }
     case 'notify': {

@@ -113,7 +113,7 @@ export function createNotificationService(deps: NotificationDeps) {
       if (!provider) return void outcomes.set(item.index, { ...base, status: 'unavailable' });
       if (!item.address) return void outcomes.set(item.index, { ...base, status: 'no_address' });
       try {
-        if (item.channel === 'email') await email!.send({ to: item.address, subject: request.title, text: text.email, ...about });
+        if (item.channel === 'email') await email!.send({ to: item.address, environmentId: request.environmentId, subject: request.title, text: text.email, ...about });
         else await sms!.send({ to: item.address, body: text.sms });
         outcomes.set(item.index, { ...base, status: 'sent' });
       } catch (error) {

@@ -98,7 +98,7 @@ export function createReportDelivery(deps: DeliveryDeps) {
     const mailed = new Set(slot !== null && report.deliverySlot === slot ? report.deliveredTo : []);
     for (const to of report.schedule.recipients) {
       if (mailed.has(to)) continue;
-      await email.send({ to, subject: `Report: ${report.name}`, text, attachments: [{ filename, content: file.body, contentType: file.contentType }] });
+      await email.send({ to, environmentId, subject: `Report: ${report.name}`, text, attachments: [{ filename, content: file.body, contentType: file.contentType }] });
       mailed.add(to);
       if (slot !== null) await store.update(environmentId, report.id, { delivery_slot: slot, delivered_to: [...mailed] });
     }

@@ -20,6 +20,7 @@ export async function sendInvite(deps: ImportDeps & { env: EnvironmentAuth }, us
   const days = Math.max(1, Math.round(deps.inviteExpiresIn / 86_400));
   await deps.email.send({
     to: user.email,
+    environmentId: deps.env.id,
     subject: 'Your new account',
     text: `An account was created for ${user.email}.\n\nChoose your password: ${url}\n\nThe link is valid for ${days} day(s).`,
   });

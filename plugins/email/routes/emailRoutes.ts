@@ -41,7 +41,7 @@ export function addEmailRoutes(routes: HttpRoutes, email: EmailSend, deps: About
     schema: { body: sendBody, response: { 200: { type: 'object', properties: { sent: { type: 'boolean' } } } } },
     handler: async (request) => {
       const body = request.body as { to: string; subject: string; text: string; html?: string; about?: { object: string; recordId: string } };
-      const message: EmailMessage = { to: body.to, subject: body.subject, text: body.text, ...(body.html !== undefined ? { html: body.html } : {}) };
+      const message: EmailMessage = { to: body.to, environmentId: request.environmentId, subject: body.subject, text: body.text, ...(body.html !== undefined ? { html: body.html } : {}) };
       if (body.about) {
         if (!deps.engine || !deps.metadata) throw codedError('SERVICE_OFF', { service: 'Email about a record', reason: 'the data engine is not running', fix: 'enable the data plugin' });
         // Only about a record the caller can read: a hidden or missing one is 404 alike, and nothing is sent.

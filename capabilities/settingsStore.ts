@@ -1,0 +1,27 @@
+import { defineCapability } from './defineCapability.ts';
+
+/** The namespaces a tenant admin can set per environment (docs/settings.md). */
+export const SETTINGS_NAMESPACES = ['email', 'sms', 'auth', 'ai'] as const;
+export type SettingsNamespace = (typeof SETTINGS_NAMESPACES)[number];
+
+/** What an environment's admin set in one namespace, secrets included (decrypted in memory only). */
+export interface EffectiveSettings {
+  values: Record<string, unknown>;
+  /** Changes with every write: a consumer rebuilds what it derived (a mail transport) when it differs. */
+  revision: string;
+}
+
+export interface SettingsStore {
+  /**
+   * The namespace's settings in the environment, or null when none are set (the config file and
+   * environment variables apply). Cached; a write in any process is seen within a second where
+   * the events bus crosses processes (Redis, PostgreSQL), else within the cache's lifetime.
+   */
+  read(environmentId: string, namespace: SettingsNamespace): Promise<EffectiveSettings | null>;
+}
+
+export const settingsStore = defineCapability<SettingsStore>()({
+  id: 'settings.store',
+  cardinality: 'single',
+  description: 'Per-environment settings (email, sms, auth and ai providers) set by tenant admins at /api/v1/settings/:namespace; secrets encrypted at rest.',
+});

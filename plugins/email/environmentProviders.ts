@@ -1,0 +1,57 @@
+import type { EmailMessage } from '../../capabilities/emailSend.ts';
+import type { SettingsStore } from '../../capabilities/settingsStore.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { Delivery } from './emailLog.ts';
+import { emailOptionsSchema, type EmailOptions } from './emailOptions.ts';
+import { logProvider } from './logProvider.ts';
+import { mergeSettings } from './mergeSettings.ts';
+import { resolveEmailSettings } from './resolveEmailSettings.ts';
+import { smtpProvider } from './smtpProvider.ts';
+
+export interface Provider {
+  send(message: EmailMessage): Promise<Delivery>;
+  close(): Promise<void>;
+}
+
+/** A transport replaced by new settings is closed this long after, once mails in flight on it are done. */
+const CLOSE_AFTER_MS = 30_000;
+
+export function providerOf(options: EmailOptions, production: boolean, log: Logger): Provider {
+  const settings = resolveEmailSettings(options, process.env, production);
+  return settings.provider === 'smtp' ? smtpProvider(settings.smtp, log) : logProvider(log);
+}
+
+/**
+ * The provider of each message: the config file's, or the one built from its environment's
+ * `email` settings (merged over the config file) while their revision stays the same.
+ */
+export function environmentProviders(deps: { options: EmailOptions; fallback: Provider; production: boolean; log: Logger; store: () => SettingsStore | undefined }) {
+  const built = new Map<string, { revision: string; provider: Provider }>();
+  const retire = (provider: Provider) => setTimeout(() => void provider.close().catch(() => undefined), CLOSE_AFTER_MS).unref();
+  return {
+    async providerFor(message: EmailMessage): Promise<Provider> {
+      const environmentId = message.environmentId ?? message.about?.environmentId;
+      const store = deps.store();
+      if (!environmentId || !store) return deps.fallback;
+      const settings = await store.read(environmentId, 'email');
+      const current = built.get(environmentId);
+      if (!settings) {
+        if (current) {
+          built.delete(environmentId);
+          retire(current.provider);
+        }
+        return deps.fallback;
+      }
+      if (current?.revision === settings.revision) return current.provider;
+      const options = emailOptionsSchema.parse(mergeSettings(deps.options as Record<string, unknown>, settings.values));
+      const provider = providerOf(options, deps.production, deps.log.child({ environmentId }));
+      built.set(environmentId, { revision: settings.revision, provider });
+      if (current) retire(current.provider);
+      return provider;
+    },
+    async close(): Promise<void> {
+      await Promise.all([...built.values()].map((b) => b.provider.close()));
+      built.clear();
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
+import type { EventsBus } from '../../capabilities/eventsBus.ts';
+import type { SecretsKeys } from '../../capabilities/secretsKeys.ts';
+import type { EffectiveSettings, SettingsNamespace } from '../../capabilities/settingsStore.ts';
+import { codedError } from '../../kernel/errors.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import { openSecret, sealSecret, SETTINGS_KEY_PURPOSE } from './sealSecret.ts';
+import { joinSecrets, secretSlots, SET_MARKER, splitSecrets } from './secretPaths.ts';
+import { NAMESPACES } from './settingsNamespaces.ts';
+import { ensureSettingsTable, readSettingsRow, writeSettingsRow, type SettingsRow } from './settingsTable.ts';
+
+/** A lost cross-process message costs at most this long (docs/settings.md). */
+export const SETTINGS_CACHE_MS = 30_000;
+
+/** One change of one namespace, as recorded: the keys and secret paths changed, never a value. */
+export interface SettingsChange {
+  environmentId: string;
+  namespace: SettingsNamespace;
+  actor: string | null;
+  at: string;
+  revision: number;
+  /** Top-level keys whose value differs from before. */
+  changedKeys: string[];
+  /** Secret paths set, replaced or cleared (their values are never part of a change). */
+  secretsChanged: string[];
+}
+
+/** What GET /settings/:namespace answers: the values with `{ set: true }` in each secret's place. */
+export interface SettingsView {
+  namespace: SettingsNamespace;
+  environmentId: string;
+  values: Record<string, unknown> | null;
+  secrets: Record<string, { set: boolean }>;
+  revision: number;
+  updatedAt: string | null;
+  updatedBy: string | null;
+}
+
+export interface SettingsServiceDeps {
+  database: DataDatabase;
+  keys: SecretsKeys;
+  bus: EventsBus | undefined;
+  log: Logger;
+  /** Called once per change, after it committed (the audit trail's place). */
+  onChange?: (change: SettingsChange) => void | Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+
+function invalid(errors: Array<{ path: string; message: string }>) {
+  return codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+export function createSettingsService(deps: SettingsServiceDeps) {
+  const cache = new Map<string, { at: number; value: Promise<EffectiveSettings | null> }>();
+  const ready = new Set<string>();
+  const keyOf = (environmentId: string) => deps.keys.derive(SETTINGS_KEY_PURPOSE, environmentId);
+
+  const withTable = <T>(environmentId: string, work: (knex: Parameters<Parameters<DataDatabase['withDatabase']>[1]>[0]['knex']) => Promise<T>) =>
+    deps.database.withDatabase(environmentId, async ({ knex }) => {
+      if (!ready.has(environmentId)) {
+        await ensureSettingsTable(knex);
+        ready.add(environmentId);
+      }
+      return work(knex);
+    });
+
+  function forget(environmentId: string): void {
+    for (const key of cache.keys()) if (key.startsWith(`${environmentId}\u0000`)) cache.delete(key);
+  }
+  deps.bus?.subscribe('settings.changed', ({ environmentId }) => forget(environmentId));
+
+  function openAll(environmentId: string, row: SettingsRow): Map<string, string> {
+    const key = keyOf(environmentId);
+    const out = new Map<string, string>();
+    for (const [path, sealed] of Object.entries(row.sealed)) {
+      const plain = openSecret(key, sealed, row.namespace);
+      if (plain === null) deps.log.warn({ environmentId, namespace: row.namespace, path }, 'settings: a secret does not open with the current key (OS_AUTH_SECRET changed?); it is treated as unset');
+      else out.set(path, plain);
+    }
+    return out;
+  }
+
+  async function load(environmentId: string, namespace: SettingsNamespace): Promise<EffectiveSettings | null> {
+    const row = await withTable(environmentId, (knex) => readSettingsRow(knex, namespace));
+    if (!row) return null;
+    return { values: joinSecrets(row.values, openAll(environmentId, row), NAMESPACES[namespace].secrets), revision: `${row.revision}@${row.updatedAt}` };
+  }
+
+  /** The one place a change is announced: caches here and in every process, the log, and `onChange`. */
+  async function settingsChanged(change: SettingsChange): Promise<void> {
+    forget(change.environmentId);
+    deps.bus?.publish('settings.changed', { environmentId: change.environmentId });
+    deps.log.info({ environmentId: change.environmentId, namespace: change.namespace, actor: change.actor, revision: change.revision, changedKeys: change.changedKeys, secretsChanged: change.secretsChanged }, 'settings changed');
+    await deps.onChange?.(change);
+  }
+
+  function viewOf(environmentId: string, namespace: SettingsNamespace, row: SettingsRow | null): SettingsView {
+    if (!row) return { namespace, environmentId, values: null, secrets: {}, revision: 0, updatedAt: null, updatedBy: null };
+    const patterns = NAMESPACES[namespace].secrets;
+    const secrets: Record<string, { set: boolean }> = {};
+    for (const path of secretSlots(row.values, patterns)) secrets[path] = { set: row.sealed[path] !== undefined };
+    const markers = new Map(Object.entries(row.sealed).map(([path]) => [path, SET_MARKER] as const));
+    return { namespace, environmentId, values: joinSecrets(row.values, markers, patterns), secrets, revision: row.revision, updatedAt: row.updatedAt, updatedBy: row.updatedBy };
+  }
+
+  return {
+    /** Effective settings for a consumer (secrets decrypted), cached. */
+    read(environmentId: string, namespace: SettingsNamespace): Promise<EffectiveSettings | null> {
+      const key = `${environmentId}\u0000${namespace}`;
+      const hit = cache.get(key);
+      if (hit && Date.now() - hit.at < SETTINGS_CACHE_MS) return hit.value;
+      const value = load(environmentId, namespace);
+      cache.set(key, { at: Date.now(), value });
+      value.catch(() => cache.delete(key));
+      return value;
+    },
+
+    async view(environmentId: string, namespace: SettingsNamespace): Promise<SettingsView> {
+      return viewOf(environmentId, namespace, await withTable(environmentId, (knex) => readSettingsRow(knex, namespace)));
+    },
+
+    /**
+     * Replaces the namespace's settings. A secret left out (or sent back as the read's
+     * `{ set: true }`) keeps its stored value; `null` clears it. Validated with the config file's
+     * schema, secrets included, before anything is written.
+     */
+    async write(environmentId: string, namespace: SettingsNamespace, body: unknown, actor: string | null): Promise<SettingsView> {
+      const definition = NAMESPACES[namespace];
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ path: 'body', message: `must be an object: the keys of ${definition.configPath}` }]);
+      const split = splitSecrets(body as Json, definition.secrets);
+      const key = keyOf(environmentId);
+      const { row, change } = await withTable(environmentId, (knex) => knex.transaction(async (trx) => {
+        const previous = await readSettingsRow(trx, namespace);
+        const stored = previous ? openAll(environmentId, previous) : new Map<string, string>();
+        const secrets = new Map<string, string>();
+        for (const path of secretSlots(split.values, definition.secrets)) {
+          if (split.given.has(path)) secrets.set(path, split.given.get(path)!);
+          else if (!split.cleared.has(path) && stored.has(path)) secrets.set(path, stored.get(path)!);
+        }
+        const parsed = definition.schema.safeParse(joinSecrets(split.values, secrets, definition.secrets));
+        if (!parsed.success) {
+          throw invalid(parsed.error.issues.flatMap((issue) => issue.code === 'unrecognized_keys'
+            ? issue.keys.map((k) => ({ path: [...issue.path, k].join('.'), message: `unknown key '${k}'` }))
+            : [{ path: issue.path.join('.') || 'body', message: issue.message }]));
+        }
+        const sealed: Record<string, string> = {};
+        for (const [path, value] of secrets) sealed[path] = sealSecret(key, value, namespace);
+        const at = new Date().toISOString();
+        const revision = await writeSettingsRow(trx, { namespace, values: split.values, sealed, updatedAt: at, updatedBy: actor }, previous?.revision ?? 0);
+        const before = previous?.values ?? {};
+        const changedKeys = [...new Set([...Object.keys(before), ...Object.keys(split.values)])].filter((k) => !sameJson(before[k], split.values[k])).sort();
+        const secretsChanged = [...new Set([...stored.keys(), ...secrets.keys()])].filter((p) => stored.get(p) !== secrets.get(p)).sort();
+        const written: SettingsRow = { namespace, values: split.values, sealed, revision, updatedAt: at, updatedBy: actor };
+        return { row: written, change: { environmentId, namespace, actor, at, revision, changedKeys, secretsChanged } satisfies SettingsChange };
+      }));
+      await settingsChanged(change);
+      return viewOf(environmentId, namespace, row);
+    },
+  };
+}
+
+export type SettingsService = ReturnType<typeof createSettingsService>;

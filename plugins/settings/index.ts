@@ -1,0 +1,35 @@
+import { definePlugin } from '../../kernel/definePlugin.ts';
+import { createSettingsService, type SettingsService } from './createSettingsService.ts';
+
+const services = new WeakMap<object, SettingsService>();
+
+/** The service behind `settings.store`, for the routes plugin of the same folder. */
+export const settingsServiceOf = (store: object): SettingsService | undefined => services.get(store);
+
+/**
+ * Per-environment settings (docs/settings.md): the `email`, `sms`, `auth` and `ai` namespaces a
+ * tenant admin sets at /api/v1/settings/:namespace (the `settings-routes` plugin), kept in a side
+ * table of each environment's database with their secrets sealed (AES-256-GCM, a key derived from
+ * OS_AUTH_SECRET and the environment id). Provides `settings.store`; a change reaches every
+ * process over the events bus.
+ */
+export default definePlugin({
+  name: 'settings',
+  version: '16.0.0',
+  kernel: '^16.0.0',
+  requires: ['secrets.keys'],
+  // Without the data plugin there is nowhere to keep settings: none are set, and no route is served.
+  optional: ['data.database', 'events.bus'],
+  provides: ['settings.store'],
+  register(ctx) {
+    const database = ctx.resolve('data.database');
+    if (!database) {
+      ctx.provide('settings.store', { read: async () => null });
+      return;
+    }
+    const service = createSettingsService({ database, keys: ctx.resolve('secrets.keys'), bus: ctx.resolve('events.bus'), log: ctx.log });
+    const store = { read: service.read };
+    services.set(store, service);
+    ctx.provide('settings.store', store);
+  },
+});

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import type { SettingsNamespace } from '../../capabilities/settingsStore.ts';
+import { aiOptionsSchema } from '../ai/aiOptions.ts';
+import { oidcProvidersSchema, socialProvidersSchema } from '../auth/oauthOptions.ts';
+import { emailOptionsSchema } from '../email/emailOptions.ts';
+import { smsOptionsSchema } from '../sms/smsOptions.ts';
+import type { SecretPattern } from './secretPaths.ts';
+
+export interface NamespaceDefinition {
+  /** The config file's own schema for these keys: a value valid here is valid there. */
+  schema: z.ZodType;
+  /** Where secrets sit: encrypted at rest, write-only. */
+  secrets: readonly SecretPattern[];
+  /** The config file section the namespace stands in for, per environment. */
+  configPath: string;
+}
+
+/**
+ * The namespaces, each validated by the schema its config section uses. Keys that hold for the
+ * whole process and not for one environment (a log's retention) stay in the config file.
+ */
+export const NAMESPACES: Record<SettingsNamespace, NamespaceDefinition> = {
+  email: { schema: emailOptionsSchema.omit({ logRetentionDays: true }), secrets: ['smtp.password'], configPath: 'plugins.email' },
+  sms: { schema: smsOptionsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms' },
+  auth: {
+    schema: z.strictObject({ oidcProviders: oidcProvidersSchema.optional(), socialProviders: socialProvidersSchema.optional() }),
+    secrets: ['oidcProviders.*.clientSecret', 'socialProviders.*.clientSecret'],
+    configPath: 'plugins.auth (oidcProviders, socialProviders)',
+  },
+  ai: { schema: aiOptionsSchema.pick({ providers: true, defaultModel: true }).partial(), secrets: ['providers.*.apiKey'], configPath: 'plugins.ai (providers, defaultModel)' },
+};
