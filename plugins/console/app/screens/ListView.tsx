@@ -82,7 +82,7 @@ export function ListView({ name }: { name: string }) {
     try {
       const response = await request(`/data/${detail.object}/export`, {
         method: 'POST',
-        body: { format: 'csv', ...(where ? { where } : {}), ...(orderBy.length ? { orderBy } : {}), fields: detail.columns },
+        body: { format: 'csv', ...(where ? { where } : {}), ...(orderBy.length ? { orderBy } : {}), fields: ['id', ...detail.columns.filter((c) => c !== 'id')] },
       });
       const url = URL.createObjectURL(await response.blob());
       const a = document.createElement('a');
