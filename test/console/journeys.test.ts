@@ -61,6 +61,7 @@ async function firstRun(t: Test, server: ConsoleServer, page: Page, accessible: 
   await t.test('first run: one-time password, forced change, home, sign-out', async (t) => {
     const printed = /email +(\S+)\n +password +(\S+) /.exec(server.output());
     t.ok(printed, 'osr start printed the first admin');
+    t.match(server.output(), `osr: the console is at ${server.url}/console/`, 'and where the console is');
     const [, email, password] = printed!;
     await page.goto(`${server.url}/console/`);
     await page.locator('#signin-email').waitFor(WAIT);
