@@ -3,13 +3,15 @@
 /**
  * `npm run build`: compiles the runtime's TypeScript to JavaScript in dist/ (one module per source
  * file, imports rewritten from .ts to .js, source maps beside them), copies the other files of
- * those directories (system apps, explorer assets) and writes the manifest bin/compiledTree.js
+ * those directories (system apps, explorer assets), bundles the console's browser app
+ * (bin/buildConsole.js) and writes the manifest bin/compiledTree.js
  * checks. The new tree is written beside the old one and swapped in at the end, so a start never
  * sees half a tree. `--if-stale` builds only when the tree no longer matches the sources.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildConsole, CONSOLE_OUT, CONSOLE_SOURCES } from './buildConsole.js';
 import { BUILD_FORMAT, CORE_DIRS, DIST_DIR, EXTRA_ENTRIES, MANIFEST_FILE, readManifest, SKIPPED, unitChange, unitOf } from './compiledTree.js';
 
 /** @typedef {import('./compiledTree.js').Manifest} Manifest */
@@ -22,6 +24,7 @@ export function collectSources(root) {
   /** @type {string[]} */ const modules = [];
   /** @type {string[]} */ const assets = [];
   /** @type {string[]} */ const dirs = [];
+  /** @type {string[]} */ const browser = [];
   /** @param {string} rel */
   const visit = (rel) => {
     const abs = join(root, rel);
@@ -33,18 +36,21 @@ export function collectSources(root) {
         if (name.startsWith('.') || name === 'node_modules') continue;
         visit(`${rel}/${name}`);
       }
+    } else if (rel.startsWith(`${CONSOLE_SOURCES}/`)) {
+      // The console's browser sources: bundled into one app below, never run by Node.
+      browser.push(rel);
     } else if (rel.endsWith('.test.ts') || rel.endsWith('.d.ts')) {
       // Tests and declarations are not part of what runs; their directory is still watched.
     } else if (rel.endsWith('.ts')) modules.push(rel);
     else assets.push(rel);
   };
   for (const entry of [...CORE_DIRS, ...EXTRA_ENTRIES]) visit(entry);
-  return { modules, assets, dirs };
+  return { modules, assets, dirs, browser };
 }
 
 /**
  * @param {string} root
- * @param {{ modules: string[], assets: string[], dirs: string[] }} sources
+ * @param {{ modules: string[], assets: string[], dirs: string[], browser: string[] }} sources
  * @returns {Manifest}
  */
 function manifestOf(root, sources) {
@@ -52,7 +58,7 @@ function manifestOf(root, sources) {
   const manifest = { format: BUILD_FORMAT, units: {} };
   const unit = (/** @type {string} */ rel) => (manifest.units[unitOf(rel)] ??= { files: {}, dirs: {} });
   // The version the runtime reports comes from package.json.
-  for (const rel of [...sources.modules, ...sources.assets, 'package.json']) {
+  for (const rel of [...sources.modules, ...sources.assets, ...sources.browser, 'package.json']) {
     const stat = statSync(join(root, rel));
     unit(rel).files[rel] = [stat.mtimeMs, stat.size];
   }
@@ -116,6 +122,7 @@ export async function buildCompiled(root) {
       mkdirSync(dirname(join(staging, rel)), { recursive: true });
       copyFileSync(join(root, rel), join(staging, rel));
     }
+    await buildConsole(root, join(staging, CONSOLE_OUT));
     // The nearest package.json of the compiled modules: ES modules, and the runtime's version.
     writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ name: `${pkg.name}-compiled`, private: true, type: 'module', version: pkg.version }, null, 2)}\n`);
     writeFileSync(join(staging, MANIFEST_FILE), JSON.stringify(manifest));

@@ -105,6 +105,7 @@ export async function main(argv: string[]): Promise<number> {
       const url = runtime.http().url();
       const code = runsCompiled() ? 'dist/' : 'the TypeScript sources';
       console.log(url ? `osr ${runtime.config.environmentId}: serving ${url}/api/v1 (database ${runtime.config.databaseUrl.split(':')[0]}) from ${code}` : 'osr: started without a listening socket');
+      if (url && runtime.kernel.states().some((p) => p.name === 'console' && (p.status === 'started' || p.status === 'ready'))) console.log(`osr: the console is at ${url}/console/`);
       return -1;
     }
     default:

@@ -50,7 +50,14 @@ export function checkView(object: ResolvedObject, view: string, definition: View
     if (!columns.has(node.field)) problems.push({ path: `${prefix}orderBy[${i}].field`, reason: `'${node.field}' is not a field of ${object.name}` });
     else if (NOT_SORTABLE.has(object.fields[node.field]?.type ?? '')) problems.push({ path: `${prefix}orderBy[${i}].field`, reason: `'${node.field}' is a ${object.fields[node.field]!.type} field, which cannot be sorted on` });
   });
-  if (definition.filter) checkFilter(definition.filter, `${prefix}filter`, columns, object.name, problems, 0);
+  if (definition.where) checkFilter(definition.where, `${prefix}where`, columns, object.name, problems, 0);
+  const placed = new Set<string>();
+  definition.form?.sections.forEach((section, s) => section.fields.forEach((field, i) => {
+    const at = `${prefix}form.sections[${s}].fields[${i}]`;
+    if (!object.fields[field]) problems.push({ path: at, reason: `'${field}' is not a declared field of ${object.name} (declared: ${declared(object)})` });
+    else if (placed.has(field)) problems.push({ path: at, reason: `'${field}' is placed twice in the form` });
+    placed.add(field);
+  }));
   return problems;
 }
 

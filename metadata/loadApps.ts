@@ -6,6 +6,7 @@ import { loadActions } from './loadActions.ts';
 import { loadAgents } from './loadAgents.ts';
 import { loadBooks } from './loadBooks.ts';
 import { loadForms } from './loadForms.ts';
+import { loadViews } from './loadViews.ts';
 import { checkFlowActions } from './checkFlowActions.ts';
 import { loadFlows } from './loadFlows.ts';
 import { loadDashboards } from './loadDashboards.ts';
@@ -103,6 +104,9 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
   const forms = await loadForms(sources, objects);
   errors.push(...forms.errors);
   for (const app of apps) app.forms = forms.forms.get(app.manifest.name) ?? [];
+  const views = await loadViews(sources, objects);
+  errors.push(...views.errors);
+  for (const app of apps) app.views = views.views.get(app.manifest.name) ?? [];
   return { apps, objects, errors };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FieldPatch, LabelsPatch, ObjectPatch, ViewDefinition } from './types.ts';
+import type { FieldPatch, LabelsPatch, ObjectPatch, ViewDefinition, ViewForm } from './types.ts';
 
 const text = z.string().min(1, 'must be a non-empty string');
 
@@ -17,7 +17,16 @@ export const fieldPatchSchema = z.strictObject({
   options: z.record(z.string(), text, { error: 'must be an object of option value -> label' }).optional(),
 });
 
-/** Section `views`: a list view. */
+/** A record form's layout: sections of fields. */
+export const viewFormSchema = z.strictObject({
+  sections: z.array(z.strictObject({
+    label: z.string({ error: (i) => (i.input === undefined ? 'is required: the heading of the section' : 'must be a string') }).min(1, 'must be a non-empty string'),
+    fields: z.array(z.string(), { error: (i) => (i.input === undefined ? 'is required: the fields of the section, in order' : 'must be an array of field names') })
+      .min(1, 'must list at least one field').max(100, 'must list at most 100 fields'),
+  }), { error: (i) => (i.input === undefined ? 'is required: a list of { label, fields }' : 'must be an array of sections') }).min(1, 'must hold at least one section').max(20, 'must hold at most 20 sections'),
+});
+
+/** Section `views` (and the body of views/<name>.json, with its `object`): a list view. */
 export const viewDefinitionSchema = z.strictObject({
   label: z.string({ error: (i) => (i.input === undefined ? 'is required: the name shown for the view' : 'must be a string') }).min(1, 'must be a non-empty string'),
   description: z.string().optional(),
@@ -27,9 +36,21 @@ export const viewDefinitionSchema = z.strictObject({
     field: z.string({ error: 'is required: a field name' }),
     order: z.enum(['asc', 'desc'], { error: "must be 'asc' or 'desc'" }),
   })).max(5, 'must hold at most 5 sort nodes').optional(),
-  filter: z.record(z.string(), z.unknown(), { error: 'must be a filter condition (a JSON object)' }).optional(),
+  where: z.record(z.string(), z.unknown(), { error: 'must be a filter condition of the structured query (a JSON object)' }).optional(),
   pageSize: z.number().int('must be an integer').min(1, 'must be at least 1').max(200, 'must be at most 200').optional(),
+  form: viewFormSchema.optional(),
 });
+
+/** views/<name>.json: a view names its object; its name is the file's. */
+export const viewFileSchema = viewDefinitionSchema.extend({
+  object: z.string({ error: (i) => (i.input === undefined ? 'is required: the object the view lists' : 'must be a string') }).min(1, 'must be a non-empty string'),
+});
+
+/** Compile-time proof that the schema accepts exactly the view type. */
+export function asViewDefinition(parsed: z.infer<typeof viewDefinitionSchema>): ViewDefinition {
+  const form: ViewForm | undefined = parsed.form;
+  return { ...parsed, ...(form ? { form } : {}) };
+}
 
 /** overrides/objects/<name>.json: a package's changes to an object of another app, by section. */
 export const objectPatchSchema = z.strictObject({

@@ -234,6 +234,8 @@ export interface LoadedApp {
   actions: ResolvedAction[];
   /** forms/<slug>.json: public forms served at /f/<slug> by the forms plugin. */
   forms?: ResolvedForm[];
+  /** views/<name>.json: list views (and record form layouts) of objects. */
+  views?: ResolvedView[];
   /** flows/<name>.json: step sequences run by the flows plugin. */
   flows: ResolvedFlow[];
   /** dashboards/<name>.json: widgets over reports and structured queries. */
@@ -298,9 +300,24 @@ export interface ViewDefinition {
   description?: string;
   columns: string[];
   orderBy?: Array<{ field: string; order: 'asc' | 'desc' }>;
-  /** A filter condition of the query language over the object's fields. */
-  filter?: Record<string, unknown>;
+  /** A filter condition of the structured query (its `where`) over the object's fields. */
+  where?: Record<string, unknown>;
   pageSize?: number;
+  /** The record form's layout: sections of fields, in order (default: every field, one section). */
+  form?: ViewForm;
+}
+
+export interface ViewForm {
+  sections: Array<{ label: string; fields: string[] }>;
+}
+
+/** views/<name>.json: a list view of one object, the same thing as the object's `views` section entry `<object>.<name>`. */
+export interface ResolvedView extends ViewDefinition {
+  /** `<object>.<file name>`, as the sectioned metadata API names it. */
+  name: string;
+  object: string;
+  source: string;
+  app: string;
 }
 
 /** Changes to one object, by section: the shape of a package override file and of an object's overlays. */

@@ -35,6 +35,7 @@ import mcp from './mcp/index.ts';
 import audit from './audit/index.ts';
 import settings from './settings/index.ts';
 import settingsRoutes from './settings/routes/index.ts';
+import consolePlugin from './console/index.ts';
 
 /** Plugins that need the job queue are off by default when the jobs plugin is turned off. */
 const jobsOn = (config: { plugins: Record<string, unknown> }) => (config.plugins.jobs as { enabled?: boolean } | undefined)?.enabled !== false;
@@ -103,6 +104,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: activities, enabledByDefault: true },
   // Opt-in (OS_MCP_SERVER_ENABLED=true or plugins.mcp.enabled): the MCP server at /api/v1/mcp; its public origin defaults to auth's baseURL.
   { manifest: mcp, enabledByDefault: false, optionsFrom: (config) => mcpOriginFrom(config.plugins.auth?.baseURL) },
+  // The web console at /console/: on by default outside production.
+  { manifest: consolePlugin, enabledByDefault: (config) => !config.production },
 ];
 
 function mcpOriginFrom(baseURL: unknown): Record<string, unknown> {

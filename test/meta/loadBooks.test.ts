@@ -83,7 +83,7 @@ t.test('package overrides: changes to another app\'s object, never a schema chan
           'note.json': json({
             labels: { label: 'Journal entry' },
             fields: { mood: { label: 'Feeling', options: { calm: 'Serene' } } },
-            views: { busy_notes: { label: 'Busy', columns: ['body', 'created_at'], filter: { mood: { $eq: 'busy' } }, orderBy: [{ field: 'created_at', order: 'desc' }] } },
+            views: { busy_notes: { label: 'Busy', columns: ['body', 'created_at'], where: { mood: { $eq: 'busy' } }, orderBy: [{ field: 'created_at', order: 'desc' }] } },
           }),
           'memo.json': json({ labels: { label: 'Mine' } }),
           'nope.json': json({ labels: { label: 'x' } }),
@@ -130,7 +130,7 @@ t.test('package override semantics: fields, options, views', async (t) => {
         objects: {
           'note.json': json({
             fields: { title: { label: 'Title' }, body: { options: { a: 'A' } }, mood: { options: { stormy: 'Stormy' } } },
-            views: { All: { label: 'All', columns: ['body', 'nickname'], orderBy: [{ field: 'nickname', order: 'asc' }], filter: { $where: 1, ghost: 2, $or: [{ mood: 'x' }, { spirit: 1 }] } } },
+            views: { All: { label: 'All', columns: ['body', 'nickname'], orderBy: [{ field: 'nickname', order: 'asc' }], where: { $where: 1, ghost: 2, $or: [{ mood: 'x' }, { spirit: 1 }] } } },
           }),
         },
       },
@@ -144,9 +144,9 @@ t.test('package override semantics: fields, options, views', async (t) => {
     ['views.All', "view 'All' must be snake_case (lowercase letters, digits and single underscores, starting with a letter)"],
     ['views.All.columns[1]', "'nickname' is not a field of note"],
     ['views.All.orderBy[0].field', "'nickname' is not a field of note"],
-    ['views.All.filter.$where', "'$where' is not a logical combinator ($and, $or, $not); field operators go inside a field's condition"],
-    ['views.All.filter.ghost', "'ghost' is not a field of note"],
-    ['views.All.filter.$or[1].spirit', "'spirit' is not a field of note"],
+    ['views.All.where.$where', "'$where' is not a logical combinator ($and, $or, $not); field operators go inside a field's condition"],
+    ['views.All.where.ghost', "'ghost' is not a field of note"],
+    ['views.All.where.$or[1].spirit', "'spirit' is not a field of note"],
   ]);
   t.same(apps[1]!.overrides, [], 'not loaded');
 });

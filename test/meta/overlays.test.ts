@@ -38,7 +38,7 @@ await onEachDriver(t, 'meta-overlay', async (t, meta) => {
         { path: 'body.orderBy[0].field', message: "'segments' is a multiselect field, which cannot be sorted on" },
       ]],
       ['/api/v1/meta/object/views/account.Mine', { label: 'Mine', columns: ['name'] }, [{ path: 'name', message: 'must be <object>.<view>, e.g. account.key_accounts' }]],
-      ['/api/v1/meta/object/views/account.mine', { label: 'Mine', columns: ['name'], filter: { $where: 'x' } }, [{ path: 'body.filter.$where', message: /not a logical combinator/ }]],
+      ['/api/v1/meta/object/views/account.mine', { label: 'Mine', columns: ['name'], where: { $where: 'x' } }, [{ path: 'body.where.$where', message: /not a logical combinator/ }]],
       ['/api/v1/meta/object/labels/sys_meta_overlay', { label: 'x' }, [{ path: 'name', message: 'names an engine-owned object' }]],
     ];
     for (const [url, payload, errors] of cases) {
@@ -100,7 +100,7 @@ await onEachDriver(t, 'meta-overlay', async (t, meta) => {
   });
 
   await t.test('views: added by overlays, listed with the object', async (t) => {
-    const view = { label: 'Big ones', columns: ['name', 'annual_revenue', 'created_at'], orderBy: [{ field: 'annual_revenue', order: 'desc' }], filter: { annual_revenue: { $gte: 1000 } }, pageSize: 20 };
+    const view = { label: 'Big ones', columns: ['name', 'annual_revenue', 'created_at'], orderBy: [{ field: 'annual_revenue', order: 'desc' }], where: { annual_revenue: { $gte: 1000 } }, pageSize: 20 };
     const res = await meta.send('POST', '/api/v1/meta/object/views/account.big_ones', { user: 'admin', payload: view });
     t.equal(res.status, 200);
     t.same(res.body, { type: 'object', section: 'views', name: 'account.big_ones', object: 'account', base: null, package: null, overlay: view, effective: view });

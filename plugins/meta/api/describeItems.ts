@@ -29,7 +29,7 @@ export function sourceIn(source: string, dir: string | undefined): string {
   return dir && source.startsWith(dir) ? relative(dir, source) : source;
 }
 
-function describeField(field: ResolvedField): FieldDoc {
+export function describeField(field: ResolvedField): FieldDoc {
   const { compiled: _compiled, conditions: _conditions, optionValues: _values, name: _name, options, ...rest } = field;
   const doc: FieldDoc = { ...rest };
   if (options) {
@@ -41,10 +41,10 @@ function describeField(field: ResolvedField): FieldDoc {
 
 /**
  * An object as the metadata API shows it: the declaration with the loader's defaults, options as
- * `{value, label}`, expressions as their source, its package, and `views` (none are declared in
- * object files: packages and overlays add them). Row policies only with `policies: true`.
+ * `{value, label}`, expressions as their source, its package, and `views`: those of views/*.json
+ * (packages and overlays add more). Row policies only with `policies: true`.
  */
-export function describeObject(object: ResolvedObject, dirs: ReadonlyMap<string, string>, show: { policies: boolean }): ObjectDoc {
+export function describeObject(object: ResolvedObject, dirs: ReadonlyMap<string, string>, show: { policies: boolean }, views: Record<string, unknown> = {}): ObjectDoc {
   const { fields, validationRules, source, app, policies, ...rest } = object;
   return {
     ...rest,
@@ -53,7 +53,7 @@ export function describeObject(object: ResolvedObject, dirs: ReadonlyMap<string,
     source: sourceIn(source, dirs.get(app)),
     fields: Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, describeField(field)])),
     validationRules: validationRules.map(({ compiled: _compiled, ...rule }) => rule),
-    views: {},
+    views,
   };
 }
 

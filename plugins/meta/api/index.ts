@@ -5,6 +5,7 @@ import { addMetaRoutes } from './metaRoutes.ts';
 import { createMetaView } from './metaView.ts';
 import { OVERLAY_APP_DIR } from './overlayObjects.ts';
 import { createOverlayStore } from './overlayStore.ts';
+import { createViewCatalog } from './viewCatalog.ts';
 
 /**
  * The metadata API over HTTP. A plugin of its own beside `meta`: overlays are stored through the
@@ -16,12 +17,14 @@ export default definePlugin({
   kernel: '^16.0.0',
   requires: ['http.routes', 'metadata.registry', 'data.engine'],
   // Only to know whether declared actions are served: listed but not runnable would be declared-but-unenforced.
-  optional: ['actions.registry', 'flows.runner', 'audit.record'],
+  // access.grants: views are served as the caller may use them (objects and fields it may read).
+  optional: ['actions.registry', 'flows.runner', 'audit.record', 'access.grants'],
   register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
     // Overlays and their history are engine-owned objects: the data engine keeps their tables in every environment.
     metadata.contributeApp(OVERLAY_APP_DIR);
-    const view = createMetaView(metadata, createOverlayStore(ctx.resolve('data.engine')));
+    const catalog = createViewCatalog(ctx.has('access.grants') ? ctx.resolve('access.grants') ?? null : null);
+    const view = createMetaView(metadata, createOverlayStore(ctx.resolve('data.engine')), catalog);
     addMetaRoutes(ctx.resolve('http.routes'), view, ctx.resolve('audit.record'));
   },
   start(ctx) {

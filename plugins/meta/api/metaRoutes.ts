@@ -25,7 +25,7 @@ export function addMetaRoutes(routes: HttpRoutes, view: MetaView, audit?: AuditR
   routes.add({
     method: 'GET', path: '/meta', tags, summary: 'Metadata types with their item counts and overlay sections, and the metadata version',
     schema: { querystring: noQuery },
-    handler: () => view.summary(),
+    handler: (request) => view.summary(caller(request)),
   });
   routes.add({
     method: 'GET', path: '/meta/:type', tags, summary: 'Items of a metadata type as they are in effect; ?package=<app> keeps one package\'s items',

@@ -15,11 +15,12 @@ import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
 import { seesPolicies } from './policyAudience.ts';
 import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } from './objectSections.ts';
 import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
+import { splitViewName, viewNotFound, type ViewCatalog, type ViewDoc } from './viewCatalog.ts';
 
-export const METADATA_TYPES = ['app', 'object', 'book', 'action', 'form', 'flow', 'dashboard', 'agent'] as const;
+export const METADATA_TYPES = ['app', 'object', 'view', 'book', 'action', 'form', 'flow', 'dashboard', 'agent'] as const;
 export type MetadataType = (typeof METADATA_TYPES)[number];
 
-const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), book: [], action: [], form: [], flow: [], dashboard: [], agent: [] };
+const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), view: [], book: [], action: [], form: [], flow: [], dashboard: [], agent: [] };
 
 export interface Layers {
   base: Doc;
@@ -42,7 +43,7 @@ const notFound = (type: string, name: string) => codedError('NOT_FOUND', { what:
  * apps), the overlay layer (runtime customizations of this environment) and their merge. Books
  * are gated by audience wherever they are shown.
  */
-export function createMetaView(registry: MetadataRegistry, store: OverlayStore) {
+export function createMetaView(registry: MetadataRegistry, store: OverlayStore, catalog: ViewCatalog) {
   const dirs = () => new Map(registry.apps().map((a) => [a.manifest.name, a.dir]));
   const books = (): ResolvedBook[] => registry.apps().flatMap((a) => a.books);
   const actions = (): ResolvedAction[] => registry.apps().flatMap((a) => a.actions);
@@ -50,6 +51,10 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
   const flows = (): ResolvedFlow[] => registry.apps().flatMap((a) => a.flows);
   const dashboards = (): ResolvedDashboard[] => registry.apps().flatMap((a) => a.dashboards);
   const agents = () => registry.apps().flatMap((a) => a.agents);
+  /** views/*.json of one object, by their key: the base layer of its `views` section. */
+  const declaredViews = (object: string): Record<string, unknown> => Object.fromEntries(registry.apps().flatMap((a) => a.views ?? [])
+    .filter((v) => v.object === object)
+    .map(({ name, object: _object, source: _source, app: _app, ...definition }) => [name.slice(object.length + 1), definition]));
 
   function packageLayer(object: string): { patch: ObjectPatch | null; apps: string[] } {
     const overrides = registry.apps().flatMap((a) => a.overrides.filter((o) => o.object === object));
@@ -74,7 +79,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
   }
 
   function objectLayers(object: ResolvedObject, overlay: ObjectPatch | null, caller: Caller): Layers & { effective: ObjectDoc } {
-    const base = describeObject(object, dirs(), { policies: seesPolicies(caller.principal) });
+    const base = describeObject(object, dirs(), { policies: seesPolicies(caller.principal) }, declaredViews(object.name));
     const pkg = packageLayer(object.name);
     return { base, package: pkg.patch, packages: pkg.apps, overlay, effective: applyObjectPatch(applyObjectPatch(base, pkg.patch), overlay) };
   }
@@ -99,11 +104,34 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
     return { address, target, layers };
   }
 
+  /** The views the caller may use, of one object or of all. */
+  async function viewDocs(caller: Caller, only: string | null): Promise<ViewDoc[]> {
+    const patches = await overlays(caller, only);
+    const out: ViewDoc[] = [];
+    for (const o of only ? [object(only)] : registry.objects()) {
+      const effective = objectLayers(o, patches.get(o.name) ?? null, caller).effective;
+      out.push(...await catalog.viewsOf(o, effective.views, caller.environmentId, caller.principal));
+    }
+    return out;
+  }
+
+  /** One view as the caller may use it, with the fields it may read; a view it may not use is not found. */
+  async function viewItem(name: string, caller: Caller): Promise<Doc> {
+    const address = splitViewName(name);
+    const target = address && registry.object(address.object);
+    if (!target) throw viewNotFound(name);
+    const view = (await viewDocs(caller, target.name)).find((v) => v.name === name);
+    if (!view) throw viewNotFound(name);
+    return { ...await catalog.detail(target, view, caller.environmentId, caller.principal) };
+  }
+
   return {
     types: METADATA_TYPES,
 
-    summary() {
-      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, book: books().length, action: actions().length, form: forms().length, flow: flows().length, dashboard: dashboards().length, agent: agents().length };
+    /** Counts as the caller would list the items (views: those it may use). */
+    async summary(caller: Caller) {
+      const views = (await viewDocs(caller, null)).length;
+      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, view: views, book: books().length, action: actions().length, form: forms().length, flow: flows().length, dashboard: dashboards().length, agent: agents().length };
       return { version: registry.version(), types: METADATA_TYPES.map((type) => ({ type, count: counts[type], sections: SECTIONS[type] })) };
     },
 
@@ -117,6 +145,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
       else if (type === 'flow') items = flows().map((f) => describeFlow(f, dirs()));
       else if (type === 'dashboard') items = dashboards().map((d) => describeDashboard(d, dirs()));
       else if (type === 'agent') items = agents().map((a) => describeAgent(a, dirs()));
+      else if (type === 'view') items = (await viewDocs(caller, null)).map((v) => ({ ...v }));
       else {
         const patches = await overlays(caller, null);
         items = registry.objects().map((o) => objectLayers(o, patches.get(o.name) ?? null, caller).effective);
@@ -131,7 +160,9 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore) 
         return objectLayers(target, (await overlays(caller, name)).get(name) ?? null, caller);
       }
       let doc: Doc | undefined;
-      if (type === 'app') {
+      if (type === 'view') {
+        doc = await viewItem(name, caller);
+      } else if (type === 'app') {
         const app = registry.apps().find((a) => a.manifest.name === name);
         doc = app && describeApp(app);
       } else if (type === 'action') {

@@ -1,0 +1,78 @@
+import { signal } from '@preact/signals';
+import { api } from './api.ts';
+
+export interface FieldDoc {
+  type: string;
+  label: string;
+  help?: string;
+  required?: boolean;
+  readonly?: boolean;
+  unique?: boolean;
+  reference?: string;
+  options?: Array<{ value: string; label: string }>;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+  default?: unknown;
+  visibleWhen?: string;
+  readonlyWhen?: string;
+  requiredWhen?: string;
+}
+
+export interface ViewDoc {
+  name: string;
+  object: string;
+  label: string;
+  description?: string;
+  columns: string[];
+  where?: Record<string, unknown>;
+  orderBy: Array<{ field: string; order: 'asc' | 'desc' }>;
+  pageSize: number;
+  form?: { sections: Array<{ label: string; fields: string[] }> };
+  default: boolean;
+  objectLabel: string;
+  pluralLabel: string;
+  system: boolean;
+}
+
+export interface ViewDetail extends ViewDoc {
+  fields: Record<string, FieldDoc>;
+  systemFields: string[];
+  enable: { activities: boolean; feeds: boolean; files: boolean; trackHistory: boolean; trash: boolean };
+  maxPageSize: number;
+  searchable: boolean;
+  nameField: string | null;
+}
+
+/** The views the signed-in user may use (`GET /meta/view`), loaded once per session and environment. */
+export const views = signal<ViewDoc[] | null>(null);
+
+export async function loadViews(): Promise<ViewDoc[]> {
+  const answer = await api<{ items: ViewDoc[] }>('/meta/view');
+  views.value = answer.items;
+  return answer.items;
+}
+
+const details = new Map<string, Promise<ViewDetail>>();
+
+export function viewDetail(name: string): Promise<ViewDetail> {
+  let found = details.get(name);
+  if (!found) {
+    found = api<ViewDetail>(`/meta/view/${encodeURIComponent(name)}`);
+    found.catch(() => details.delete(name));
+    details.set(name, found);
+  }
+  return found;
+}
+
+/** The first view of an object the user may use, or null when it may read none. */
+export async function objectView(object: string): Promise<ViewDetail | null> {
+  const list = views.value ?? await loadViews();
+  const first = list.find((v) => v.object === object);
+  return first ? viewDetail(first.name) : null;
+}
+
+export function forgetCatalog(): void {
+  views.value = null;
+  details.clear();
+}

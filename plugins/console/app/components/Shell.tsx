@@ -1,0 +1,94 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { loadViews, views, type ViewDoc } from '../catalog.ts';
+import { href, location, navigate } from '../route.ts';
+import { session, signOut } from '../session.ts';
+
+interface BookNode { name: string; kind: 'section' | 'page'; label: string; object?: string; view?: string; children?: BookNode[] }
+interface Book { name: string; label: string; nodes: BookNode[] }
+
+function firstViewOf(list: ViewDoc[], object: string, view?: string): string | null {
+  const named = view ? list.find((v) => v.name === `${object}.${view}`) : undefined;
+  return (named ?? list.find((v) => v.object === object))?.name ?? null;
+}
+
+function BookNodes({ nodes, list }: { nodes: BookNode[]; list: ViewDoc[] }) {
+  return (
+    <ul>
+      {nodes.map((node) => {
+        const target = node.object ? firstViewOf(list, node.object, node.view) : null;
+        if (node.kind === 'page' && node.object && !target) return null;
+        return (
+          <li key={node.name}>
+            {target ? <a href={href(`/views/${target}`)}>{node.label}</a> : <span class="section">{node.label}</span>}
+            {node.children && node.children.length > 0 ? <BookNodes nodes={node.children} list={list} /> : null}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** The frame of every signed-in screen: navigation (books, then the objects the user may read), search, sign-out. */
+export function Shell({ children }: { children: ComponentChildren }) {
+  const [books, setBooks] = useState<Book[]>([]);
+  const [query, setQuery] = useState(location.value.query.get('q') ?? '');
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => {
+    if (!views.value) void loadViews().catch(() => undefined);
+    void (async () => {
+      try {
+        const list = await api<{ items: Array<{ name: string }> }>('/meta/book');
+        const trees = await Promise.all(list.items.map((b) => api<Book>(`/meta/book/${encodeURIComponent(b.name)}/tree`)));
+        setBooks(trees);
+      } catch {
+        setBooks([]);
+      }
+    })();
+  }, []);
+  const list = views.value ?? [];
+  const objects = new Map<string, ViewDoc>();
+  for (const view of list) if (!objects.has(view.object)) objects.set(view.object, view);
+  const own = [...objects.values()].filter((v) => !v.system);
+  const system = [...objects.values()].filter((v) => v.system);
+  const user = session.value.status === 'signedIn' ? session.value.user : null;
+  return (
+    <div class={`shell${menuOpen ? ' menu-open' : ''}`}>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="topbar">
+        <button type="button" class="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>Menu</button>
+        <a class="brand" href={href('/')}>Console</a>
+        <form role="search" class="search" onSubmit={(e) => { e.preventDefault(); navigate(`/search?q=${encodeURIComponent(query)}`); }}>
+          <label for="global-search" class="visually-hidden">Search records</label>
+          <input id="global-search" type="search" placeholder="Search records" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+        </form>
+        <span class="who">{user?.email}</span>
+        <button type="button" id="sign-out" onClick={() => void signOut()}>Sign out</button>
+      </header>
+      <nav id="nav" aria-label="Main">
+        {books.map((book) => (
+          <section key={book.name} class="book">
+            <h2>{book.label}</h2>
+            <BookNodes nodes={book.nodes} list={list} />
+          </section>
+        ))}
+        <section>
+          <h2>Objects</h2>
+          <ul>
+            {own.map((v) => <li key={v.object}><a href={href(`/views/${v.name}`)} data-object={v.object}>{v.pluralLabel}</a></li>)}
+          </ul>
+        </section>
+        {system.length > 0 ? (
+          <details>
+            <summary>System objects</summary>
+            <ul>
+              {system.map((v) => <li key={v.object}><a href={href(`/views/${v.name}`)} data-object={v.object}>{v.pluralLabel}</a></li>)}
+            </ul>
+          </details>
+        ) : null}
+      </nav>
+      <main id="main" tabIndex={-1}>{children}</main>
+    </div>
+  );
+}

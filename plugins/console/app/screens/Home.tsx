@@ -1,0 +1,21 @@
+import { views } from '../catalog.ts';
+import { href } from '../route.ts';
+import { session } from '../session.ts';
+
+/** The landing screen: the objects the user may read, each opening its first view. */
+export function Home() {
+  const user = session.value.status === 'signedIn' ? session.value.user : null;
+  const seen = new Set<string>();
+  const objects = (views.value ?? []).filter((v) => !v.system && !seen.has(v.object) && seen.add(v.object));
+  return (
+    <section class="home">
+      <h1>Welcome{user ? `, ${user.name}` : ''}</h1>
+      <p>Choose what to work on.</p>
+      <ul class="tiles">
+        {objects.map((v) => (
+          <li key={v.object}><a class="tile" href={href(`/views/${v.name}`)}>{v.pluralLabel}</a></li>
+        ))}
+      </ul>
+    </section>
+  );
+}

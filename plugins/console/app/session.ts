@@ -1,0 +1,48 @@
+import { signal } from '@preact/signals';
+import { api, ApiError } from './api.ts';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+}
+
+/** `loading` until the first answer; `signedOut`; `expired` (the password must change first); `signedIn`. */
+export type SessionState = { status: 'loading' } | { status: 'signedOut'; reason?: string } | { status: 'expired'; user: User | null } | { status: 'signedIn'; user: User };
+
+export const session = signal<SessionState>({ status: 'loading' });
+
+const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true';
+
+/** Asks the server who the session cookie belongs to. */
+export async function loadSession(): Promise<void> {
+  try {
+    const answer = await api<{ user?: Record<string, unknown> } | null>('/auth/get-session');
+    const raw = answer?.user;
+    if (!raw) {
+      session.value = { status: 'signedOut' };
+      return;
+    }
+    const user: User = { id: String(raw.id), email: String(raw.email), name: String(raw.name ?? raw.email), role: String(raw.role ?? 'user') };
+    session.value = truthy(raw.mustChangePassword) || truthy(raw.must_change_password) ? { status: 'expired', user } : { status: 'signedIn', user };
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'PASSWORD_EXPIRED') session.value = { status: 'expired', user: null };
+    else session.value = { status: 'signedOut', ...(error instanceof ApiError && error.status !== 401 ? { reason: error.message } : {}) };
+  }
+}
+
+/** Every screen's API error goes through here: an ended session or an expired password changes the screen. */
+export function noticeAuthError(error: unknown): void {
+  if (!(error instanceof ApiError)) return;
+  if (error.code === 'PASSWORD_EXPIRED') session.value = { status: 'expired', user: session.value.status === 'signedIn' ? session.value.user : null };
+  else if (error.status === 401) session.value = { status: 'signedOut', reason: 'Your session ended: sign in again.' };
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    await api('/auth/sign-out', { method: 'POST', body: {} });
+  } finally {
+    session.value = { status: 'signedOut' };
+  }
+}

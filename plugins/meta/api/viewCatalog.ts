@@ -1,0 +1,146 @@
+import type { AccessGrants } from '../../../capabilities/accessGrants.ts';
+import type { Principal } from '../../../capabilities/authSession.ts';
+import { codedError } from '../../../kernel/errors.ts';
+import { SYSTEM_FIELDS, type ResolvedObject, type ViewDefinition } from '../../../metadata/types.ts';
+import { describeField, type FieldDoc } from './describeItems.ts';
+
+/** A view as `/meta/view` serves it: the definition as this caller may use it, and its object's names. */
+export interface ViewDoc {
+  name: string;
+  object: string;
+  label: string;
+  description?: string;
+  columns: string[];
+  where?: Record<string, unknown>;
+  orderBy: Array<{ field: string; order: 'asc' | 'desc' }>;
+  pageSize: number;
+  form?: ViewDefinition['form'];
+  /** Made for an object that declares no view. */
+  default: boolean;
+  objectLabel: string;
+  pluralLabel: string;
+  system: boolean;
+  /** The app that declares the object. */
+  package: string;
+}
+
+/** `/meta/view/:name` adds what a screen needs to render the object: the fields this caller may read. */
+export interface ViewDetail extends ViewDoc {
+  fields: Record<string, FieldDoc>;
+  systemFields: string[];
+  enable: ResolvedObject['enable'];
+  maxPageSize: number;
+  searchable: boolean;
+  /** The field that names a record (null: none). */
+  nameField: string | null;
+}
+
+/** Field types a default view leaves out of its columns (long or structured values). */
+const NOT_A_COLUMN = new Set(['json', 'textarea', 'richtext', 'file']);
+const DEFAULT_COLUMNS = 8;
+const DEFAULT_PAGE_SIZE = 50;
+
+/** The view of an object that declares none: its first fields, newest first. */
+export function defaultView(object: ResolvedObject): ViewDefinition {
+  const columns = Object.values(object.fields).filter((f) => !NOT_A_COLUMN.has(f.type)).slice(0, DEFAULT_COLUMNS).map((f) => f.name);
+  return {
+    label: `All ${object.pluralLabel.toLowerCase()}`,
+    columns: columns.length > 0 ? columns : ['id'],
+    orderBy: [{ field: 'created_at', order: 'desc' }],
+    pageSize: Math.min(DEFAULT_PAGE_SIZE, object.maxPageSize),
+  };
+}
+
+/** Field names a condition of the structured query names. */
+function fieldsOf(condition: unknown, out: Set<string>, depth = 0): Set<string> {
+  if (depth > 32 || typeof condition !== 'object' || condition === null) return out;
+  if (Array.isArray(condition)) {
+    for (const c of condition) fieldsOf(c, out, depth + 1);
+    return out;
+  }
+  for (const [key, value] of Object.entries(condition)) {
+    if (key.startsWith('$')) fieldsOf(value, out, depth + 1);
+    else out.add(key);
+  }
+  return out;
+}
+
+/**
+ * A view as one caller may use it, or null when it may not: the object must be readable; a
+ * `where` naming a field the caller may not read makes the view unusable (its query would be
+ * refused), so it is not served; columns, sort and form fields it may not read are left out.
+ */
+export function viewFor(object: ResolvedObject, key: string, definition: ViewDefinition, readable: ReadonlySet<string>, isDefault: boolean): ViewDoc | null {
+  const can = (field: string) => readable.has(field) || (SYSTEM_FIELDS as readonly string[]).includes(field);
+  if ([...fieldsOf(definition.where, new Set())].some((f) => !can(f))) return null;
+  const columns = definition.columns.filter(can);
+  const sections = definition.form?.sections.map((s) => ({ label: s.label, fields: s.fields.filter(can) })).filter((s) => s.fields.length > 0);
+  return {
+    name: `${object.name}.${key}`,
+    object: object.name,
+    label: definition.label,
+    ...(definition.description ? { description: definition.description } : {}),
+    columns: columns.length > 0 ? columns : ['id'],
+    ...(definition.where ? { where: definition.where } : {}),
+    orderBy: (definition.orderBy ?? []).filter((node) => can(node.field)),
+    pageSize: Math.min(definition.pageSize ?? DEFAULT_PAGE_SIZE, object.maxPageSize),
+    ...(sections && sections.length > 0 ? { form: { sections } } : {}),
+    default: isDefault,
+    objectLabel: object.label,
+    pluralLabel: object.pluralLabel,
+    system: object.system,
+    package: object.app,
+  };
+}
+
+/**
+ * The views a caller may use: for every object served by the data API that it may read, its
+ * effective views (views/*.json, package overrides, overlays), or a default view when it has none.
+ */
+export function createViewCatalog(grants: AccessGrants | null) {
+  async function access(object: ResolvedObject, environmentId: string, principal: Principal | null): Promise<Set<string> | null> {
+    if (!object.apiEnabled || (object.apiMethods && !object.apiMethods.includes('list'))) return null;
+    const names = Object.keys(object.fields);
+    if (!grants || !principal) return new Set(names);
+    if (!(await grants.objectAccess(principal, object.name)).read) return null;
+    return new Set(await grants.readableFields({ environmentId, principal }, object.name, names));
+  }
+
+  return {
+    /** The caller's views of one object; `effective` is the object's `views` section as in effect. */
+    async viewsOf(object: ResolvedObject, effective: Record<string, unknown>, environmentId: string, principal: Principal | null): Promise<ViewDoc[]> {
+      const readable = await access(object, environmentId, principal);
+      if (!readable) return [];
+      const entries = Object.entries(effective) as Array<[string, ViewDefinition]>;
+      const views = entries.length > 0
+        ? entries.map(([key, definition]) => viewFor(object, key, definition, readable, false))
+        : [viewFor(object, 'default', defaultView(object), readable, true)];
+      return views.filter((v): v is ViewDoc => v !== null);
+    },
+
+    /** One view with the fields the caller may read, for a screen that renders it. */
+    async detail(object: ResolvedObject, view: ViewDoc, environmentId: string, principal: Principal | null): Promise<ViewDetail> {
+      const readable = (await access(object, environmentId, principal)) ?? new Set<string>();
+      return {
+        ...view,
+        fields: Object.fromEntries(Object.values(object.fields).filter((f) => readable.has(f.name)).map((f) => [f.name, describeField(f)])),
+        systemFields: SYSTEM_FIELDS.filter((f) => f !== 'owner_id' || object.owner),
+        enable: object.enable,
+        maxPageSize: object.maxPageSize,
+        searchable: object.search !== undefined,
+        nameField: object.nameField !== null && readable.has(object.nameField) ? object.nameField : null,
+      };
+    },
+  };
+}
+
+export type ViewCatalog = ReturnType<typeof createViewCatalog>;
+
+/** `account.key_accounts` -> object and key; null when the name has no dot. */
+export function splitViewName(name: string): { object: string; key: string } | null {
+  const dot = name.indexOf('.');
+  if (dot <= 0 || dot === name.length - 1) return null;
+  return { object: name.slice(0, dot), key: name.slice(dot + 1) };
+}
+
+export const viewNotFound = (name: string) => codedError('NOT_FOUND', { what: `View '${name.slice(0, 200)}'`, type: 'view', name: name.slice(0, 200) });

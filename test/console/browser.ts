@@ -1,0 +1,55 @@
+import { mkdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Test } from 'tap';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = new URL('../../docs/console/', import.meta.url).pathname;
+
+/** One headless Chromium for the whole file, closed at its end. */
+export async function launch(t: Test): Promise<BrowserContext> {
+  const profile = mkdtempSync(join(tmpdir(), 'osr-console-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    acceptDownloads: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  t.teardown(async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+  return context;
+}
+
+/** A page recording console errors (CSP violations among them) and requests to other origins. */
+export async function openPage(context: BrowserContext): Promise<{ page: Page; errors: string[]; foreign: string[] }> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const foreign: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error' && !/status of (4\d\d|409)/.test(m.text())) errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('request', (r) => { if (!r.url().startsWith('http://127.0.0.1') && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) foreign.push(r.url()); });
+  return { page, errors, foreign };
+}
+
+/** axe-core over the page as it is: the serious and critical violations, as `rule: targets`. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses injected script tags.
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  });
+}
+
+/** A screenshot for docs/console.md (taken on one driver only). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}

@@ -1,0 +1,282 @@
+/**
+ * The console in Debian's Chromium against `osr start` (a real server, a real first run), on SQLite
+ * and PostgreSQL, following the journeys of docs/console.md in order: first run and sign-out; an
+ * admin's record (lookup by search, a validation error on its field, edit, 409 with reapply,
+ * trash and restore); a member's view of field security, read-only and visibleWhen fields and an
+ * unreadable record; a declared view with the user's filter and sort equal to the API's answer,
+ * paging through 1,000 rows and the CSV export. axe-core checks every screen on the way; the
+ * SQLite run takes the screenshots docs/console.md shows.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { BrowserContext, Page } from 'playwright-core';
+import t, { type Test } from 'tap';
+import { databaseCases } from '../harness/databases.ts';
+import { axeViolations, CHROMIUM, launch, openPage, screenshot } from './browser.ts';
+import { startConsoleServer, type ConsoleServer } from './consoleServer.ts';
+import { ensureConsoleBuilt } from './ensureConsoleBuilt.ts';
+
+const WAIT = { timeout: 30_000 };
+const NEW_PASSWORD = 'a-new-admin-password-1';
+const MEMBER = { email: 'member@example.com', password: 'member-password-123', name: 'Mem Ber' };
+
+if (!existsSync(CHROMIUM)) {
+  if (process.env.CI === 'true') t.fail(`Chromium is required when CI=true but was not found at ${CHROMIUM} (apt-get install chromium)`);
+  else t.plan(0, `Chromium not found at ${CHROMIUM}`);
+} else {
+  await ensureConsoleBuilt();
+  const context = await launch(t);
+  for (const c of await databaseCases()) {
+    await t.test(c.name, { skip: c.skip }, async (t) => {
+      const server = await startConsoleServer(t, c.name);
+      const shots = c.name === 'sqlite';
+      const { page, errors, foreign } = await openPage(context);
+      const accessible = async (t: Test, screen: string) => t.same(await axeViolations(page), [], `axe: no serious or critical violation on ${screen}`);
+      const shoot = async (name: string) => { if (shots) await screenshot(page, name); };
+
+      const admin = await firstRun(t, server, page, accessible, shoot);
+      await adminRecord(t, server, page, context, admin, accessible, shoot);
+      await member(t, server, page, admin, accessible, shoot);
+      await declaredView(t, server, page, admin, accessible, shoot);
+
+      t.same(errors, [], 'no script error and no CSP violation in the page');
+      t.same(foreign, [], 'nothing requested from another origin');
+      await page.close();
+    });
+  }
+}
+
+type Check = (t: Test, screen: string) => Promise<unknown>;
+type Shoot = (name: string) => Promise<void>;
+
+async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.locator('#signin-email').waitFor(WAIT);
+  await page.locator('#signin-email').fill(email);
+  await page.locator('#signin-password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** The printed one-time password, the forced change, the home screen, sign-out. Returns the admin's bearer token. */
+async function firstRun(t: Test, server: ConsoleServer, page: Page, accessible: Check, shoot: Shoot): Promise<string> {
+  let token = '';
+  await t.test('first run: one-time password, forced change, home, sign-out', async (t) => {
+    const printed = /email +(\S+)\n +password +(\S+) /.exec(server.output());
+    t.ok(printed, 'osr start printed the first admin');
+    t.match(server.output(), `osr: the console is at ${server.url}/console/`, 'and where the console is');
+    const [, email, password] = printed!;
+    await page.goto(`${server.url}/console/`);
+    await page.locator('#signin-email').waitFor(WAIT);
+    await accessible(t, 'sign-in');
+    await shoot('sign-in');
+    await signIn(page, email!, 'not-the-password');
+    await page.locator('.notice.error').waitFor(WAIT);
+    t.match(await page.locator('.notice.error').textContent(), /UNAUTHENTICATED|password/i, 'a wrong password is said so');
+    await signIn(page, email!, password!);
+    await page.locator('#new-password').waitFor(WAIT);
+    t.equal(await page.locator('h1').textContent(), 'Choose a new password', 'PASSWORD_EXPIRED is a screen');
+    await accessible(t, 'change password');
+    await shoot('change-password');
+    await page.locator('#current-password').fill(password!);
+    await page.locator('#new-password').fill(NEW_PASSWORD);
+    await page.locator('#repeat-password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.locator('h1', { hasText: 'Welcome' }).waitFor(WAIT);
+    await page.locator('#nav a[data-object="ticket"]').waitFor(WAIT);
+    const objects = await page.locator('#nav a[data-object]').evaluateAll((as) => as.map((a) => a.getAttribute('data-object')));
+    for (const name of ['project', 'ticket', 'vault']) t.ok(objects.includes(name), `${name} is in the navigation`);
+    await accessible(t, 'home');
+    await shoot('home');
+    await page.locator('#sign-out').click();
+    await page.locator('#signin-email').waitFor(WAIT);
+    t.pass('sign-out returns to sign-in');
+    const signedIn = await server.api('POST', '/auth/sign-in', { email, password: NEW_PASSWORD });
+    t.equal(signedIn.status, 200, 'the new password is the one in effect');
+    t.equal(signedIn.body.user.mustChangePassword, false);
+    token = signedIn.body.token;
+    const old = await server.api('POST', '/auth/sign-in', { email, password });
+    t.equal(old.status, 401, 'the one-time password no longer signs in');
+    await signIn(page, email!, NEW_PASSWORD);
+    await page.locator('h1', { hasText: 'Welcome' }).waitFor(WAIT);
+  });
+  return token;
+}
+
+function valueOf(page: Page, field: string): Promise<string> {
+  return page.locator(`#field-${field}`).inputValue();
+}
+
+async function adminRecord(t: Test, server: ConsoleServer, page: Page, context: BrowserContext, token: string, accessible: Check, shoot: Shoot): Promise<void> {
+  await t.test('an admin creates, edits, meets a conflict, trashes and restores a record', async (t) => {
+    const apollo = (await server.api('POST', '/data/project', { name: 'Apollo' }, token)).body;
+    await server.api('POST', '/data/project', { name: 'Zephyr' }, token);
+    await page.goto(`${server.url}/console/views/ticket.open_tickets`);
+    await page.locator('#new-record').click();
+    await page.locator('#field-title').waitFor(WAIT);
+    await page.locator('#field-title').fill('Printer on fire');
+    await page.locator('#field-project').fill('Apol');
+    await page.getByRole('option', { name: 'Apollo' }).waitFor(WAIT);
+    t.equal(await page.locator('#field-project-options [role="option"]').count(), 1, 'the search finds the one matching project');
+    await page.getByRole('option', { name: 'Apollo' }).locator('button').click();
+    t.equal(await page.locator('#field-project-chosen').textContent(), 'Apollo', 'the lookup shows its name');
+    await page.locator('#field-score').fill('50');
+    await page.locator('#save-record').click();
+    const scoreError = page.locator('.field[data-field="score"] .field-error');
+    await scoreError.waitFor(WAIT);
+    t.equal(await scoreError.textContent(), 'The score is at most 10.', "the API's validation error is on its field");
+    t.equal(await page.locator('.field-error').count(), 1, 'and on no other');
+    await accessible(t, 'record form with an error');
+    await shoot('record-error');
+    await page.locator('#field-score').fill('5');
+    await page.locator('#save-record').click();
+    await page.waitForURL(/\/console\/records\/ticket\/(?!new$)[^/]+$/, WAIT);
+    const id = decodeURIComponent(page.url().split('/').pop()!);
+    const created = (await server.api('GET', `/data/ticket/${id}`, undefined, token)).body;
+    t.match(created, { title: 'Printer on fire', project: apollo.id, score: 5, status: 'open' }, 'stored as typed, with the project chosen by search');
+    await page.locator('h1', { hasText: 'Printer on fire' }).waitFor(WAIT);
+
+    await page.locator('#field-title').fill('Printer on fire again');
+    await page.locator('#save-record').click();
+    await page.locator('#saved').waitFor(WAIT);
+    t.equal((await server.api('GET', `/data/ticket/${id}`, undefined, token)).body.title, 'Printer on fire again', 'an edit is saved');
+
+    const other = await context.newPage();
+    await other.goto(page.url());
+    await other.locator('#field-score').waitFor(WAIT);
+    await other.locator('#field-score').fill('7');
+    await other.locator('#save-record').click();
+    await other.locator('#saved').waitFor(WAIT);
+    await other.close();
+
+    await page.locator('#field-title').fill('Printer fixed');
+    await page.locator('#save-record').click();
+    await page.locator('#conflict').waitFor(WAIT);
+    t.match(await page.locator('#conflict').textContent(), /CONCURRENT_UPDATE/, 'the 409 is explained');
+    await accessible(t, 'conflict');
+    await shoot('conflict');
+    await page.locator('#conflict-reapply').click();
+    await page.locator('#saved', { hasText: 'applied' }).waitFor(WAIT);
+    t.equal(await valueOf(page, 'title'), 'Printer fixed', 'my change is kept');
+    t.equal(await valueOf(page, 'score'), '7', "and theirs is in");
+    await page.locator('#save-record').click();
+    await page.locator('#saved', { hasText: 'Saved.' }).waitFor(WAIT);
+    t.match((await server.api('GET', `/data/ticket/${id}`, undefined, token)).body, { title: 'Printer fixed', score: 7 }, 'both changes are stored');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.locator('#delete-record').click();
+    await page.locator('#trashed').waitFor(WAIT);
+    t.equal((await server.api('GET', `/data/ticket/${id}`, undefined, token)).status, 404, 'deleted');
+    await page.locator('#restore-record').click();
+    await page.locator('#saved', { hasText: 'Restored.' }).waitFor(WAIT);
+    t.equal((await server.api('GET', `/data/ticket/${id}`, undefined, token)).status, 200, 'restored from the trash');
+  });
+}
+
+async function member(t: Test, server: ConsoleServer, page: Page, token: string, accessible: Check, shoot: Shoot): Promise<void> {
+  await t.test('a member: hidden field absent everywhere, read-only disabled, visibleWhen live, unreadable record not found', async (t) => {
+    const set = await server.api('POST', '/data/sys_permission_set', { name: 'auditors', fields: { 'ticket.secret': { read: true, edit: true } } }, token);
+    t.equal(set.status, 201, 'a field grant hides ticket.secret from everyone else');
+    t.equal((await server.api('POST', '/auth/admin/create-user', { ...MEMBER, mustChangePassword: false }, token)).status, 201);
+    const ticket = (await server.api('POST', '/data/ticket', { title: 'Member visible', secret: 'the-secret-value' }, token)).body;
+    const vault = (await server.api('POST', '/data/vault', { label: 'Admin only' }, token)).body;
+    t.ok(ticket.id && vault.id, 'records to look at');
+
+    await page.locator('#sign-out').click();
+    await signIn(page, MEMBER.email, MEMBER.password);
+    await page.locator('#nav a[data-object="ticket"]').waitFor(WAIT);
+    await page.goto(`${server.url}/console/views/ticket.all_tickets`);
+    await page.locator(`tr[data-id="${ticket.id}"]`).waitFor(WAIT).catch(async (e: Error) => { throw new Error(`${e.message}\n${await page.locator('#main').innerText()}`); });
+    const headers = await page.locator('thead th button.sort').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-column')));
+    t.same(headers, ['title', 'status', 'score', 'created_at'], 'no column of the hidden field');
+    t.notOk((await page.content()).includes('the-secret-value'), 'its value is nowhere on the page');
+    await page.locator('#toggle-filters').click();
+    await page.locator('#add-filter').click();
+    const fields = await page.locator('.filter-field option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    t.notOk(fields.includes('secret'), 'nor in the filter builder');
+    t.ok(fields.includes('title') && fields.includes('code'), 'which offers the readable fields');
+    await accessible(t, 'member list view with filters');
+
+    await page.goto(`${server.url}/console/records/ticket/${ticket.id}`);
+    await page.locator('#field-title').waitFor(WAIT);
+    t.equal(await page.locator('#field-secret').count(), 0, 'no control for the hidden field');
+    t.equal(await page.locator('#field-code').isDisabled(), true, 'the read-only field is disabled');
+    t.equal(await page.locator('#field-title').isDisabled(), false, 'the others are not');
+    t.equal(await page.locator('#field-resolution').count(), 0, 'resolution is hidden while the ticket is not closed');
+    await page.locator('#field-status').selectOption('closed');
+    await page.locator('#field-resolution').waitFor(WAIT);
+    t.pass('it appears when the status becomes closed');
+    await accessible(t, 'member record form');
+    await shoot('record');
+    await page.locator('#field-status').selectOption('open');
+    await page.locator('#field-resolution').waitFor({ state: 'detached', ...WAIT });
+    t.pass('and disappears again');
+
+    await page.goto(`${server.url}/console/records/vault/${vault.id}`);
+    await page.locator('h1', { hasText: 'Not found' }).waitFor(WAIT);
+    t.equal(await page.locator('.notice.error').count(), 0, 'a record the member may not read is not found, not an error');
+    await accessible(t, 'not found');
+    await page.locator('#sign-out').click();
+    await page.locator('#signin-email').waitFor(WAIT);
+  });
+}
+
+async function declaredView(t: Test, server: ConsoleServer, page: Page, token: string, accessible: Check, shoot: Shoot): Promise<void> {
+  await t.test('a declared view, the user\'s filter and sort as the API answers them, 1,000 rows paged, the CSV export', async (t) => {
+    for (let start = 0; start < 1000; start += 100) {
+      const operations = Array.from({ length: 100 }, (_, k) => {
+        const i = start + k + 1;
+        return { method: 'create', values: { title: `T${String(i).padStart(4, '0')}`, status: i % 2 === 0 ? 'open' : 'pending', score: i % 11 } };
+      });
+      const res = await server.api('POST', '/data/ticket/bulk', { operations }, token);
+      if (res.status !== 200) t.fail(`bulk answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    }
+    await signIn(page, 'admin@example.com', NEW_PASSWORD);
+    await page.locator('#nav a[data-object="ticket"]').waitFor(WAIT);
+    await page.goto(`${server.url}/console/views/ticket.open_tickets`);
+    await page.locator('tbody tr').first().waitFor(WAIT);
+    const columns = await page.locator('thead th button.sort').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-column')));
+    t.same(columns, ['title', 'status', 'score', 'project'], 'the declared columns');
+    const statuses = await page.locator('tbody td:nth-child(3)').allTextContents();
+    t.ok(statuses.length > 0 && statuses.every((s) => s === 'Open'), 'the declared where: open tickets only');
+
+    await page.locator('#toggle-filters').click();
+    await page.locator('#add-filter').click();
+    await page.locator('.filter-field').selectOption('score');
+    await page.locator('.filter-op').selectOption('$gte');
+    await page.locator('.filter-value').fill('5');
+    await page.locator('#apply-filters').click();
+    await page.locator('thead th button.sort[data-column="title"]').click();
+    await page.locator('thead th[aria-sort="ascending"]').waitFor(WAIT);
+    const where = { $and: [{ status: { $eq: 'open' } }, { score: { $gte: 5 } }] };
+    const expected = await server.api('GET', `/data/ticket?where=${encodeURIComponent(JSON.stringify(where))}&orderBy=title&limit=50`, undefined, token);
+    const wantIds = expected.body.items.map((r: { id: string }) => String(r.id));
+    await page.waitForFunction((first) => document.querySelector('tbody tr')?.getAttribute('data-id') === first, wantIds[0], WAIT);
+    const shown = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+    t.same(shown, wantIds, 'the same rows, in the same order, as the API for the same structured query');
+    t.match(await page.locator('#total').textContent(), new RegExp(`^${expected.body.total} records`), 'the total');
+    await accessible(t, 'list view with a filter');
+    await shoot('list');
+
+    await page.goto(`${server.url}/console/views/ticket.all_tickets`);
+    await page.locator('tbody tr').first().waitFor(WAIT);
+    const total = (await server.api('GET', '/data/ticket?limit=1', undefined, token)).body.total as number;
+    t.ok(total >= 1000, `${total} tickets`);
+    const seen: string[] = [];
+    for (let pageNo = 1; pageNo < 100; pageNo++) {
+      await page.locator('.pager span', { hasText: `Page ${pageNo}` }).waitFor(WAIT);
+      await page.waitForFunction(() => document.querySelectorAll('tbody tr').length > 0, undefined, WAIT);
+      seen.push(...await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')!)));
+      if (await page.locator('#next-page').isDisabled()) break;
+      const before = await page.locator('tbody tr').first().getAttribute('data-id');
+      await page.locator('#next-page').click();
+      await page.waitForFunction((id) => document.querySelector('tbody tr')?.getAttribute('data-id') !== id, before, WAIT);
+    }
+    t.equal(seen.length, total, 'paging reaches the end: every row');
+    t.equal(new Set(seen).size, seen.length, 'with no duplicate');
+
+    const [download] = await Promise.all([page.waitForEvent('download', WAIT), page.locator('#export-csv').click()]);
+    const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    t.equal(csv[0]?.split(',')[0], 'id', 'the export starts with the ids');
+    const exported = csv.slice(1).map((line) => line.split(',')[0]!.replace(/"/g, ''));
+    t.equal(exported.length, total, 'the CSV export has every row of the view');
+    t.same([...exported].sort(), [...seen].sort(), 'the same rows as the pages');
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * View metadata: views/*.json validated at load (an unknown key or field named at its path), the
+ * same thing as the object's `views` section (overlays add to it), a default view for an object
+ * without one, and `/meta/view` serving them as the caller may use them, on both drivers.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import type { DataEngine } from '../../capabilities/dataEngine.ts';
+import { loadApps } from '../../metadata/loadApps.ts';
+import { onEachDriver, type Meta } from './metaFixtures.ts';
+
+const APPS = ['test/meta/fixtures/views'];
+
+t.test('views/*.json are validated at load, every problem at its path', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'osr-views-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'objects'));
+  mkdirSync(join(dir, 'views'));
+  writeFileSync(join(dir, 'app.json'), JSON.stringify({ name: 'bad', version: '1.0.0', protocol: '^16.0.0' }));
+  writeFileSync(join(dir, 'objects', 'note.json'), JSON.stringify({ name: 'note', fields: { body: { type: 'text' }, tags: { type: 'json' } } }));
+  const view = (name: string, body: object) => writeFileSync(join(dir, 'views', `${name}.json`), JSON.stringify(body));
+  view('old_key', { label: 'Old', object: 'note', columns: ['body'], filter: { body: { $eq: 'x' } } });
+  view('wrong_object', { label: 'W', object: 'nots', columns: ['body'] });
+  view('bad_fields', { label: 'B', object: 'note', columns: ['body', 'ghost'], orderBy: [{ field: 'tags', order: 'asc' }], where: { spirit: { $eq: 1 } }, form: { sections: [{ label: 'S', fields: ['body', 'body', 'nope'], columns: 2 }] } });
+  view('Bad_Name', { label: 'N', object: 'note', columns: ['body'] });
+  view('fine', { label: 'Fine', object: 'note', columns: ['body'], form: { sections: [{ label: 'Main', fields: ['body'] }] } });
+  const { apps, errors } = await loadApps([dir]);
+  const problems = errors.map((e) => [String(e.details.file).replace(`${dir}/`, ''), e.details.path, e.details.reason]);
+  const at = (file: string) => problems.filter((p) => p[0] === `views/${file}.json`).map((p) => `${p[1]}: ${p[2]}`);
+  t.equal(at('old_key').length, 1, 'one problem');
+  t.match(at('old_key')[0], /^filter: /, 'an unknown key is refused at its path');
+  t.same(at('wrong_object'), ["object: unknown object 'nots' (did you mean 'note'?)"]);
+  t.equal(at('bad_fields').length, 1, 'the schema fails first');
+  t.match(at('bad_fields')[0], /^form\.sections\[0\]\.columns: /, 'an unknown key inside a section, at its path');
+  t.same(at('Bad_Name'), ["(file name): view 'Bad_Name' must be snake_case (lowercase letters, digits and single underscores, starting with a letter)"]);
+  t.same(at('fine'), [], 'a good view has no problem');
+  t.same(apps[0]?.views?.map((v) => v.name), ['note.fine'], 'the valid view is loaded, named <object>.<file>');
+
+  view('bad_fields', { label: 'B', object: 'note', columns: ['body', 'ghost'], orderBy: [{ field: 'tags', order: 'asc' }], where: { spirit: { $eq: 1 } }, form: { sections: [{ label: 'S', fields: ['body', 'body', 'nope'] }] } });
+  const again = await loadApps([dir]);
+  const fields = again.errors.filter((e) => String(e.details.file).endsWith('bad_fields.json')).map((e) => `${e.details.path}: ${e.details.reason}`);
+  t.same(fields, [
+    "columns[1]: 'ghost' is not a field of note",
+    "orderBy[0].field: 'tags' is a json field, which cannot be sorted on",
+    "where.spirit: 'spirit' is not a field of note",
+    "form.sections[0].fields[1]: 'body' is placed twice in the form",
+    "form.sections[0].fields[2]: 'nope' is not a declared field of note (declared: body, tags)",
+  ], 'columns, sort, where and form fields are checked against the object');
+});
+
+/** sales_manager reads doc.secret: from then on nobody else does (field-level security). */
+async function grantSecret(meta: Meta): Promise<void> {
+  const engine = meta.rt.runtime.kernel.service<DataEngine>('data.engine')!;
+  const ctx = { environmentId: meta.environments[0]!, principal: null, system: true };
+  const [set] = (await engine.query('sys_permission_set', { where: { name: 'sales_manager' } }, ctx)).items;
+  await engine.update('sys_permission_set', String(set!.id), { fields: { 'doc.secret': { read: true } } }, {}, ctx);
+}
+
+const names = (body: { items: Array<{ name: string }> }) => body.items.map((v) => v.name);
+
+await onEachDriver(t, 'meta-views', async (t, meta) => {
+  await grantSecret(meta);
+
+  await t.test('an admin: declared views, default views, system objects', async (t) => {
+    const res = await meta.send('GET', '/api/v1/meta/view', { user: 'admin' });
+    t.equal(res.status, 200);
+    const list = names(res.body);
+    t.ok(list.includes('doc.open_docs') && list.includes('doc.secret_docs'), 'the declared views');
+    t.notOk(list.includes('doc.default'), 'an object with a view has no default one');
+    t.ok(list.includes('memo.default'), 'an object without one gets a default view');
+    t.ok(list.includes('sys_record_history.default'), 'admin-only objects too, for an admin');
+    const memo = res.body.items.find((v: { name: string }) => v.name === 'memo.default');
+    t.same(memo, {
+      name: 'memo.default', object: 'memo', label: 'All memos', columns: ['subject'], orderBy: [{ field: 'created_at', order: 'desc' }],
+      pageSize: 50, default: true, objectLabel: 'Memo', pluralLabel: 'Memos', system: false, package: 'viewsapp',
+    }, 'the default view: its first short fields, newest first');
+    const summary = await meta.send('GET', '/api/v1/meta', { user: 'admin' });
+    t.equal(summary.body.types.find((x: { type: string }) => x.type === 'view').count, list.length, '/meta counts them');
+  });
+
+  await t.test('a member: hidden fields and unreadable objects are absent', async (t) => {
+    const res = await meta.send('GET', '/api/v1/meta/view', { user: 'alice' });
+    t.equal(res.status, 200);
+    t.notOk(res.text.includes('secret'), 'the hidden field is named nowhere, nor the view filtering on it');
+    t.notOk(names(res.body).includes('sys_record_history.default'), 'an object it may not read has no view');
+    const open = res.body.items.find((v: { name: string }) => v.name === 'doc.open_docs');
+    t.same(open.columns, ['title', 'score', 'created_at'], 'columns it may read');
+    t.same(open.orderBy, [{ field: 'score', order: 'desc' }], 'sort on what it may read');
+    t.same(open.where, { status: { $eq: 'open' } }, 'the where');
+    t.same(open.form, { sections: [{ label: 'Main', fields: ['title', 'status'] }] }, 'a section of hidden fields only is gone');
+    const detail = await meta.send('GET', '/api/v1/meta/view/doc.open_docs', { user: 'alice' });
+    t.equal(detail.status, 200);
+    t.same(Object.keys(detail.body.fields), ['title', 'status', 'score', 'body'], 'the fields it may read, with their types');
+    t.match(detail.body.fields.status, { type: 'select', options: [{ value: 'draft', label: 'Draft' }, { value: 'open', label: 'Open' }, { value: 'closed', label: 'Closed' }] });
+    t.notOk(detail.text.includes('secret'));
+    const refused = await meta.send('GET', '/api/v1/meta/view/doc.secret_docs', { user: 'alice' });
+    t.equal(refused.status, 404, 'a view filtering on a hidden field is not found');
+    t.equal(refused.body.error.code, 'NOT_FOUND');
+    t.equal((await meta.send('GET', '/api/v1/meta/view/sys_record_history.default', { user: 'alice' })).status, 404, 'nor one of an unreadable object');
+    t.equal((await meta.send('GET', '/api/v1/meta/view/nodot', { user: 'alice' })).status, 404);
+  });
+
+  await t.test('a holder of the field grant sees it', async (t) => {
+    const res = await meta.send('GET', '/api/v1/meta/view/doc.open_docs', { user: 'manager' });
+    t.same(res.body.columns, ['title', 'score', 'secret', 'created_at']);
+    t.ok('secret' in res.body.fields);
+    t.equal((await meta.send('GET', '/api/v1/meta/view/doc.secret_docs', { user: 'manager' })).status, 200);
+  });
+
+  await t.test('the views section is the same thing: declared views are its base layer, overlays add views', async (t) => {
+    const object = await meta.send('GET', '/api/v1/meta/object/doc?layers=true', { user: 'admin' });
+    t.match(object.body.base.views.open_docs, { label: 'Open docs', columns: ['title', 'score', 'secret', 'created_at'] }, 'views/open_docs.json in the base layer');
+    const entry = await meta.send('GET', '/api/v1/meta/object/views/doc.open_docs', { user: 'admin' });
+    t.equal(entry.status, 200, 'and as a sectioned item');
+    const added = await meta.send('POST', '/api/v1/meta/object/views/memo.recent', { user: 'admin', payload: { label: 'Recent memos', columns: ['subject', 'created_at'], orderBy: [{ field: 'created_at', order: 'desc' }] } });
+    t.equal(added.status, 200, added.text);
+    const list = names((await meta.send('GET', '/api/v1/meta/view', { user: 'alice' })).body);
+    t.ok(list.includes('memo.recent'), 'the overlay view is served');
+    t.notOk(list.includes('memo.default'), 'and replaces the default view');
+    const bad = await meta.send('POST', '/api/v1/meta/object/views/memo.odd', { user: 'admin', payload: { label: 'Odd', columns: ['subject'], filter: {} } });
+    t.equal(bad.status, 400, 'the section refuses an unknown key like the file does');
+    t.match(bad.body.error.details.errors, [{ path: /filter/ }]);
+  });
+}, { apps: APPS });
