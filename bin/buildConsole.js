@@ -60,6 +60,8 @@ export async function buildConsole(root, out) {
     legalComments: 'none',
     define: { 'process.env.NODE_ENV': '"production"' },
     metafile: true,
+    // Packages resolve inside this checkout's node_modules, even when it is a link to another one's.
+    preserveSymlinks: true,
     logLevel: 'warning',
   });
   /** @type {Record<string, BuiltFile>} */

@@ -4,7 +4,8 @@
  * admin's record (lookup by search, a validation error on its field, edit, 409 with reapply,
  * trash and restore); a member's view of field security, read-only and visibleWhen fields and an
  * unreadable record; a declared view with the user's filter and sort equal to the API's answer,
- * paging through 1,000 rows and the CSV export. axe-core checks every screen on the way; the
+ * paging through 1,000 rows and the CSV export; the History, Comments, Files and Sharing tabs
+ * on an object that enables them and none on one that does not. axe-core checks every screen on the way; the
  * SQLite run takes the screenshots docs/console.md shows.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -37,6 +38,7 @@ if (!existsSync(CHROMIUM)) {
       await adminRecord(t, server, page, context, admin, accessible, shoot);
       await member(t, server, page, admin, accessible, shoot);
       await declaredView(t, server, page, admin, accessible, shoot);
+      await recordTabs(t, server, page, admin, accessible, shoot);
 
       t.same(errors, [], 'no script error and no CSP violation in the page');
       t.same(foreign, [], 'nothing requested from another origin');
@@ -46,6 +48,8 @@ if (!existsSync(CHROMIUM)) {
 }
 
 type Check = (t: Test, screen: string) => Promise<unknown>;
+/** The page's document, as the functions run in the page read it (this file is type-checked without the DOM's types). */
+type Doc = { document: { querySelector(selector: string): { getAttribute(name: string): string | null } | null; querySelectorAll(selector: string): { length: number } } };
 type Shoot = (name: string) => Promise<void>;
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {
@@ -189,7 +193,7 @@ async function member(t: Test, server: ConsoleServer, page: Page, token: string,
     t.notOk((await page.content()).includes('the-secret-value'), 'its value is nowhere on the page');
     await page.locator('#toggle-filters').click();
     await page.locator('#add-filter').click();
-    const fields = await page.locator('.filter-field option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    const fields = await page.locator('.filter-field option').evaluateAll((os) => os.map((o) => o.getAttribute('value')));
     t.notOk(fields.includes('secret'), 'nor in the filter builder');
     t.ok(fields.includes('title') && fields.includes('code'), 'which offers the readable fields');
     await accessible(t, 'member list view with filters');
@@ -248,7 +252,7 @@ async function declaredView(t: Test, server: ConsoleServer, page: Page, token: s
     const where = { $and: [{ status: { $eq: 'open' } }, { score: { $gte: 5 } }] };
     const expected = await server.api('GET', `/data/ticket?where=${encodeURIComponent(JSON.stringify(where))}&orderBy=title&limit=50`, undefined, token);
     const wantIds = expected.body.items.map((r: { id: string }) => String(r.id));
-    await page.waitForFunction((first) => document.querySelector('tbody tr')?.getAttribute('data-id') === first, wantIds[0], WAIT);
+    await page.waitForFunction((first) => (globalThis as unknown as Doc).document.querySelector('tbody tr')?.getAttribute('data-id') === first, wantIds[0], WAIT);
     const shown = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
     t.same(shown, wantIds, 'the same rows, in the same order, as the API for the same structured query');
     t.match(await page.locator('#total').textContent(), new RegExp(`^${expected.body.total} records`), 'the total');
@@ -262,12 +266,12 @@ async function declaredView(t: Test, server: ConsoleServer, page: Page, token: s
     const seen: string[] = [];
     for (let pageNo = 1; pageNo < 100; pageNo++) {
       await page.locator('.pager span', { hasText: `Page ${pageNo}` }).waitFor(WAIT);
-      await page.waitForFunction(() => document.querySelectorAll('tbody tr').length > 0, undefined, WAIT);
+      await page.waitForFunction(() => (globalThis as unknown as Doc).document.querySelectorAll('tbody tr').length > 0, undefined, WAIT);
       seen.push(...await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')!)));
       if (await page.locator('#next-page').isDisabled()) break;
       const before = await page.locator('tbody tr').first().getAttribute('data-id');
       await page.locator('#next-page').click();
-      await page.waitForFunction((id) => document.querySelector('tbody tr')?.getAttribute('data-id') !== id, before, WAIT);
+      await page.waitForFunction((id) => (globalThis as unknown as Doc).document.querySelector('tbody tr')?.getAttribute('data-id') !== id, before, WAIT);
     }
     t.equal(seen.length, total, 'paging reaches the end: every row');
     t.equal(new Set(seen).size, seen.length, 'with no duplicate');
@@ -278,5 +282,49 @@ async function declaredView(t: Test, server: ConsoleServer, page: Page, token: s
     const exported = csv.slice(1).map((line) => line.split(',')[0]!.replace(/"/g, ''));
     t.equal(exported.length, total, 'the CSV export has every row of the view');
     t.same([...exported].sort(), [...seen].sort(), 'the same rows as the pages');
+  });
+}
+
+async function recordTabs(t: Test, server: ConsoleServer, page: Page, token: string, accessible: Check, shoot: Shoot): Promise<void> {
+  await t.test('History, Comments, Files and Sharing on an object that enables them, none on one that does not', async (t) => {
+    const record = (await server.api('POST', '/data/case', { subject: 'Broken lift' }, token)).body;
+    const memberId = (await server.api('POST', '/auth/sign-in', { email: MEMBER.email, password: MEMBER.password })).body.user.id as string;
+    await page.goto(`${server.url}/console/records/case/${record.id}`);
+    await page.locator('[role="tab"]').first().waitFor(WAIT);
+    t.same(await page.locator('[role="tab"]').allTextContents(), ['History', 'Comments', 'Files', 'Sharing'], 'the four tabs');
+    await page.locator('#field-details').fill('Stuck on floor 3');
+    await page.locator('#save-record').click();
+    await page.locator('#saved').waitFor(WAIT);
+    await page.locator('.history-list > li', { hasText: 'update' }).waitFor(WAIT);
+    t.match(await page.locator('.history-list').textContent(), /update[\s\S]*Stuck on floor 3[\s\S]*create/, 'History: the update, newest first, with its change');
+    await accessible(t, 'history tab');
+
+    await page.locator('#tab-comments').click();
+    await page.locator('#comment-body').fill('Technician called');
+    await page.locator('#post-comment').click();
+    await page.locator('.comment-list li', { hasText: 'Technician called' }).waitFor(WAIT);
+    const comments = await server.api('GET', `/data/case/${record.id}/comments`, undefined, token);
+    t.same(comments.body.items.map((c: { body: string }) => c.body), ['Technician called'], 'Comments: posted through the API');
+
+    await page.locator('#tab-files').click();
+    await page.locator('#file-upload').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('lift notes\n') });
+    await page.locator('.file-list a', { hasText: 'notes.txt' }).waitFor(WAIT);
+    const [download] = await Promise.all([page.waitForEvent('download', WAIT), page.locator('.file-list a', { hasText: 'notes.txt' }).click()]);
+    t.equal(readFileSync((await download.path())!, 'utf8'), 'lift notes\n', 'Files: uploaded, then downloaded as it was');
+    await accessible(t, 'files tab');
+
+    await page.locator('#tab-sharing').click();
+    await page.locator('#share-recipient').fill(memberId);
+    await page.locator('#share-record').click();
+    await page.locator(`.share-list li[data-recipient="${memberId}"]`).waitFor(WAIT);
+    const shares = await server.api('GET', `/data/case/${record.id}/shares`, undefined, token);
+    t.match(shares.body.items, [{ recipient_type: 'user', recipient_id: memberId, access: 'read' }], 'Sharing: the share is stored');
+    await accessible(t, 'sharing tab');
+    await shoot('tabs');
+
+    const project = (await server.api('POST', '/data/project', { name: 'No tabs' }, token)).body;
+    await page.goto(`${server.url}/console/records/project/${project.id}`);
+    await page.locator('#field-name').waitFor(WAIT);
+    t.equal(await page.locator('[role="tab"]').count(), 0, 'an object that enables none has no tab');
   });
 }

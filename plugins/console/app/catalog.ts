@@ -42,6 +42,7 @@ export interface ViewDetail extends ViewDoc {
   maxPageSize: number;
   searchable: boolean;
   nameField: string | null;
+  sharingModel: 'private' | 'public_read' | 'public_read_write';
 }
 
 /** The views the signed-in user may use (`GET /meta/view`), loaded once per session and environment. */

@@ -33,6 +33,8 @@ export interface ViewDetail extends ViewDoc {
   searchable: boolean;
   /** The field that names a record (null: none). */
   nameField: string | null;
+  /** Who reads records by default (private and public_read objects are shared record by record). */
+  sharingModel: ResolvedObject['sharingModel'];
 }
 
 /** Field types a default view leaves out of its columns (long or structured values). */
@@ -129,6 +131,7 @@ export function createViewCatalog(grants: AccessGrants | null) {
         maxPageSize: object.maxPageSize,
         searchable: object.search !== undefined,
         nameField: object.nameField !== null && readable.has(object.nameField) ? object.nameField : null,
+        sharingModel: object.sharingModel,
       };
     },
   };

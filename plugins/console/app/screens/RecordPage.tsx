@@ -3,6 +3,7 @@ import { api, ApiError } from '../api.ts';
 import { objectView, type ViewDetail } from '../catalog.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { FieldInput } from '../components/FieldInput.tsx';
+import { RecordTabs } from '../components/RecordTabs.tsx';
 import { holds } from '../conditions.ts';
 import { href, navigate } from '../route.ts';
 import { noticeAuthError } from '../session.ts';
@@ -180,6 +181,7 @@ export function RecordPage({ object, id }: { object: string; id: string }) {
         })}
         {!trashed ? <div class="form-actions"><button type="submit" id="save-record" class="primary" disabled={busy}>{busy ? 'Saving…' : creating ? 'Create' : 'Save'}</button></div> : null}
       </form>
+      {!creating && !trashed && stored ? <RecordTabs key={id} detail={detail} id={id} version={stored.version} /> : null}
     </section>
   );
 }
