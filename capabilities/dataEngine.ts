@@ -20,6 +20,11 @@ export interface DataContext {
   requestId?: string;
   /** Aborted when the request's client goes away: a costly read in flight is cancelled (docs/data-api.md, Query cost). */
   signal?: AbortSignal;
+  /**
+   * The read-your-writes token the caller presented (`X-OSR-Write-Token`, docs/data-api.md): the
+   * read is not answered from anything remembered before that write, wherever it was made.
+   */
+  writeToken?: string;
   /** The caller as hooks and actions see it; filled by the engine from the principal. */
   user?: { id: string; organizationId: string | null; positions: string[] } | null;
   session?: { organizationId: string | null } | null;
@@ -132,7 +137,16 @@ export const dataEngine = defineCapability<DataEngine>()({
 
 /** The caller of an HTTP request as the engine sees it (environment, principal, request id, and the signal when given). */
 export function dataContextOf(request: FastifyRequest, signal?: AbortSignal): DataContext {
+  const token = request.headers[WRITE_TOKEN_HEADER];
+  if (typeof token === 'string') {
+    return signal === undefined
+      ? { environmentId: request.environmentId, principal: request.principal, requestId: request.id, writeToken: token }
+      : { environmentId: request.environmentId, principal: request.principal, requestId: request.id, signal, writeToken: token };
+  }
   return signal === undefined
     ? { environmentId: request.environmentId, principal: request.principal, requestId: request.id }
     : { environmentId: request.environmentId, principal: request.principal, requestId: request.id, signal };
 }
+
+/** The header of read-your-writes tokens: on a write's answer, and on a later read that must see it (docs/data-api.md). */
+export const WRITE_TOKEN_HEADER = 'x-osr-write-token';

@@ -30,10 +30,11 @@ import { automationSweep } from './automationSweep.ts';
 import { ioExport } from './ioExport.ts';
 import { mcpServer } from './mcpServer.ts';
 import { dataIndexAdvice } from './dataIndexAdvice.ts';
+import { dataWriteTokens } from './dataWriteTokens.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
   smsSend, jobsQueue, eventsBus, eventsCounter, actionsRegistry, notificationsSend, lifecycleRetention,
-  flowsRunner, automationSweep, ioExport, mcpServer, dataIndexAdvice] as const;
+  flowsRunner, automationSweep, ioExport, mcpServer, dataIndexAdvice, dataWriteTokens] as const;
 
 type Definition = (typeof definitions)[number];
 

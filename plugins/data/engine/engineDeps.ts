@@ -34,6 +34,11 @@ export interface EngineDeps {
    * processes' writes are heard). SQLite's always may (one runtime process per file).
    */
   countsLive?: (environmentId: string) => boolean;
+  /**
+   * PostgreSQL: whether this process has heard of the write a read-your-writes token names
+   * (`ctx.writeToken`, writeSignal.ts `heard`); a read carrying one not heard yet reads the database.
+   */
+  tokenHeard?: (environmentId: string, token: string) => boolean;
   /** Plans of plain reads by id, per caller profile (see byIdPlans.ts); their owners serve listPlans too. */
   plans?: ByIdPlans;
   /** Plans of list queries without a cursor, per caller profile (see listPlans.ts); used with `plans`. */
