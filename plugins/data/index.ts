@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError, KernelBootError } from '../../kernel/errors.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
@@ -96,7 +97,11 @@ export default definePlugin({
       database,
       access,
       counts,
-      countsLive: (environmentId) => signals.get(environmentId)?.live() === true && !blind.has(environmentId),
+      countsLive: (environmentId) => {
+        if (blind.has(environmentId)) return false;
+        const signal = signals.get(environmentId);
+        return signal ? signal.live() : databases.get(environmentId)?.dialect === 'sqlite';
+      },
       tokenHeard: (environmentId, token) => signals.get(environmentId)?.heard(token) !== false,
       plans: createByIdPlans(),
       listPlans: createListPlans(),
@@ -141,6 +146,12 @@ export default definePlugin({
           // One line per sync; each change at debug level.
           if (report.actions.length > 0) ctx.log.info({ environment: env.id }, `schema: ${summarizeSchema(report.actions)}`);
           for (const line of report.lines) ctx.log.debug({ environment: env.id }, `schema: ${line}`);
+        }
+        // Several processes on one SQLite file (osr start --workers N): none can tell that another
+        // wrote, so none remembers totals or pages.
+        if (db.dialect === 'sqlite' && cluster.isWorker && process.env.OSR_WORKERS !== undefined && countsOf.has(ctx)) {
+          blindOf.get(ctx)!.add(env.id);
+          ctx.log.info({ environment: env.id }, `totals and pages: not remembered, ${process.env.OSR_WORKERS} workers share the SQLite file`);
         }
         // Writes by other programs reach every process through the tables' triggers (changeTriggers.ts).
         if (db.dialect === 'postgres' && countsOf.has(ctx)) {

@@ -30,8 +30,9 @@ export interface EngineDeps {
   /** Totals and pages remembered until the next write (see countCache.ts): SQLite, and PostgreSQL while `countsLive`. */
   counts?: CountCache;
   /**
-   * PostgreSQL: whether the environment's totals may be remembered now (writeSignal.ts: other
-   * processes' writes are heard). SQLite's always may (one runtime process per file).
+   * Whether the environment's totals may be remembered now. PostgreSQL: while other processes'
+   * writes are heard (writeSignal.ts) and the tables carry their change triggers. SQLite: unless
+   * several processes share the file (`osr start --workers N`); unset: SQLite may, PostgreSQL not.
    */
   countsLive?: (environmentId: string) => boolean;
   /**
