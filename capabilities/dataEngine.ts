@@ -22,6 +22,11 @@ export interface DataContext {
   client?: { ip: string | null; userAgent: string | null };
   /** Aborted when the request's client goes away: a costly read in flight is cancelled (docs/data-api.md, Query cost). */
   signal?: AbortSignal;
+  /**
+   * The read-your-writes token the caller presented (`X-OSR-Write-Token`, docs/data-api.md): the
+   * read is not answered from anything remembered before that write, wherever it was made.
+   */
+  writeToken?: string;
   /** The caller as hooks and actions see it; filled by the engine from the principal. */
   user?: { id: string; organizationId: string | null; positions: string[] } | null;
   session?: { organizationId: string | null } | null;
@@ -135,9 +140,11 @@ export const dataEngine = defineCapability<DataEngine>()({
 /** The caller of an HTTP request as the engine sees it (environment, principal, request id, and the signal when given). */
 export function dataContextOf(request: FastifyRequest, signal?: AbortSignal): DataContext {
   const client = clientOf(request);
-  return signal === undefined
-    ? { environmentId: request.environmentId, principal: request.principal, requestId: request.id, client }
-    : { environmentId: request.environmentId, principal: request.principal, requestId: request.id, client, signal };
+  const ctx: DataContext = { environmentId: request.environmentId, principal: request.principal, requestId: request.id, client };
+  if (signal !== undefined) ctx.signal = signal;
+  const token = request.headers[WRITE_TOKEN_HEADER];
+  if (typeof token === 'string') ctx.writeToken = token;
+  return ctx;
 }
 
 /** The request's client address and user agent (DataContext.client). */
@@ -145,3 +152,6 @@ export function clientOf(request: FastifyRequest): { ip: string | null; userAgen
   const agent = request.headers['user-agent'];
   return { ip: request.ip ?? null, userAgent: typeof agent === 'string' ? agent.slice(0, 500) : null };
 }
+
+/** The header of read-your-writes tokens: on a write's answer, and on a later read that must see it (docs/data-api.md). */
+export const WRITE_TOKEN_HEADER = 'x-osr-write-token';

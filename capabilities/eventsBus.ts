@@ -40,8 +40,8 @@ export interface WatchedPath {
 }
 
 export interface EventsBus {
-  /** `redis` (pub/sub), `postgres` (LISTEN/NOTIFY on the main database) or `local` (this process only). */
-  readonly transport: 'redis' | 'postgres' | 'local';
+  /** `redis` (pub/sub), `postgres` (LISTEN/NOTIFY on the main database), `workers` (the processes of one `osr start --workers N`, through their primary) or `local` (this process only). */
+  readonly transport: 'redis' | 'postgres' | 'workers' | 'local';
   /** Tell every other process; fire and forget (a process that may have missed it stops trusting its caches). */
   publish(topic: EventTopic, payload: EventPayload): void;
   /** Handle what other processes publish (not this process's own messages); register phase only. */

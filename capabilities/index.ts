@@ -15,6 +15,7 @@ export * from './authIdentity.ts';
 export * from './searchIndex.ts';
 export * from './accessGrants.ts';
 export * from './dataScopes.ts';
+export * from './dataWriteTokens.ts';
 export * from './smsSend.ts';
 export * from './jobsQueue.ts';
 export * from './eventsBus.ts';

@@ -31,11 +31,12 @@ import { ioExport } from './ioExport.ts';
 import { mcpServer } from './mcpServer.ts';
 import { dataIndexAdvice } from './dataIndexAdvice.ts';
 import { auditRecord } from './auditRecord.ts';
+import { dataWriteTokens } from './dataWriteTokens.ts';
 import { settingsStore } from './settingsStore.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
   smsSend, jobsQueue, eventsBus, eventsCounter, actionsRegistry, notificationsSend, lifecycleRetention,
-  flowsRunner, automationSweep, ioExport, mcpServer, dataIndexAdvice, auditRecord, settingsStore] as const;
+  flowsRunner, automationSweep, ioExport, mcpServer, dataIndexAdvice, auditRecord, settingsStore, dataWriteTokens] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { isCodedError, KernelBootError } from '../kernel/errors.ts';
 import { runsCompiled } from '../kernel/importModule.ts';
@@ -25,6 +26,7 @@ Commands:
 Options:
   --config PATH   runtime config (.ts, .js, .mjs or .json); default ./runtime.config.ts if present
   --port N        port to listen on (start; overrides PORT and server.port)
+  --workers N     processes serving the API on this machine (start; default: the number of cores; 1: this process alone)
   --json          machine-readable output (doctor, plugins, jobs, lifecycle, automation sweep)
   --dry-run       count instead of removing (lifecycle)
   --date DAY      the day to sweep, YYYY-MM-DD (automation sweep)
@@ -38,6 +40,7 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       config: { type: 'string' },
       port: { type: 'string' },
+      workers: { type: 'string' },
       json: { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
       date: { type: 'string' },
@@ -104,8 +107,11 @@ export async function main(argv: string[]): Promise<number> {
       runtime.kernel.installSignalHandlers();
       const url = runtime.http().url();
       const code = runsCompiled() ? 'dist/' : 'the TypeScript sources';
-      console.log(url ? `osr ${runtime.config.environmentId}: serving ${url}/api/v1 (database ${runtime.config.databaseUrl.split(':')[0]}) from ${code}` : 'osr: started without a listening socket');
+      // A worker of `osr start --workers N` (bin/clusterPrimary.js): the primary starts the others once the first serves.
+      const worker = cluster.isWorker && process.env.OSR_WORKERS ? ` (worker ${process.pid}, one of ${process.env.OSR_WORKERS})` : '';
+      console.log(url ? `osr ${runtime.config.environmentId}: serving ${url}/api/v1 (database ${runtime.config.databaseUrl.split(':')[0]}) from ${code}${worker}` : 'osr: started without a listening socket');
       if (url && runtime.kernel.states().some((p) => p.name === 'console' && (p.status === 'started' || p.status === 'ready'))) console.log(`osr: the console is at ${url}/console/`);
+      if (worker) process.send?.({ osr: 'ready' });
       return -1;
     }
     default:

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError, KernelBootError } from '../../kernel/errors.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
@@ -13,6 +14,8 @@ import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
 import { createCountCache, MAX_TOTALS, type CountCache } from './query/countCache.ts';
 import { listenForWrites, type WriteSignal } from './sql/writeSignal.ts';
+import { ensureChangeTriggers } from './sql/changeTriggers.ts';
+import { desiredSchema } from './sql/desiredSchema.ts';
 import { createReadPoolPolicy, defaultReaders } from './query/readPool.ts';
 import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
 import { recordSlowQueries } from './advice/recordSlowQueries.ts';
@@ -32,6 +35,8 @@ import { syncSchema } from './sql/syncSchema.ts';
 
 const states = new WeakMap<object, Map<string, Database>>();
 const signalsOf = new WeakMap<object, Map<string, WriteSignal>>();
+/** PostgreSQL environments whose tables could not get their change triggers: nothing is remembered there. */
+const blindOf = new WeakMap<object, Set<string>>();
 const countsOf = new WeakMap<object, CountCache>();
 const autoIndexUses = new WeakMap<object, AutoIndexUse>();
 
@@ -45,7 +50,7 @@ export default definePlugin({
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys', 'hooks.registry', 'metadata.registry'],
   optional: ['events.bus'],
-  provides: ['data.engine', 'data.database', 'access.grants', 'data.scopes', 'data.indexAdvice'],
+  provides: ['data.engine', 'data.database', 'access.grants', 'data.scopes', 'data.indexAdvice', 'data.writeTokens'],
   options: dataOptionsSchema,
   timeoutMs: 60_000,
   register(ctx) {
@@ -75,6 +80,8 @@ export default definePlugin({
     // PostgreSQL: each environment's totals are remembered while its write signal is live (writeSignal.ts).
     const signals = new Map<string, WriteSignal>();
     signalsOf.set(ctx, signals);
+    const blind = new Set<string>();
+    blindOf.set(ctx, blind);
     // A lost database connection reaches callers as a 503 they may retry, whatever the route.
     ctx.provide('data.database', mapConnectionErrors(createDataDatabase({ database, counts })));
     // Slow list and query reads have their shapes recorded for index advice (advice/).
@@ -90,7 +97,12 @@ export default definePlugin({
       database,
       access,
       counts,
-      countsLive: (environmentId) => signals.get(environmentId)?.live() === true,
+      countsLive: (environmentId) => {
+        if (blind.has(environmentId)) return false;
+        const signal = signals.get(environmentId);
+        return signal ? signal.live() : databases.get(environmentId)?.dialect === 'sqlite';
+      },
+      tokenHeard: (environmentId, token) => signals.get(environmentId)?.heard(token) !== false,
       plans: createByIdPlans(),
       listPlans: createListPlans(),
       cost: { timeoutMs: ctx.options.queryTimeoutMs, maxJoins: ctx.options.maxJoins },
@@ -110,6 +122,8 @@ export default definePlugin({
         ? sweepAutoIndexes({ knex: database(environmentId).knex, environmentId, use, unusedDays: ctx.options.autoIndexUnusedDays, objectOf: (name) => metadata.object(name), log: ctx.log })
         : { dropped: [], kept: [] },
     });
+    // PostgreSQL, remembering: the token of this process's writes; SQLite's processes all read the one file.
+    ctx.provide('data.writeTokens', { token: (environmentId) => (counts && !blind.has(environmentId) ? databases.get(environmentId)?.signal?.token() : undefined) });
     ctx.provide('access.grants', createAccessGrants(metadata, access, (environmentId) => database(environmentId).knex));
   },
   async start(ctx) {
@@ -132,6 +146,21 @@ export default definePlugin({
           // One line per sync; each change at debug level.
           if (report.actions.length > 0) ctx.log.info({ environment: env.id }, `schema: ${summarizeSchema(report.actions)}`);
           for (const line of report.lines) ctx.log.debug({ environment: env.id }, `schema: ${line}`);
+        }
+        // Several processes on one SQLite file (osr start --workers N): none can tell that another
+        // wrote, so none remembers totals or pages.
+        if (db.dialect === 'sqlite' && cluster.isWorker && process.env.OSR_WORKERS !== undefined && countsOf.has(ctx)) {
+          blindOf.get(ctx)!.add(env.id);
+          ctx.log.info({ environment: env.id }, `totals and pages: not remembered, ${process.env.OSR_WORKERS} workers share the SQLite file`);
+        }
+        // Writes by other programs reach every process through the tables' triggers (changeTriggers.ts).
+        if (db.dialect === 'postgres' && countsOf.has(ctx)) {
+          try {
+            await ensureChangeTriggers(db.knex, db.schema, desiredSchema(objects, 'postgres').map((t) => t.name));
+          } catch (error) {
+            blindOf.get(ctx)!.add(env.id);
+            ctx.log.warn({ environment: env.id, err: (error as Error).message }, 'totals and pages: the object tables\' change triggers could not be created; nothing is remembered in this environment');
+          }
         }
         // autoIndex: the indexes it built are watched for use, and those unused too long dropped now.
         const use = autoIndexUses.get(ctx);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { codedError } from '../../kernel/errors.ts';
+import { WRITE_TOKEN_HEADER } from '../../capabilities/dataEngine.ts';
+import type { DataWriteTokens } from '../../capabilities/dataWriteTokens.ts';
 import { addJsonBody } from './jsonBody.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { addBodyDeadline, clientErrorHandler } from './clientDeadline.ts';
@@ -17,7 +19,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  * answers 405 with them when it has some, else 404. `compilers` replaces fastify's schema compilers
  * (routeCompilers.ts).
  */
-export function createServer(options: HttpOptions, log: Logger, allowed: (path: string) => string[] | null, compilers: RouteCompilers): FastifyInstance {
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function createServer(options: HttpOptions, log: Logger, allowed: (path: string) => string[] | null, compilers: RouteCompilers, tokens?: DataWriteTokens): FastifyInstance {
   const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { error: coded, internal } = toErrorResponse(error, request.id, options.bodyLimit, request.headers['content-type']);
     // A read stopped because its client went away (a 503 for it, a reset stream) is the client's
@@ -85,8 +89,14 @@ export function createServer(options: HttpOptions, log: Logger, allowed: (path: 
   addBodyDeadline(app, options.requestTimeoutMs);
 
   // A response finished during drain closes its connection, so shutdown need not wait for the keep-alive timeout.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    // A write's answer carries the read-your-writes token (docs/data-api.md): whatever the route,
+    // since any write may change records (actions, imports, flows).
+    if (tokens && !READ_METHODS.has(request.method) && reply.statusCode < 400 && request.environmentId !== '') {
+      const token = tokens.token(request.environmentId);
+      if (token !== undefined) reply.header(WRITE_TOKEN_HEADER, token);
+    }
     done(null, payload);
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession } from '../../capabilities/authSession.ts';
+import type { DataWriteTokens } from '../../capabilities/dataWriteTokens.ts';
 import type { RouteSchema } from '../../capabilities/httpRoutes.ts';
 import { definePlugin, perConsumer } from '../../kernel/definePlugin.ts';
 import { allowedMethods } from './allowedMethods.ts';
@@ -36,7 +37,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
-  optional: ['auth.session', 'access.grants'],
+  optional: ['auth.session', 'access.grants', 'data.writeTokens'],
   provides: ['http.routes', 'http.server'],
   options: httpOptionsSchema,
   register(ctx) {
@@ -78,7 +79,8 @@ export default definePlugin({
     };
     const mounts = routes.flatMap((route) => API_VERSIONS.flatMap((version) => urlsOf(route, version).map((url) => ({ route, version, url }))));
     const compilers = routeCompilers();
-    const app = createServer(ctx.options, ctx.log, allowedMethods(mounts.map(({ route, url }) => ({ method: route.method, url }))), compilers);
+    const tokens = ctx.resolve('data.writeTokens') as DataWriteTokens | undefined;
+    const app = createServer(ctx.options, ctx.log, allowedMethods(mounts.map(({ route, url }) => ({ method: route.method, url }))), compilers, tokens);
     app.decorateRequest('apiVersion', 'v1');
     const environments = selectEnvironment(info.environments.map((e) => e.id), info.defaultEnvironment);
     const schemaOf = sharedSchemas();

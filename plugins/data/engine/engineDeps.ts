@@ -30,10 +30,16 @@ export interface EngineDeps {
   /** Totals and pages remembered until the next write (see countCache.ts): SQLite, and PostgreSQL while `countsLive`. */
   counts?: CountCache;
   /**
-   * PostgreSQL: whether the environment's totals may be remembered now (writeSignal.ts: other
-   * processes' writes are heard). SQLite's always may (one runtime process per file).
+   * Whether the environment's totals may be remembered now. PostgreSQL: while other processes'
+   * writes are heard (writeSignal.ts) and the tables carry their change triggers. SQLite: unless
+   * several processes share the file (`osr start --workers N`); unset: SQLite may, PostgreSQL not.
    */
   countsLive?: (environmentId: string) => boolean;
+  /**
+   * PostgreSQL: whether this process has heard of the write a read-your-writes token names
+   * (`ctx.writeToken`, writeSignal.ts `heard`); a read carrying one not heard yet reads the database.
+   */
+  tokenHeard?: (environmentId: string, token: string) => boolean;
   /** Plans of plain reads by id, per caller profile (see byIdPlans.ts); their owners serve listPlans too. */
   plans?: ByIdPlans;
   /** Plans of list queries without a cursor, per caller profile (see listPlans.ts); used with `plans`. */

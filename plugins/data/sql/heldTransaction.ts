@@ -116,7 +116,10 @@ export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>): Promise
     // PostgreSQL: BEGIN goes out with the work's first statement, without waiting for its answer
     // (the pool's connections pipeline, openDatabase.ts): a write saves a round trip. Its outcome
     // is awaited before COMMIT; a BEGIN that failed fails every statement sent behind it too.
-    const begun = control(client, dialect, connection, 'BEGIN;');
+    // SQLite: the write lock is taken at BEGIN (waiting up to the busy timeout while another
+    // process writes, osr start --workers N): a transaction that read first and took it later
+    // would fail at once when another process had committed in between.
+    const begun = control(client, dialect, connection, dialect === 'sqlite' ? 'BEGIN IMMEDIATE;' : 'BEGIN;');
     if (dialect === 'sqlite') await begun;
     else begun.catch(() => undefined);
     const trx = handleFor(held, handle);

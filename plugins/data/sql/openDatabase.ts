@@ -1,3 +1,4 @@
+import { SIGNAL_SETTING } from './changeTriggers.ts';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Sqlite from 'better-sqlite3';
@@ -171,6 +172,9 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
       // Sync): a transaction's BEGIN travels with its first statement (heldTransaction.ts). The
       // engine awaits every other statement before the next, and uses no cursors (which the mode refuses).
       pipeline: true,
+      // The runtime tells its own writes after their commit (writeNotifier.ts): the tables' change
+      // triggers, there for other programs' writes, stay quiet on its connections (changeTriggers.ts).
+      options: `-c ${SIGNAL_SETTING}=off`,
       ...(options.statementTimeoutMs ? { statement_timeout: Math.floor(options.statementTimeoutMs) } : {}),
     } as Knex.PgConnectionConfig,
     pool: { min: 0, max: 10 },

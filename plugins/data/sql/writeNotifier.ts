@@ -13,10 +13,10 @@ import { SOURCE_MARK, writeChannel } from './writeSignal.ts';
  * Signals are merged while one is on its way: writes that commit during a send are told by the
  * next, so under load one statement tells many writes, each at most one round trip after its
  * commit. The payload names the tables written (listeners forget only those tables' totals and
- * pages) or is empty for "any table". A list of tables ends with the sender's mark (`source`, an
- * entry that is no table name: listeners of earlier versions forget a table that does not exist),
- * so the sending process, which forgot those tables itself at the write, does not forget what it
- * has read since. A send that fails (the server gone) is tried again a few times; a listener that
+ * pages) or names none for "any table". The payload ends with the sender's mark (`source`, a dot
+ * and the number of the latest write told: an entry that is no table name), so the sending
+ * process, which forgot those tables itself at the write, does not forget what it has read since,
+ * and the others know which of its writes they have heard of (read-your-writes tokens, `token`). A send that fails (the server gone) is tried again a few times; a listener that
  * lost its own connection forgets everything once it listens again.
  */
 export interface WriteNotifier {
@@ -26,6 +26,12 @@ export interface WriteNotifier {
   settled(): Promise<void>;
   /** This notifier's mark in the payload (`@` and random letters): its process's listener passes it to listenForWrites. */
   readonly source: string;
+  /**
+   * The read-your-writes token of every write told so far (`X-OSR-Write-Token`, docs/data-api.md):
+   * this notifier's mark without its `@`, a dot and the number of its latest signal. A process
+   * that heard that signal (or a later one) from this notifier has forgotten what those writes changed.
+   */
+  token(): string;
 }
 
 /** A table name that may travel in the payload as it is (a notification's payload holds under 8,000 bytes). */
@@ -44,6 +50,8 @@ export function createWriteNotifier(knex: Knex, schema: string | null): WriteNot
   const source = `${SOURCE_MARK}${randomBytes(9).toString('base64url')}`;
   let pending: Set<string> | 'all' | null = null;
   let running: Promise<void> | null = null;
+  // Signals asked for so far: the payload's mark carries the latest, so a listener knows which writes it has heard of.
+  let seq = 0;
 
   async function send(payload: string): Promise<void> {
     if (knex.listenerCount('query') > 0) knex.emit('query', { sql: STATEMENT, bindings: [channel, payload], method: 'raw' });
@@ -62,9 +70,11 @@ export function createWriteNotifier(knex: Knex, schema: string | null): WriteNot
       while (pending !== null) {
         const tables = pending;
         pending = null;
-        const payload = tables === 'all' ? '' : [...tables, source].join(',');
+        const mark = `${source}.${seq}`;
+        // The mark alone names no table: every table (listeners of earlier versions read it so too).
+        const payload = tables === 'all' ? mark : [...tables, mark].join(',');
         try {
-          await send(payload.length > MAX_PAYLOAD ? '' : payload);
+          await send(payload.length > MAX_PAYLOAD ? mark : payload);
           failures = 0;
         } catch {
           if (++failures >= ATTEMPTS) continue;
@@ -80,6 +90,7 @@ export function createWriteNotifier(knex: Knex, schema: string | null): WriteNot
 
   return {
     wrote(tables) {
+      seq++;
       if (!tables || tables.length === 0 || !tables.every((t) => TABLE_NAME.test(t)) || pending === 'all') pending = 'all';
       else {
         pending ??= new Set();
@@ -89,5 +100,6 @@ export function createWriteNotifier(knex: Knex, schema: string | null): WriteNot
     },
     settled: () => running ?? Promise.resolve(),
     source,
+    token: () => `${source.slice(SOURCE_MARK.length)}.${seq}`,
   };
 }

@@ -12,6 +12,12 @@ import type { Knex } from 'knex';
 export interface WriteSignal {
   /** Whether notifications are being received now. */
   live(): boolean;
+  /**
+   * Whether this process has heard of the write a read-your-writes token names (writeNotifier.ts
+   * `token`): it came from this process's own notifier, or the signal carrying its number (or a
+   * later one) from that notifier arrived here while listening. False for a token of unknown form.
+   */
+  heard(token: string): boolean;
   close(): Promise<void>;
 }
 
@@ -28,6 +34,15 @@ interface ListenClient {
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
   on(event: 'error' | 'end', listener: (error?: Error) => void): void;
   end(): Promise<void>;
+}
+
+/** Senders remembered (processes writing to the schema); the least recently new one goes first. */
+const MAX_SENDERS = 1024;
+
+/** A sender's mark (`@<source>.<seq>`) or a token (`<source>.<seq>`): its source and number, or null. */
+function markOf(text: string): { source: string; seq: number } | null {
+  const match = /^@?([A-Za-z0-9_-]{1,32})\.(\d{1,15})$/.exec(text);
+  return match ? { source: match[1]!, seq: Number(match[2]) } : null;
 }
 
 /** Time between attempts to listen again after the connection was lost. */
@@ -47,6 +62,9 @@ export function listenForWrites(knex: Knex, schema: string | null, changed: (tab
   let listening = false;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
+  // Per sending notifier (its mark without `@`): the number of the latest signal heard from it.
+  const latest = new Map<string, number>();
+  const own = ownSource?.slice(SOURCE_MARK.length);
 
   const lost = (error?: Error) => {
     if (!listening && connection === null) return;
@@ -79,9 +97,16 @@ export function listenForWrites(knex: Knex, schema: string | null, changed: (tab
         if (message.channel !== channel) return;
         if (!message.payload) return changed();
         const named = message.payload.split(',');
-        if (ownSource !== undefined && named.includes(ownSource)) return;
+        const mark = named.find((name) => name.startsWith(SOURCE_MARK));
+        const sender = mark === undefined ? undefined : markOf(mark);
+        if (sender && own !== undefined && sender.source === own) return;
         const tables = named.filter((name) => !name.startsWith(SOURCE_MARK));
         changed(tables.length > 0 ? tables : undefined);
+        // Noted after the caches forgot: a read that finds the token heard finds them current.
+        if (sender) {
+          if (!latest.has(sender.source) && latest.size >= MAX_SENDERS) latest.delete(latest.keys().next().value!);
+          if ((latest.get(sender.source) ?? -1) < sender.seq) latest.set(sender.source, sender.seq);
+        }
       });
       opened.on('error', (error) => lost(error ?? new Error('the listening connection failed')));
       opened.on('end', () => lost());
@@ -101,6 +126,12 @@ export function listenForWrites(knex: Knex, schema: string | null, changed: (tab
   void connect();
   return {
     live: () => listening && !closed,
+    heard(token) {
+      const sender = markOf(token);
+      if (!sender) return false;
+      if (own !== undefined && sender.source === own) return true;
+      return listening && !closed && (latest.get(sender.source) ?? -1) >= sender.seq;
+    },
     async close() {
       closed = true;
       listening = false;
