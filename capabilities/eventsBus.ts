@@ -7,10 +7,16 @@ export type EventTopic =
   /** Sessions, users or API keys changed: drop cached principals. */
   | 'principals.changed'
   /** An approval process was created: drop the cached set of objects whose records may be locked. */
-  | 'approvals.changed';
+  | 'approvals.changed'
+  /** A committed write of a record (realtime: `data` is the change: object, record id, operation, version). */
+  | 'records.changed'
+  /** Which objects a process has realtime subscribers for (`data.objects`), so writers elsewhere announce their changes. */
+  | 'realtime.interest';
 
 export interface EventPayload {
   environmentId: string;
+  /** What the topic carries besides the environment (small: a message is at most 4,000 bytes). */
+  data?: Record<string, unknown>;
 }
 
 export interface EventsBus {

@@ -9,7 +9,7 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-const TOPICS = new Set<EventTopic>(['access.changed', 'principals.changed', 'approvals.changed']);
+const TOPICS = new Set<EventTopic>(['access.changed', 'principals.changed', 'approvals.changed', 'records.changed', 'realtime.interest']);
 /** A message larger than this is not ours (PostgreSQL's NOTIFY payload limit is 8000 bytes). */
 const MAX_MESSAGE = 4000;
 
@@ -23,7 +23,7 @@ export function createEventsBus(transport: Transport, onError: (error: unknown) 
   let opened = false;
   const deliver = (message: string) => {
     if (message.length > MAX_MESSAGE) return;
-    let parsed: { origin?: unknown; topic?: unknown; environmentId?: unknown };
+    let parsed: { origin?: unknown; topic?: unknown; environmentId?: unknown; data?: unknown };
     try {
       parsed = JSON.parse(message);
     } catch {
@@ -32,7 +32,8 @@ export function createEventsBus(transport: Transport, onError: (error: unknown) 
     if (parsed.origin === origin || !TOPICS.has(parsed.topic as EventTopic) || typeof parsed.environmentId !== 'string') return;
     for (const handler of handlers.get(parsed.topic as EventTopic) ?? []) {
       try {
-        handler({ environmentId: parsed.environmentId });
+        const data = typeof parsed.data === 'object' && parsed.data !== null && !Array.isArray(parsed.data) ? (parsed.data as Record<string, unknown>) : undefined;
+        handler(data ? { environmentId: parsed.environmentId, data } : { environmentId: parsed.environmentId });
       } catch (error) {
         onError(error);
       }
@@ -42,7 +43,12 @@ export function createEventsBus(transport: Transport, onError: (error: unknown) 
     transport: transport.kind,
     publish(topic, payload) {
       if (!opened) return;
-      transport.send(JSON.stringify({ origin, topic, environmentId: payload.environmentId })).catch(onError);
+      const message = JSON.stringify({ origin, topic, environmentId: payload.environmentId, ...(payload.data ? { data: payload.data } : {}) });
+      if (message.length > MAX_MESSAGE) {
+        onError(new Error(`events: a '${topic}' message of ${message.length} bytes is over the ${MAX_MESSAGE}-byte limit and was not sent`));
+        return;
+      }
+      transport.send(message).catch(onError);
     },
     subscribe(topic, handler) {
       handlers.set(topic, [...(handlers.get(topic) ?? []), handler]);
