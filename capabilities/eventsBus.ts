@@ -9,10 +9,16 @@ export type EventTopic =
   /** An approval process was created: drop the cached set of objects whose records may be locked. */
   | 'approvals.changed'
   /** An environment's settings (docs/settings.md) changed: drop cached settings and what was built from them. */
-  | 'settings.changed';
+  | 'settings.changed'
+  /** A committed write of a record (realtime: `data` is the change: object, record id, operation, version). */
+  | 'records.changed'
+  /** Which objects a process has realtime subscribers for (`data.objects`), so writers elsewhere announce their changes. */
+  | 'realtime.interest';
 
 export interface EventPayload {
   environmentId: string;
+  /** What the topic carries besides the environment (small: a message is at most 4,000 bytes). */
+  data?: Record<string, unknown>;
 }
 
 /** A signal path as /health and the log tell it. */

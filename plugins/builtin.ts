@@ -21,6 +21,7 @@ import automation from './automation/index.ts';
 import metaApi from './meta/api/index.ts';
 import openapi from './openapi/index.ts';
 import rest from './rest/index.ts';
+import realtime from './realtime/index.ts';
 import search from './search/index.ts';
 import sharing from './sharing/index.ts';
 import sms from './sms/index.ts';
@@ -76,6 +77,7 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   { manifest: rest, enabledByDefault: true },
   { manifest: io, enabledByDefault: true },
   { manifest: search, enabledByDefault: true },
+  { manifest: realtime, enabledByDefault: true },
   { manifest: jobs, enabledByDefault: true },
   // The hourly job dropping unused automatic indexes (plugins.data.autoIndex); without jobs, at start only.
   { manifest: dataIndexSweep, enabledByDefault: true },

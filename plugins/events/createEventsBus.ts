@@ -26,7 +26,7 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-const TOPICS = new Set<EventTopic>(['access.changed', 'principals.changed', 'approvals.changed', 'settings.changed']);
+const TOPICS = new Set<EventTopic>(['access.changed', 'principals.changed', 'approvals.changed', 'settings.changed', 'records.changed', 'realtime.interest']);
 /** A message larger than this is not ours (PostgreSQL's NOTIFY payload limit is 8000 bytes). */
 const MAX_MESSAGE = 4000;
 
@@ -49,7 +49,7 @@ export function createEventsBus(
   let opened = false;
   const deliver = (message: string) => {
     if (message.length > MAX_MESSAGE) return;
-    let parsed: { origin?: unknown; topic?: unknown; environmentId?: unknown };
+    let parsed: { origin?: unknown; topic?: unknown; environmentId?: unknown; data?: unknown };
     try {
       parsed = JSON.parse(message);
     } catch {
@@ -58,7 +58,8 @@ export function createEventsBus(
     if (parsed.origin === origin || !TOPICS.has(parsed.topic as EventTopic) || typeof parsed.environmentId !== 'string') return;
     for (const handler of handlers.get(parsed.topic as EventTopic) ?? []) {
       try {
-        handler({ environmentId: parsed.environmentId });
+        const data = typeof parsed.data === 'object' && parsed.data !== null && !Array.isArray(parsed.data) ? (parsed.data as Record<string, unknown>) : undefined;
+        handler(data ? { environmentId: parsed.environmentId, data } : { environmentId: parsed.environmentId });
       } catch (error) {
         onError(error);
       }
@@ -77,7 +78,12 @@ export function createEventsBus(
     transport: transport.kind,
     publish(topic, payload) {
       if (!opened) return;
-      transport.send(JSON.stringify({ origin, topic, environmentId: payload.environmentId })).catch(onError);
+      const message = JSON.stringify({ origin, topic, environmentId: payload.environmentId, ...(payload.data ? { data: payload.data } : {}) });
+      if (message.length > MAX_MESSAGE) {
+        onError(new Error(`events: a '${topic}' message of ${message.length} bytes is over the ${MAX_MESSAGE}-byte limit and was not sent`));
+        return;
+      }
+      transport.send(message).catch(onError);
     },
     subscribe(topic, handler) {
       handlers.set(topic, [...(handlers.get(topic) ?? []), handler]);

@@ -1,0 +1,24 @@
+/** What happened to a record, as every process's realtime feed knows it: no field values. */
+export interface RecordChange {
+  /** Unique across processes and increasing within the process that wrote: `<ms>-<process>-<seq>`; the SSE event id. */
+  id: string;
+  environmentId: string;
+  object: string;
+  recordId: string;
+  op: 'created' | 'updated' | 'deleted';
+  /** The record's version after the write (null for a delete). */
+  version: number | null;
+  /** When the write committed (ms since the epoch, the writer's clock). */
+  at: number;
+}
+
+const OPS = new Set(['created', 'updated', 'deleted']);
+
+/** A change as another process sent it on the bus, checked field by field (anything else is dropped). */
+export function changeFrom(environmentId: string, data: Record<string, unknown> | undefined): RecordChange | null {
+  if (!data) return null;
+  const { id, object, recordId, op, version, at } = data;
+  if (typeof id !== 'string' || id.length > 100 || typeof object !== 'string' || typeof recordId !== 'string' || typeof op !== 'string' || !OPS.has(op)) return null;
+  if (typeof at !== 'number' || !(version === null || typeof version === 'number')) return null;
+  return { id, environmentId, object, recordId, op: op as RecordChange['op'], version, at };
+}

@@ -1,0 +1,242 @@
+import type { Principal } from '../../capabilities/authSession.ts';
+import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
+import { isCodedError } from '../../kernel/errors.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import type { EventStream, StreamEvent } from './eventStream.ts';
+import type { ObjectSubscription } from './parseSubscription.ts';
+import { principalKey } from './principalKey.ts';
+import type { RecordChange } from './recordChange.ts';
+import type { BufferedChange } from './replayBuffer.ts';
+
+/** One open stream: its connection, the caller, and the access groups it belongs to. */
+export interface Member {
+  stream: EventStream;
+  principal: Principal;
+  environmentId: string;
+  groups: Set<AccessGroup>;
+}
+
+/**
+ * Streams that read the same thing (environment, object, what decides access, where, fields): a
+ * change is checked once for all of them, with one read through the engine as one of them.
+ */
+export interface AccessGroup {
+  key: string;
+  environmentId: string;
+  subscription: ObjectSubscription;
+  ctx: DataContext;
+  members: Set<Member>;
+  /** Records this group was sent as readable, with the version sent (bounded; oldest forgotten first). */
+  known: Map<string, number>;
+}
+
+export interface HubOptions {
+  /** Records each group remembers having sent (for `updated` against `entered`, and `left`). */
+  knownPerGroup: number;
+}
+
+const objectKey = (environmentId: string, object: string) => `${environmentId}\u0000${object}`;
+
+/** The query one group runs for one changed record: that id, within the group's where, its fields. */
+function recordQuery(group: AccessGroup, recordId: string): Record<string, unknown> {
+  const { where, fields } = group.subscription;
+  return {
+    where: where ? { $and: [{ id: recordId }, where] } : { id: recordId },
+    ...(fields ? { select: [...new Set(['id', 'version', ...fields])] } : {}),
+    limit: 1,
+  };
+}
+
+/**
+ * Every open stream of this process, grouped by what decides their access. Changes of one object
+ * are handled one after the other (per-record order holds), each group read at most once per
+ * change, and what each group was sent is kept with the change for streams that resume.
+ */
+export class SubscriptionHub {
+  private readonly groups = new Map<string, AccessGroup>();
+  private readonly byObject = new Map<string, Set<AccessGroup>>();
+  private readonly queues = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly engine: DataEngine, private readonly log: Logger, private readonly options: HubOptions,
+    /** Called when a stream of this process starts following an object no other stream here follows. */
+    private readonly onFollow: (environmentId: string, object: string) => void = () => {},
+  ) {}
+
+  /** Whether any stream of this process follows the object. */
+  follows(environmentId: string, object: string): boolean {
+    return (this.byObject.get(objectKey(environmentId, object))?.size ?? 0) > 0;
+  }
+
+  /** Whether any stream of this process follows an object of the environment. */
+  followsAny(environmentId: string): boolean {
+    for (const group of this.groups.values()) if (group.environmentId === environmentId) return true;
+    return false;
+  }
+
+  /** The objects streams of this process follow, per environment. */
+  followed(): Map<string, string[]> {
+    const result = new Map<string, string[]>();
+    for (const group of this.groups.values()) {
+      const list = result.get(group.environmentId) ?? [];
+      if (!list.includes(group.subscription.object)) list.push(group.subscription.object);
+      result.set(group.environmentId, list);
+    }
+    return result;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const group of this.groups.values()) n += group.members.size;
+    return n;
+  }
+
+  /**
+   * Adds a stream for its subscriptions. With `replay` (the changes after its Last-Event-ID), what
+   * it missed is sent first, inside each object's queue, before it receives live changes.
+   */
+  join(member: Member, subscriptions: readonly ObjectSubscription[], replay: readonly BufferedChange[] | undefined): Promise<void> {
+    const pKey = principalKey(member.principal);
+    const joins = subscriptions.map((subscription) => {
+      const key = JSON.stringify([member.environmentId, subscription.object, pKey, subscription.where ?? null, subscription.fields ?? null]);
+      const okey = objectKey(member.environmentId, subscription.object);
+      return this.enqueue(okey, async () => {
+        let group = this.groups.get(key);
+        if (!group) {
+          group = { key, environmentId: member.environmentId, subscription, ctx: { environmentId: member.environmentId, principal: member.principal }, members: new Set(), known: new Map() };
+          this.groups.set(key, group);
+          const set = this.byObject.get(okey) ?? new Set();
+          set.add(group);
+          this.byObject.set(okey, set);
+          if (set.size === 1) this.onFollow(member.environmentId, subscription.object);
+        }
+        if (replay) await this.replay(group, member, replay.filter((e) => e.change.environmentId === member.environmentId && e.change.object === subscription.object));
+        if (member.stream.closed) return this.dropEmpty(group);
+        group.members.add(member);
+        member.groups.add(group);
+      });
+    });
+    member.stream.onClose(() => this.leave(member));
+    return Promise.all(joins).then(() => undefined);
+  }
+
+  /** A change every process learned of: each group following its object is read once and its streams sent the outcome. */
+  changed(entry: BufferedChange): void {
+    const { change } = entry;
+    const okey = objectKey(change.environmentId, change.object);
+    if (!this.byObject.get(okey)?.size) return;
+    void this.enqueue(okey, async () => {
+      const groups = [...(this.byObject.get(okey) ?? [])];
+      await Promise.all(groups.map(async (group) => {
+        const event = await this.evaluate(group, change);
+        entry.outcomes.set(group.key, event ? event.event : null);
+        if (event) for (const member of group.members) member.stream.send(event);
+      }));
+    });
+  }
+
+  /** Ends every stream (shutdown). */
+  closeAll(last: StreamEvent): void {
+    for (const group of [...this.groups.values()]) for (const member of [...group.members]) member.stream.end(last);
+  }
+
+  /** Every open stream, once. */
+  members(): Member[] {
+    const all = new Set<Member>();
+    for (const group of this.groups.values()) for (const member of group.members) all.add(member);
+    return [...all];
+  }
+
+  private async replay(group: AccessGroup, member: Member, entries: readonly BufferedChange[]): Promise<void> {
+    for (const entry of entries) {
+      if (member.stream.closed) return;
+      const outcome = entry.outcomes.get(group.key);
+      const { change } = entry;
+      if (outcome === null) continue;
+      if (outcome === 'deleted' || outcome === 'left') {
+        group.known.delete(change.recordId);
+        member.stream.send({ event: outcome, id: change.id, data: { object: change.object, id: change.recordId } });
+        continue;
+      }
+      if (outcome === undefined && change.op === 'deleted') {
+        // Whether this stream could read the deleted record is not known here: it reads again.
+        member.stream.end({ event: 'reset', data: { reason: 'replay_unknown', message: 'What this stream missed cannot be replayed here: read again, then reconnect without Last-Event-ID.' } });
+        return;
+      }
+      const record = await this.read(group, change.recordId);
+      if (!record) continue;
+      group.known.set(change.recordId, Number(record.version));
+      member.stream.send({ event: outcome ?? change.op, id: change.id, data: { object: change.object, record } });
+    }
+  }
+
+  private async evaluate(group: AccessGroup, change: RecordChange): Promise<StreamEvent | null> {
+    const { recordId } = change;
+    const sent = group.known.get(recordId);
+    const ref = { object: change.object, id: recordId };
+    if (change.op === 'deleted') {
+      if (sent === undefined) return null;
+      group.known.delete(recordId);
+      return { event: 'deleted', id: change.id, data: ref };
+    }
+    let record: DataRecord | undefined;
+    try {
+      record = await this.read(group, recordId);
+    } catch (error) {
+      if (isCodedError(error) && (error.status === 401 || error.status === 403)) {
+        // The group may no longer read the object: its streams reconnect and meet the refusal.
+        for (const member of [...group.members]) member.stream.end({ event: 'reset', data: { reason: 'access_changed', message: 'What this stream may read changed: reconnect.' } });
+        return null;
+      }
+      this.log.warn({ err: error, object: change.object }, 'realtime: a change could not be checked for a group');
+      return null;
+    }
+    if (!record) {
+      if (sent === undefined) return null;
+      group.known.delete(recordId);
+      return { event: 'left', id: change.id, data: ref };
+    }
+    const version = Number(record.version);
+    if (sent === version) return null;
+    this.remember(group, recordId, version);
+    const event = sent !== undefined ? 'updated' : change.op === 'created' ? 'created' : 'entered';
+    return { event, id: change.id, data: { object: change.object, record } };
+  }
+
+  private async read(group: AccessGroup, recordId: string): Promise<DataRecord | undefined> {
+    const result = await this.engine.query(group.subscription.object, recordQuery(group, recordId), group.ctx, { total: false });
+    return result.items[0];
+  }
+
+  private remember(group: AccessGroup, recordId: string, version: number): void {
+    group.known.delete(recordId);
+    group.known.set(recordId, version);
+    if (group.known.size > this.options.knownPerGroup) group.known.delete(group.known.keys().next().value!);
+  }
+
+  private leave(member: Member): void {
+    for (const group of member.groups) {
+      group.members.delete(member);
+      this.dropEmpty(group);
+    }
+    member.groups.clear();
+  }
+
+  private dropEmpty(group: AccessGroup): void {
+    if (group.members.size > 0 || !this.groups.has(group.key)) return;
+    this.groups.delete(group.key);
+    const okey = objectKey(group.environmentId, group.subscription.object);
+    const set = this.byObject.get(okey);
+    set?.delete(group);
+    if (set && set.size === 0) this.byObject.delete(okey);
+  }
+
+  private enqueue(okey: string, work: () => Promise<void>): Promise<void> {
+    const next = (this.queues.get(okey) ?? Promise.resolve()).then(work).catch((error) => this.log.error({ err: error }, 'realtime: handling a change failed'));
+    this.queues.set(okey, next);
+    void next.then(() => {
+      if (this.queues.get(okey) === next) this.queues.delete(okey);
+    });
+    return next;
+  }
+}
