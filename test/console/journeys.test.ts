@@ -91,6 +91,17 @@ async function firstRun(t: Test, server: ConsoleServer, page: Page, accessible: 
     for (const name of ['project', 'ticket', 'vault']) t.ok(objects.includes(name), `${name} is in the navigation`);
     await accessible(t, 'home');
     await shoot('home');
+    await page.setViewportSize({ width: 390, height: 844 });
+    t.equal(await page.locator('#nav').isVisible(), false, 'phone width: the navigation folds away');
+    await page.locator('.menu-toggle').click();
+    await page.locator('#nav a[data-object="ticket"]').waitFor(WAIT);
+    t.pass('and opens from the Menu button');
+    await accessible(t, 'home at phone width');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    t.equal(await page.evaluate(() => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string }; document: { body: unknown } }).getComputedStyle((globalThis as unknown as { document: { body: unknown } }).document.body).backgroundColor), 'rgb(15, 19, 24)', 'dark mode follows the system');
+    await accessible(t, 'home in dark mode');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.locator('#sign-out').click();
     await page.locator('#signin-email').waitFor(WAIT);
     t.pass('sign-out returns to sign-in');
