@@ -26,7 +26,8 @@ export async function startConsoleServer(t: Test, driver: 'sqlite' | 'postgres')
   const cwd = mkdtempSync(join(tmpdir(), 'osr-console-'));
   const environment = `console-${process.pid}`;
   // Named, so that on PostgreSQL it has a schema of its own (env_<id>) rather than the shared public one.
-  writeFileSync(join(cwd, 'runtime.config.json'), JSON.stringify({ apps: [DESK_APP], environments: [{ id: environment }] }));
+  // A 5,000-row import on a machine shared by other test runs may take longer than the default 30 s.
+  writeFileSync(join(cwd, 'runtime.config.json'), JSON.stringify({ apps: [DESK_APP], environments: [{ id: environment }], server: { requestTimeoutMs: 300_000 } }));
   const port = await freePort();
   if (driver === 'postgres') await dropEnvironmentSchemas(environment);
   const child = spawn(process.execPath, [BIN, 'start', '--port', String(port)], {

@@ -4,7 +4,8 @@
  * admin's record (lookup by search, a validation error on its field, edit, 409 with reapply,
  * trash and restore); a member's view of field security, read-only and visibleWhen fields and an
  * unreadable record; a declared view with the user's filter and sort equal to the API's answer,
- * paging through 1,000 rows and the CSV export; the History, Comments, Files and Sharing tabs
+ * paging through 1,000 rows and the CSV export; a CSV import of 5,000 rows (mapping preview, dry
+ * run, progress, the created rows) and an atomic one with 3 bad rows; the History, Comments, Files and Sharing tabs
  * on an object that enables them and none on one that does not. axe-core checks every screen on the way; the
  * SQLite run takes the screenshots docs/console.md shows.
  */
@@ -38,6 +39,7 @@ if (!existsSync(CHROMIUM)) {
       await adminRecord(t, server, page, context, admin, accessible, shoot);
       await member(t, server, page, admin, accessible, shoot);
       await declaredView(t, server, page, admin, accessible, shoot);
+      await importCsv(t, server, page, admin, accessible, shoot);
       await recordTabs(t, server, page, admin, accessible, shoot);
 
       t.same(errors, [], 'no script error and no CSP violation in the page');
@@ -89,6 +91,17 @@ async function firstRun(t: Test, server: ConsoleServer, page: Page, accessible: 
     for (const name of ['project', 'ticket', 'vault']) t.ok(objects.includes(name), `${name} is in the navigation`);
     await accessible(t, 'home');
     await shoot('home');
+    await page.setViewportSize({ width: 390, height: 844 });
+    t.equal(await page.locator('#nav').isVisible(), false, 'phone width: the navigation folds away');
+    await page.locator('.menu-toggle').click();
+    await page.locator('#nav a[data-object="ticket"]').waitFor(WAIT);
+    t.pass('and opens from the Menu button');
+    await accessible(t, 'home at phone width');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    t.equal(await page.evaluate(() => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string }; document: { body: unknown } }).getComputedStyle((globalThis as unknown as { document: { body: unknown } }).document.body).backgroundColor), 'rgb(15, 19, 24)', 'dark mode follows the system');
+    await accessible(t, 'home in dark mode');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.locator('#sign-out').click();
     await page.locator('#signin-email').waitFor(WAIT);
     t.pass('sign-out returns to sign-in');
@@ -326,5 +339,51 @@ async function recordTabs(t: Test, server: ConsoleServer, page: Page, token: str
     await page.goto(`${server.url}/console/records/project/${project.id}`);
     await page.locator('#field-name').waitFor(WAIT);
     t.equal(await page.locator('[role="tab"]').count(), 0, 'an object that enables none has no tab');
+  });
+}
+
+async function importCsv(t: Test, server: ConsoleServer, page: Page, token: string, accessible: Check, shoot: Shoot): Promise<void> {
+  await t.test('CSV import: mapping preview, dry run, progress, 5,000 rows created; 3 bad rows shown and nothing written', async (t) => {
+    const count = async () => (await server.api('GET', '/data/ticket?limit=1&count=exact', undefined, token)).body.total as number;
+    const before = await count();
+    const lines = ['Title,Status,Score'];
+    for (let i = 1; i <= 5000; i++) lines.push(`I${String(i).padStart(5, '0')},open,${i % 11}`);
+    await page.goto(`${server.url}/console/views/ticket.all_tickets`);
+    await page.locator('#open-import').click();
+    await page.locator('#import-file').setInputFiles({ name: 'tickets.csv', mimeType: 'text/csv', buffer: Buffer.from(`${lines.join('\r\n')}\r\n`) });
+    await page.locator('#import-preview').waitFor(WAIT);
+    const mapped = await page.locator('#import-preview select').evaluateAll((ss) => ss.map((s) => [s.getAttribute('data-column'), (s as unknown as { value: string }).value]));
+    t.same(mapped, [['Title', 'title'], ['Status', 'status'], ['Score', 'score']], 'the mapping preview: each column to its field');
+    t.same(await page.locator('#import-preview tbody tr').first().locator('td').allTextContents(), ['I00001', 'open', '1'], 'with the first rows');
+    await accessible(t, 'import preview');
+
+    await Promise.all([page.locator('#import-progress').waitFor(WAIT), page.locator('#import-dry-run').click()]);
+    t.pass('progress is shown while the file is sent and checked');
+    await page.locator('#import-result', { hasText: 'Dry run' }).waitFor({ timeout: 120_000 });
+    t.match(await page.locator('#import-result').textContent(), /5000 rows, 5000 valid, 0 with errors, 0 created/, 'the dry run checks every row');
+    t.equal(await count(), before, 'and writes nothing');
+
+    await page.locator('#import-run').click();
+    await page.locator('#import-created').waitFor({ timeout: 120_000 });
+    t.match(await page.locator('#import-result').textContent(), /5000 rows, 5000 valid, 0 with errors, 5000 created/, 'the import');
+    t.equal(await page.locator('#import-created li a').count(), 20, 'the created rows are listed');
+    t.match(await page.locator('#import-created').textContent(), /and 4980 more/);
+    t.equal(await count(), before + 5000, 'every row is stored');
+    await shoot('import');
+
+    const bad = ['Title,Status,Score', 'B1,open,1', 'B2,open,lots', 'B3,open,2', 'B4,open,3', 'B5,open,50', 'B6,open,4', 'B7,open,5', 'B8,open,6', ',open,7', 'B10,open,8'];
+    await page.locator('#import-file').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from(bad.join('\n')) });
+    await page.locator('#import-preview tbody tr', { hasText: 'B1' }).waitFor(WAIT);
+    await page.locator('#import-run').click();
+    await page.locator('#import-errors').waitFor({ timeout: 120_000 });
+    const rows = await page.locator('#import-errors tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-row')));
+    t.same([...new Set(rows)], ['2', '5', '9'], 'the three bad rows, by their row number');
+    const text = await page.locator('#import-errors').textContent();
+    t.match(text, /whole number|integer/i, "row 2's score");
+    t.match(text, /at most 10/, "row 5's validation rule");
+    t.match(text, /required/, "row 9's missing title");
+    t.match(await page.locator('#import-result').textContent(), /0 created/, 'atomic: nothing created');
+    t.equal(await count(), before + 5000, 'and nothing written');
+    await accessible(t, 'import errors');
   });
 }

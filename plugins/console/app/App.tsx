@@ -5,6 +5,7 @@ import { environment, location } from './route.ts';
 import { ChangePassword } from './screens/ChangePassword.tsx';
 import { Device } from './screens/Device.tsx';
 import { Home } from './screens/Home.tsx';
+import { Import } from './screens/Import.tsx';
 import { ListView } from './screens/ListView.tsx';
 import { RecordPage } from './screens/RecordPage.tsx';
 import { Search } from './screens/Search.tsx';
@@ -19,6 +20,7 @@ function Screen() {
   if (parts[0] === 'views' && parts[1]) return <ListView name={parts[1]} />;
   if (parts[0] === 'records' && parts[1] && parts[2]) return <RecordPage object={parts[1]} id={parts[2]} />;
   if (parts[0] === 'trash' && parts[1]) return <Trash object={parts[1]} />;
+  if (parts[0] === 'import' && parts[1]) return <Import object={parts[1]} />;
   if (parts[0] === 'search') return <Search q={query.get('q') ?? ''} />;
   if (parts[0] === 'device') return <Device />;
   if (parts.length === 0) return <Home />;

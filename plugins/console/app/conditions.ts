@@ -8,16 +8,19 @@ import { evaluate } from '@marcbachmann/cel-js';
 export function holds(expression: string | undefined, record: Record<string, unknown>, fallback: boolean): boolean {
   if (!expression) return fallback;
   try {
-    const result = evaluate(expression, { record: normalize(record) });
+    const result = evaluate(expression, { record: normalize(record, expression) });
     return typeof result === 'boolean' ? result : fallback;
   } catch {
     return fallback;
   }
 }
 
-/** Whole numbers as CEL ints, so `record.score > 5` compares like the server does. */
-function normalize(record: Record<string, unknown>): Record<string, unknown> {
+/** The fields the rule names (absent ones null), whole numbers as CEL ints so `record.score > 5` compares like the server does. */
+function normalize(record: Record<string, unknown>, expression: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(record)) out[k] = typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : v;
+  for (const [, name] of expression.matchAll(/record\.([A-Za-z_][A-Za-z0-9_]*)/g)) {
+    const v = record[name!];
+    out[name!] = v === undefined ? null : typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : v;
+  }
   return out;
 }

@@ -116,6 +116,7 @@ export function ListView({ name }: { name: string }) {
           <a class="button primary" id="new-record" href={href(`/records/${detail.object}/new`)}>New</a>
           <button type="button" id="toggle-filters" aria-expanded={showFilters} onClick={() => setShowFilters(!showFilters)}>Filter{filters.length ? ` (${filters.length})` : ''}</button>
           <button type="button" id="export-csv" onClick={() => void exportCsv()}>Export CSV</button>
+          <a class="button" id="open-import" href={href(`/import/${detail.object}`)}>Import CSV</a>
           <button type="button" id="delete-selected" class="danger" disabled={selected.size === 0} onClick={() => void remove()}>Delete selected</button>
           {detail.enable.trash ? <a class="button" id="open-trash" href={href(`/trash/${detail.object}`)}>Trash</a> : null}
         </div>
