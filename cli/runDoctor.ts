@@ -11,6 +11,7 @@ import type { PluginEntry } from '../kernel/pluginEntry.ts';
 import { checkMetadata } from './checkMetadata.ts';
 import { checkHookSecrets } from './checkHookSecrets.ts';
 import { checkSchema } from './checkSchema.ts';
+import { checkSettings } from './checkSettings.ts';
 
 export interface DoctorCheck {
   name: string;
@@ -58,6 +59,8 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
   checks.push({ name: 'database', ...db });
   if (config.redisUrl) checks.push({ name: 'redis', ...(await checkRedis(config.redisUrl)) });
   checks.push({ name: 'jobs', ok: true, detail: config.redisUrl ? 'bullmq: jobs and schedules on Redis (REDIS_URL)' : "embedded: jobs in each environment's database (set REDIS_URL for BullMQ)" });
+
+  checks.push(checkSettings(config, process.env));
 
   const missingApps = config.apps.filter((dir) => !existsSync(dir));
   checks.push(missingApps.length === 0

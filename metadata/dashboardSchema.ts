@@ -7,8 +7,9 @@ const text = z.string().min(1, 'must be a non-empty string');
 
 /**
  * One widget. Strict: an unknown key is a load error naming its path (`widgets[2].colour`).
- * Its data is a stored report (`report`, its id) or a structured query (`query`, the body of
- * POST /data/:object/query plus `object`), exactly one of them; the query is type-checked at load.
+ * Its data is a declared dataset (`dataset`, with the dimensions and measures it shows and extra
+ * filters) or a stored report (`report`, its id), exactly one of them. An inline `query` is
+ * refused at load, naming the dataset to declare instead.
  */
 export const widgetSchema = z.strictObject({
   id: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'must be snake_case (a lowercase letter, then letters, digits or underscores; at most 63)'),
@@ -16,7 +17,14 @@ export const widgetSchema = z.strictObject({
   title: text.max(200, 'must be at most 200 characters').optional(),
   chart: z.enum(CHART_KINDS, { error: `must be one of ${CHART_KINDS.join(', ')}` }).optional(),
   report: z.string().min(1).max(64, 'must be a report id (at most 64 characters)').optional(),
-  query: z.record(z.string(), z.unknown(), { error: 'must be a structured query object: { "object": "<name>", "where"?, "groupBy"?, ... }' }).optional(),
+  dataset: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'must be a dataset name (datasets/<name>.json)').optional(),
+  dimensions: z.array(z.string().min(1).max(200)).max(20).optional(),
+  measures: z.array(z.string().min(1).max(63)).max(20).optional(),
+  where: z.record(z.string(), z.unknown(), { error: 'must be a condition object (extra filters over the dataset\'s)' }).optional(),
+  orderBy: z.union([z.string().max(500), z.array(z.unknown()).max(20)]).optional(),
+  limit: z.number().int().min(1).max(10_000).optional(),
+  /** Refused at load (inline queries were replaced by datasets); kept here so the error names the fix. */
+  query: z.unknown().optional(),
 });
 
 /** dashboards/<name>.json. */

@@ -1,6 +1,6 @@
 import type { WidgetType } from './dashboardSchema.ts';
 
-/** A widget as loaded: its query (when it has one) checked against its object's fields. */
+/** A widget as loaded: its dataset use (when it has one) compiled and checked against the object's fields. */
 export interface ResolvedWidget {
   id: string;
   type: WidgetType;
@@ -8,8 +8,13 @@ export interface ResolvedWidget {
   chart?: 'bar' | 'line' | 'pie';
   /** A stored report's id, resolved when the dashboard runs (the caller must see the report). */
   report?: string;
-  /** The structured query: `object` and the body of POST /data/:object/query. */
-  query?: Record<string, unknown> & { object: string };
+  /** The dataset it shows, and how. */
+  dataset?: string;
+  dimensions?: string[];
+  measures?: string[];
+  where?: Record<string, unknown>;
+  orderBy?: unknown;
+  limit?: number;
 }
 
 /** dashboards/<name>.json as loaded. */

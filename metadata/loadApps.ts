@@ -10,6 +10,7 @@ import { loadViews } from './loadViews.ts';
 import { checkFlowActions } from './checkFlowActions.ts';
 import { loadFlows } from './loadFlows.ts';
 import { loadDashboards } from './loadDashboards.ts';
+import { loadDatasets } from './loadDatasets.ts';
 import { loadOverrides } from './loadOverrides.ts';
 import { metadataError } from './metadataError.ts';
 import { readApp, type AppRead } from './readApp.ts';
@@ -73,7 +74,7 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
         objects.set(resolved.object.name, resolved.object);
       }
     }
-    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [], flows: [], dashboards: [], agents: [] });
+    if (read.manifest) apps.push({ manifest: read.manifest, dir: read.dir, objects: loaded, books: [], overrides: [], actions: [], flows: [], datasets: [], dashboards: [], agents: [] });
   }
 
   // Books and overrides point to objects, so they load once every object is known.
@@ -87,8 +88,11 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
   errors.push(...books.errors, ...overrides.errors, ...actions.errors, ...flows.errors);
   const refused = checkFlowActions([...actions.actions.values()].flat(), [...flows.flows.values()].flat());
   errors.push(...refused.errors);
-  // Dashboards' queries are type-checked against the resolved objects.
-  const dashboards = await loadDashboards(sources, objects);
+  // Datasets' queries are type-checked against the resolved objects; dashboards use datasets.
+  const datasets = await loadDatasets(sources, objects);
+  errors.push(...datasets.errors);
+  const datasetsByName = new Map([...datasets.datasets.values()].flat().map((d) => [d.name, d]));
+  const dashboards = await loadDashboards(sources, objects, datasetsByName);
   errors.push(...dashboards.errors);
   // Agents name actions as tools: they load once every action is known.
   const agents = await loadAgents(sources, new Set([...actions.actions.values()].flat().map((a) => a.name)));
@@ -98,6 +102,7 @@ export async function loadApps(dirs: string[], options: LoadAppsOptions = {}): P
     app.flows = flows.flows.get(app.manifest.name) ?? [];
     app.books = books.books.get(app.manifest.name) ?? [];
     app.overrides = overrides.overrides.get(app.manifest.name) ?? [];
+    app.datasets = datasets.datasets.get(app.manifest.name) ?? [];
     app.dashboards = dashboards.dashboards.get(app.manifest.name) ?? [];
     app.agents = agents.agents.get(app.manifest.name) ?? [];
   }

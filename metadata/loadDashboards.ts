@@ -1,7 +1,9 @@
 import { join } from 'node:path';
-import { isCodedError, type CodedError } from '../kernel/errors.ts';
+import type { CodedError } from '../kernel/errors.ts';
 import { suggest } from '../kernel/suggest.ts';
-import { parseQuery } from '../plugins/data/query/parseQuery.ts';
+import { checkStructuredQuery } from './checkStructuredQuery.ts';
+import { datasetQuery } from './datasetQuery.ts';
+import type { ResolvedDataset } from './datasetTypes.ts';
 import { dashboardDefinitionSchema, type ParsedDashboard } from './dashboardSchema.ts';
 import type { ResolvedDashboard, ResolvedWidget } from './dashboardTypes.ts';
 import { describeIssues } from './describeIssues.ts';
@@ -17,48 +19,40 @@ export interface DashboardSource {
   app: string;
 }
 
-/** Query keys a widget cannot keep: a page position means nothing to a dashboard. */
-const PAGING_KEYS = ['cursor', 'offset'];
+/** What an inline query in a widget becomes: a load error that says what to write instead. */
+const INLINE_QUERY = 'inline widget queries are replaced by datasets: declare the query in datasets/<name>.json (object, where, dimensions, measures) and reference it here with "dataset": "<name>" plus the "dimensions", "measures" and "where" the widget shows (docs/datasets.md)';
 
-/**
- * Type-checks a widget's query against the object schema with the data engine's own query parser
- * (every field, operator, alias and value type), without a caller: field-level security applies
- * when the dashboard runs, as the caller.
- */
-function checkQuery(query: Record<string, unknown>, at: string, objects: ReadonlyMap<string, ResolvedObject>): MetadataProblem[] {
-  const name = query.object;
-  if (typeof name !== 'string') return [{ path: `${at}.object`, reason: 'is required: the name of the object the query reads' }];
-  const object = objects.get(name);
-  if (!object) {
-    const near = suggest(name, [...objects.keys()]);
-    return [{ path: `${at}.object`, reason: `unknown object '${name}'${near ? ` (did you mean '${near}'?)` : ''}` }];
-  }
-  if (!object.apiEnabled) return [{ path: `${at}.object`, reason: `object '${name}' has apiEnabled false: no widget can read it` }];
-  const problems: MetadataProblem[] = PAGING_KEYS.filter((key) => query[key] !== undefined).map((key) => ({ path: `${at}.${key}`, reason: `a widget shows the first rows of its query; drop ${key}` }));
-  try {
-    parseQuery(query, object, { get: (n) => objects.get(n) });
-  } catch (error) {
-    if (!isCodedError(error)) throw error;
-    const errors = (error.details.errors as Array<{ path: string; message: string }> | undefined) ?? [{ path: typeof error.details.path === 'string' ? error.details.path : '', message: error.message }];
-    for (const e of errors) problems.push({ path: e.path ? `${at}.${e.path}` : at, reason: e.message });
-  }
-  return problems;
-}
+const USE_KEYS = ['dimensions', 'measures', 'where', 'orderBy', 'limit'] as const;
 
-function resolveDashboard(file: string, app: string, parsed: ParsedDashboard, objects: ReadonlyMap<string, ResolvedObject>): { dashboard: ResolvedDashboard | null; problems: MetadataProblem[] } {
+function resolveDashboard(file: string, app: string, parsed: ParsedDashboard, objects: ReadonlyMap<string, ResolvedObject>, datasets: ReadonlyMap<string, ResolvedDataset>): { dashboard: ResolvedDashboard | null; problems: MetadataProblem[] } {
   const problems: MetadataProblem[] = [];
   const ids = new Set<string>();
   const widgets: ResolvedWidget[] = parsed.widgets.map((widget, i) => {
     const at = formatPath(['widgets', i]);
     if (ids.has(widget.id)) problems.push({ path: `${at}.id`, reason: `widget id '${widget.id}' is used twice in this dashboard` });
     ids.add(widget.id);
-    if ((widget.report === undefined) === (widget.query === undefined)) problems.push({ path: at, reason: 'a widget takes exactly one of report (a stored report id) or query (a structured query)' });
+    if (widget.query !== undefined) problems.push({ path: `${at}.query`, reason: INLINE_QUERY });
+    else if ((widget.report === undefined) === (widget.dataset === undefined)) problems.push({ path: at, reason: 'a widget takes exactly one of dataset (a declared dataset\'s name) or report (a stored report id)' });
     if (widget.chart !== undefined && widget.type !== 'chart') problems.push({ path: `${at}.chart`, reason: `applies to chart widgets only, not ${widget.type}` });
-    if (widget.query !== undefined) {
-      const queryProblems = checkQuery(widget.query, `${at}.query`, objects);
-      problems.push(...queryProblems);
-      const shape = queryProblems.length === 0 ? widgetShapeProblem(widget.type, widget.query) : null;
-      if (shape) problems.push({ path: `${at}.query.${shape.path}`, reason: shape.reason });
+    if (widget.report !== undefined) {
+      for (const key of USE_KEYS) if (widget[key] !== undefined) problems.push({ path: `${at}.${key}`, reason: 'applies to dataset widgets only; a report widget shows its report as saved' });
+    }
+    if (widget.dataset !== undefined) {
+      const dataset = datasets.get(widget.dataset);
+      if (!dataset) {
+        const near = suggest(widget.dataset, [...datasets.keys()]);
+        problems.push({ path: `${at}.dataset`, reason: `unknown dataset '${widget.dataset}'${near ? ` (did you mean '${near}'?)` : `; declared datasets: ${[...datasets.keys()].sort().join(', ') || 'none'}`}` });
+      } else {
+        const { query, problems: useProblems } = datasetQuery(dataset, widget);
+        problems.push(...useProblems.map((p) => ({ path: `${at}.${p.path}`, reason: p.reason })));
+        if (useProblems.length === 0) {
+          // The compiled query's paths are the widget's own keys (where, orderBy, limit) or the dataset's.
+          const queryProblems = checkStructuredQuery(query, at, objects);
+          problems.push(...queryProblems);
+          const shape = queryProblems.length === 0 ? widgetShapeProblem(widget.type, query) : null;
+          if (shape) problems.push({ path: `${at}.${shape.path === 'groupBy' ? 'dimensions' : 'measures'}`, reason: shape.reason.replace('its query needs groupBy', 'it needs dimensions').replace('its query needs aggregations', 'it needs measures').replace('its query must not group', 'it must not have dimensions (set "dimensions": [])') });
+        }
+      }
     }
     return {
       id: widget.id,
@@ -66,7 +60,8 @@ function resolveDashboard(file: string, app: string, parsed: ParsedDashboard, ob
       title: widget.title ?? humanize(widget.id),
       ...(widget.chart !== undefined ? { chart: widget.chart } : {}),
       ...(widget.report !== undefined ? { report: widget.report } : {}),
-      ...(widget.query !== undefined ? { query: widget.query as ResolvedWidget['query'] & object } : {}),
+      ...(widget.dataset !== undefined ? { dataset: widget.dataset } : {}),
+      ...Object.fromEntries(USE_KEYS.filter((key) => widget[key] !== undefined).map((key) => [key, widget[key]])),
     };
   });
   if (problems.length > 0) return { dashboard: null, problems };
@@ -85,10 +80,10 @@ function resolveDashboard(file: string, app: string, parsed: ParsedDashboard, ob
 
 /**
  * Reads dashboards/<name>.{json,ts} of every app: schema strict at every level (an unknown key of
- * a widget is an error naming its path), names unique across apps, every widget query type-checked
- * against its object. Returns the valid dashboards by app and every problem.
+ * a widget is an error naming its path), names unique across apps, every widget's dataset use
+ * compiled and type-checked against its object; an inline query is an error naming the fix. Returns the valid dashboards by app and every problem.
  */
-export async function loadDashboards(sources: DashboardSource[], objects: ReadonlyMap<string, ResolvedObject>): Promise<{ dashboards: Map<string, ResolvedDashboard[]>; errors: CodedError[] }> {
+export async function loadDashboards(sources: DashboardSource[], objects: ReadonlyMap<string, ResolvedObject>, datasets: ReadonlyMap<string, ResolvedDataset> = new Map()): Promise<{ dashboards: Map<string, ResolvedDashboard[]>; errors: CodedError[] }> {
   const errors: CodedError[] = [];
   const dashboards = new Map<string, ResolvedDashboard[]>();
   const declaredIn = new Map<string, string>();
@@ -108,7 +103,7 @@ export async function loadDashboards(sources: DashboardSource[], objects: Readon
         else declaredIn.set(name, file);
       }
       if (parsed.success && problems.length === 0) {
-        const resolved = resolveDashboard(file, app, parsed.data, objects);
+        const resolved = resolveDashboard(file, app, parsed.data, objects, datasets);
         problems.push(...resolved.problems);
         if (resolved.dashboard) loaded.push(resolved.dashboard);
       }

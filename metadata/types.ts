@@ -8,6 +8,7 @@ import type { ResolvedAction } from './actionTypes.ts';
 import type { ResolvedForm } from './formTypes.ts';
 import type { ResolvedFlow } from './flowTypes.ts';
 import type { ResolvedDashboard } from './dashboardTypes.ts';
+import type { ResolvedDataset } from './datasetTypes.ts';
 import type { ResolvedAgent } from './agentTypes.ts';
 
 export const FIELD_TYPES = [
@@ -238,7 +239,9 @@ export interface LoadedApp {
   views?: ResolvedView[];
   /** flows/<name>.json: step sequences run by the flows plugin. */
   flows: ResolvedFlow[];
-  /** dashboards/<name>.json: widgets over reports and structured queries. */
+  /** datasets/<name>.json: named analytic queries (object, base filter, dimensions, measures) dashboards and reports use. */
+  datasets: ResolvedDataset[];
+  /** dashboards/<name>.json: widgets over datasets and stored reports. */
   dashboards: ResolvedDashboard[];
   /** agents/<name>.json: AI assistants run by the ai plugin (docs/ai.md). */
   agents: ResolvedAgent[];

@@ -7,7 +7,8 @@ import { widgetShapeProblem } from '../../metadata/widgetShape.ts';
 import { codedError, isCodedError } from '../../kernel/errors.ts';
 import { callerOf } from './reportRoutes.ts';
 import type { ReportStore } from './reportStore.ts';
-import { runQuery } from './runQuery.ts';
+import type { DatasetRunner } from './runDataset.ts';
+import { runQuery, datasetUseQuery } from './runQuery.ts';
 
 const nameParams = { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' } }, required: ['name'] };
 
@@ -17,8 +18,8 @@ function describe(dashboard: ResolvedDashboard) {
 }
 
 /** GET /dashboards, GET /dashboards/:name (the declarations) and POST /dashboards/:name/run (each widget's data, as the caller). */
-export function addDashboardRoutes(routes: HttpRoutes, deps: { engine: DataEngine; metadata: MetadataRegistry; store: ReportStore }): void {
-  const { engine, metadata, store } = deps;
+export function addDashboardRoutes(routes: HttpRoutes, deps: { engine: DataEngine; metadata: MetadataRegistry; store: ReportStore; datasets: DatasetRunner }): void {
+  const { engine, metadata, store, datasets } = deps;
   const all = () => metadata.apps().flatMap((app) => app.dashboards);
   const byName = (name: string) => {
     const found = all().find((d) => d.name === name);
@@ -30,13 +31,17 @@ export function addDashboardRoutes(routes: HttpRoutes, deps: { engine: DataEngin
   async function runWidget(request: FastifyRequest, widget: ResolvedWidget) {
     const head = { id: widget.id, type: widget.type, title: widget.title, ...(widget.chart ? { chart: widget.chart } : {}) };
     try {
-      let query = widget.query;
-      if (widget.report !== undefined) {
-        query = (await store.readable(request.environmentId, widget.report, callerOf(request))).query;
+      let run;
+      if (widget.dataset !== undefined) {
+        const { id: _id, type: _type, title: _title, chart: _chart, report: _report, dataset, ...use } = widget;
+        run = await datasets.run({ dataset, ...use } as Parameters<DatasetRunner['run']>[0], dataContextOf(request));
+      } else {
+        const saved = (await store.readable(request.environmentId, widget.report!, callerOf(request))).query;
+        const query = saved.dataset !== undefined ? datasetUseQuery(metadata, saved as unknown as Parameters<DatasetRunner['run']>[0], 'query') : saved;
         const shape = widgetShapeProblem(widget.type, query);
         if (shape) throw codedError('VALIDATION_ERROR', { summary: `report '${widget.report}' does not fit a ${widget.type} widget: ${shape.reason}`, errors: [{ path: `query.${shape.path}`, message: shape.reason }] });
+        run = await runQuery(engine, metadata, saved, dataContextOf(request));
       }
-      const run = await runQuery(engine, metadata, query!, dataContextOf(request));
       return { ...head, items: run.items, columns: run.columns, truncated: run.truncated };
     } catch (error) {
       if (!isCodedError(error) || error.status >= 500) throw error;

@@ -5,6 +5,7 @@ import { addDashboardRoutes } from './dashboardRoutes.ts';
 import { createReportDelivery, DELIVER_JOB, TICK_JOB, type DeliverData, type TickData } from './reportDelivery.ts';
 import { addReportRoutes } from './reportRoutes.ts';
 import { createReportStore } from './reportStore.ts';
+import { createDatasetRunner } from './runDataset.ts';
 
 /**
  * Reports and dashboards: saved structured queries (sys_report, engine-owned, owner-private unless
@@ -34,6 +35,6 @@ export default definePlugin({
     queue.handle<DeliverData>(DELIVER_JOB, (job: JobRun<DeliverData>) => delivery.deliver(job.environmentId, job.data));
     const routes = ctx.resolve('http.routes');
     addReportRoutes(routes, { engine, metadata, store, delivery, files, canSchedule: () => ctx.resolve('email.send') !== undefined && ctx.resolve('auth.identity') !== undefined });
-    addDashboardRoutes(routes, { engine, metadata, store });
+    addDashboardRoutes(routes, { engine, metadata, store, datasets: createDatasetRunner(engine, metadata) });
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { codedError } from '../../kernel/errors.ts';
+import { datasetUseSchema } from '../../metadata/datasetSchema.ts';
 import { parseZonedCron } from './zonedCron.ts';
 
 /** Recipients of one scheduled delivery, at most. */
@@ -8,9 +9,24 @@ export const DELIVERY_FORMATS = ['csv', 'xlsx', 'pdf', 'json'] as const;
 export type DeliveryFormat = (typeof DELIVERY_FORMATS)[number];
 
 /** The structured query a report stores: `object` plus the body of POST /data/:object/query. */
-const querySchema = z.looseObject({
+const structuredSchema = z.looseObject({
   object: z.string({ error: 'is required: the name of the object the report reads' }).regex(/^[a-z][a-z0-9_]{0,62}$/, 'must be an object name'),
 }).refine((q) => q.cursor === undefined, { message: 'a report runs from its first row: drop cursor', path: ['cursor'] });
+
+/**
+ * A report's query: a structured query, or a use of a declared dataset (`dataset`, with the
+ * dimensions and measures it shows and extra filters in `where`), told apart by `dataset`.
+ */
+const querySchema = z.looseObject({}).transform((q, ctx) => {
+  const schema = q.dataset !== undefined ? datasetUseSchema : structuredSchema;
+  const parsed = schema.safeParse(q);
+  if (parsed.success) return parsed.data as Record<string, unknown>;
+  for (const issue of parsed.error.issues) {
+    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) ctx.addIssue({ code: 'custom', path: [...issue.path, key], message: `unknown key '${key}' of a dataset use (dataset, dimensions, measures, where, orderBy, limit)` });
+    else ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  }
+  return z.NEVER;
+});
 
 const name = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 const description = z.string().max(2000, 'must be at most 2000 characters');

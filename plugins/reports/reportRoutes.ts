@@ -17,9 +17,8 @@ export const MAX_PAGE = 200;
 const idParams = { type: 'object', properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_:-][A-Za-z0-9._:-]{0,63}$' } }, required: ['id'] };
 const querySchema = {
   type: 'object',
-  description: 'The body of POST /data/:object/query plus `object`: where, fields (or select), orderBy, limit, groupBy, aggregations, having, distinct, joins, expand',
-  properties: { object: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' } },
-  required: ['object'],
+  description: 'The body of POST /data/:object/query plus `object` (where, fields or select, orderBy, limit, groupBy, aggregations, having, distinct, joins, expand), or a use of a declared dataset: { dataset, dimensions?, measures?, where?, orderBy?, limit? } (docs/datasets.md)',
+  properties: { object: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' }, dataset: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,62}$' } },
 };
 const createBody = {
   type: 'object',
@@ -121,7 +120,7 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
 
   routes.add({
     method: 'POST', path: '/reports', tags: ['reports'],
-    summary: 'Save a report: name, description, query ({ object, ...the body of POST /data/:object/query }), shared; the query is validated as the caller',
+    summary: 'Save a report: name, description, query ({ object, ...the body of POST /data/:object/query }, or a dataset use { dataset, dimensions?, measures?, where?, orderBy?, limit? }), shared; the query is validated as the caller',
     schema: { body: createBody },
     successStatus: 201,
     // 404 for an object the caller cannot address, 405 for one whose apiMethods leave the read out, 403 for a hidden field.
@@ -129,8 +128,8 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
     handler: async (request, reply) => {
       const caller = callerOf(request);
       const body = parseBody(createReportSchema, request.body);
-      await check(request, body.query);
-      const report = await store.create(request.environmentId, caller.userId, body);
+      const run = await check(request, body.query);
+      const report = await store.create(request.environmentId, caller.userId, { ...body, object: run.object.name });
       reply.code(201);
       return view(report, caller);
     },
@@ -155,12 +154,12 @@ export function addReportRoutes(routes: HttpRoutes, deps: { engine: DataEngine; 
       const { id } = request.params as { id: string };
       const { caller } = await editable(request, id);
       const patch = parseBody(patchReportSchema, request.body);
-      if (patch.query) await check(request, patch.query);
+      const checked = patch.query ? await check(request, patch.query) : null;
       const values: Record<string, unknown> = {};
       if (patch.name !== undefined) values.name = patch.name;
       if (patch.description !== undefined) values.description = patch.description;
       if (patch.shared !== undefined) values.shared = patch.shared;
-      if (patch.query !== undefined) Object.assign(values, { query: patch.query, object: patch.query.object });
+      if (patch.query !== undefined) Object.assign(values, { query: patch.query, object: checked!.object.name });
       const version = ifMatch(request);
       if (Object.keys(values).length === 0) return view((await store.readable(request.environmentId, id, caller)), caller);
       return view(await store.update(request.environmentId, id, values, version), caller);

@@ -11,7 +11,8 @@ export interface StoredReport {
   name: string;
   description: string | null;
   object: string;
-  query: Record<string, unknown> & { object: string };
+  /** A structured query (`object` and the body of POST /data/:object/query) or a use of a dataset (`dataset`, ...). */
+  query: Record<string, unknown>;
   shared: boolean;
   ownerId: string;
   schedule: Schedule | null;
@@ -93,12 +94,12 @@ export function createReportStore(engine: DataEngine) {
       return { items: result.items.map(toStored), nextCursor: result.nextCursor ?? null };
     },
 
-    async create(environmentId: string, ownerId: string, values: { name: string; description?: string | undefined; query: Record<string, unknown> & { object: string }; shared?: boolean | undefined }): Promise<StoredReport> {
+    async create(environmentId: string, ownerId: string, values: { name: string; description?: string | undefined; object: string; query: Record<string, unknown>; shared?: boolean | undefined }): Promise<StoredReport> {
       return toStored(await engine.create(REPORT_OBJECT, {
         owner_id: ownerId,
         name: values.name,
         description: values.description ?? null,
-        object: values.query.object,
+        object: values.object,
         query: values.query,
         shared: values.shared ?? false,
       }, system(environmentId)));

@@ -1,7 +1,10 @@
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { ExportColumn } from '../../capabilities/ioExport.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
+import { codedError } from '../../kernel/errors.ts';
 import { apiObject } from '../../metadata/apiObject.ts';
+import { datasetQuery } from '../../metadata/datasetQuery.ts';
+import type { DatasetUse } from '../../metadata/datasetSchema.ts';
 import type { ResolvedObject } from '../../metadata/types.ts';
 import { reportColumns } from './reportColumns.ts';
 
@@ -17,12 +20,29 @@ export interface QueryRun {
 const isAggregate = (query: Record<string, unknown>) => query.groupBy !== undefined || query.aggregations !== undefined;
 
 /**
+ * The structured query of a use of a declared dataset; NOT_FOUND for an unknown dataset,
+ * VALIDATION_ERROR (paths under `at`) for a dimension or measure it does not have.
+ */
+export function datasetUseQuery(metadata: MetadataRegistry, use: DatasetUse, at = ''): Record<string, unknown> & { object: string } {
+  const dataset = metadata.apps().flatMap((app) => app.datasets ?? []).find((d) => d.name === use.dataset);
+  if (!dataset) throw codedError('NOT_FOUND', { what: `Dataset '${String(use.dataset).slice(0, 63)}'`, dataset: String(use.dataset).slice(0, 63) });
+  const { query, problems } = datasetQuery(dataset, use);
+  if (problems.length > 0) {
+    const errors = problems.map((p) => ({ path: at ? `${at}.${p.path}` : p.path, message: p.reason }));
+    throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
+  }
+  return query;
+}
+
+/**
  * Runs a stored structured query (`object` plus the body of POST /data/:object/query) through the
  * data engine as `ctx`: the engine applies the caller's row and field security and answers a field
  * the caller may not read with the errors of the data route. One page: the query's limit, or the
  * object's maxPageSize when it names none or more.
  */
-export async function runQuery(engine: DataEngine, metadata: MetadataRegistry, stored: Record<string, unknown>, ctx: DataContext): Promise<QueryRun> {
+export async function runQuery(engine: DataEngine, metadata: MetadataRegistry, saved: Record<string, unknown>, ctx: DataContext): Promise<QueryRun> {
+  // A use of a dataset (a report's `{ dataset, ... }`) runs the query the dataset compiles to.
+  const stored = saved.dataset !== undefined ? datasetUseQuery(metadata, saved as DatasetUse, 'query') : saved;
   const object = apiObject(metadata, String(stored.object), isAggregate(stored) ? 'aggregate' : 'list');
   const query: Record<string, unknown> = { ...stored };
   // A whole number over the cap (a JSON number or a string of digits) is brought down to it, as on the data route.

@@ -13,6 +13,11 @@ export interface NamespaceDefinition {
   secrets: readonly SecretPattern[];
   /** The config file section the namespace stands in for, per environment. */
   configPath: string;
+  /**
+   * Whether its consumer reads the namespace per environment. One that does not refuses writes
+   * (SETTINGS_NOT_APPLIED): a value accepted must change something.
+   */
+  applied: boolean;
 }
 
 /**
@@ -20,12 +25,13 @@ export interface NamespaceDefinition {
  * whole process and not for one environment (a log's retention) stay in the config file.
  */
 export const NAMESPACES: Record<SettingsNamespace, NamespaceDefinition> = {
-  email: { schema: emailOptionsSchema.omit({ logRetentionDays: true }), secrets: ['smtp.password'], configPath: 'plugins.email' },
-  sms: { schema: smsOptionsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms' },
+  email: { schema: emailOptionsSchema.omit({ logRetentionDays: true }), secrets: ['smtp.password'], configPath: 'plugins.email', applied: true },
+  sms: { schema: smsOptionsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms', applied: false },
   auth: {
     schema: z.strictObject({ oidcProviders: oidcProvidersSchema.optional(), socialProviders: socialProvidersSchema.optional() }),
     secrets: ['oidcProviders.*.clientSecret', 'socialProviders.*.clientSecret'],
     configPath: 'plugins.auth (oidcProviders, socialProviders)',
+    applied: false,
   },
-  ai: { schema: aiOptionsSchema.pick({ providers: true, defaultModel: true }).partial(), secrets: ['providers.*.apiKey'], configPath: 'plugins.ai (providers, defaultModel)' },
+  ai: { schema: aiOptionsSchema.pick({ providers: true, defaultModel: true }).partial(), secrets: ['providers.*.apiKey'], configPath: 'plugins.ai (providers, defaultModel)', applied: false },
 };

@@ -36,7 +36,7 @@ t.test('CRM and an extras app (overrides, a book) on SQLite', async (t) => {
     const res = await meta.send('GET', '/api/v1/meta', { user: 'alice' });
     t.equal(res.status, 200);
     t.match(version, /^[0-9a-f]{16}$/, 'a content version');
-    t.same(res.body.types.map((x: { type: string; sections: string[] }) => [x.type, x.sections]), [['app', []], ['object', ['labels', 'fields', 'views']], ['view', []], ['book', []], ['action', []], ['form', []], ['flow', []], ['dashboard', []], ['agent', []]], 'app, object, view, book, action, form, flow, dashboard and agent; objects have sections');
+    t.same(res.body.types.map((x: { type: string; sections: string[] }) => [x.type, x.sections]), [['app', []], ['object', ['labels', 'fields', 'views']], ['view', []], ['book', []], ['action', []], ['form', []], ['flow', []], ['dataset', []], ['dashboard', []], ['agent', []]], 'app, object, view, book, action, form, flow, dataset, dashboard and agent; objects have sections');
     t.equal(res.body.types[4].count, 1, "the CRM app's close_task");
     for (const { type, count } of res.body.types as Array<{ type: string; count: number }>) {
       t.equal((await meta.send('GET', `/api/v1/meta/${type}`, { user: 'alice' })).body.items.length, count, `the ${type} count is the number of items the caller is listed`);
@@ -46,7 +46,7 @@ t.test('CRM and an extras app (overrides, a book) on SQLite', async (t) => {
 
   await scenarios(t, meta, [
     { name: 'anonymous callers are refused (requireAuth)', url: '/api/v1/meta', status: 401, code: 'UNAUTHENTICATED', absent: ['object'] },
-    { name: 'an unknown type is a 404 naming the types', url: '/api/v1/meta/widget', user: 'alice', status: 404, code: 'NOT_FOUND', expect: { error: { details: { types: ['app', 'object', 'view', 'book', 'action', 'form', 'flow', 'dashboard', 'agent'] } } } },
+    { name: 'an unknown type is a 404 naming the types', url: '/api/v1/meta/widget', user: 'alice', status: 404, code: 'NOT_FOUND', expect: { error: { details: { types: ['app', 'object', 'view', 'book', 'action', 'form', 'flow', 'dataset', 'dashboard', 'agent'] } } } },
     { name: 'an unknown object is a 404', url: '/api/v1/meta/object/nope', user: 'alice', status: 404, code: 'NOT_FOUND' },
     { name: 'an unknown book is a 404', url: '/api/v1/meta/book/nope/tree', user: 'alice', status: 404, code: 'NOT_FOUND' },
     { name: 'layers must be a boolean', url: '/api/v1/meta/object/account?layers=maybe', user: 'alice', status: 400, code: 'VALIDATION_ERROR' },

@@ -4,62 +4,94 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { loadApps } from '../../metadata/loadApps.ts';
 
-/** Dashboards are strict: every unknown key is a load error naming its path; queries are type-checked against the objects. */
-function appWith(t: Test, dashboards: Record<string, unknown>, objects: Record<string, unknown> = {}): string {
+/**
+ * Dashboards and datasets are strict: every unknown key is a load error naming its path; datasets
+ * are type-checked against their objects; a widget references a dataset, and an inline query is a
+ * load error naming its file, its key and the fix.
+ */
+function appWith(t: Test, dirs: { dashboards?: Record<string, unknown>; datasets?: Record<string, unknown>; objects?: Record<string, unknown> }): string {
   const dir = mkdtempSync(join(tmpdir(), 'osr-dash-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'app.json'), JSON.stringify({ name: 'dash_test', version: '1.0.0', protocol: '^16.0.0' }));
-  mkdirSync(join(dir, 'dashboards'));
-  mkdirSync(join(dir, 'objects'));
-  for (const [name, value] of Object.entries(objects)) writeFileSync(join(dir, 'objects', `${name}.json`), JSON.stringify(value));
-  for (const [name, value] of Object.entries(dashboards)) writeFileSync(join(dir, 'dashboards', `${name}.json`), JSON.stringify(value));
+  for (const kind of ['dashboards', 'datasets', 'objects'] as const) {
+    mkdirSync(join(dir, kind));
+    for (const [name, value] of Object.entries(dirs[kind] ?? {})) writeFileSync(join(dir, kind, `${name}.json`), JSON.stringify(value));
+  }
   return dir;
 }
 
 const ACCESS_APP = 'test/access/fixtures/app';
-const count = { object: 'doc', aggregations: [{ function: 'count', alias: 'n' }] };
+const DOCS = { name: 'docs', object: 'doc', dimensions: ['region', 'title'], measures: [{ name: 'n', aggregation: 'count' }] };
+const datasets = { docs: DOCS };
+const metric = { dataset: 'docs', dimensions: [] };
 
-const problems = async (t: Test, dashboards: Record<string, unknown>, objects: Record<string, unknown> = {}) => {
-  const { errors } = await loadApps([ACCESS_APP, appWith(t, dashboards, objects)]);
-  return errors.map((e) => ({ code: e.code, path: String(e.details.path), reason: String(e.details.reason) }));
+const problems = async (t: Test, dirs: Parameters<typeof appWith>[1]) => {
+  const { errors } = await loadApps([ACCESS_APP, appWith(t, dirs)]);
+  return errors.map((e) => ({ code: e.code, file: String(e.details.file ?? ''), message: e.message, path: String(e.details.path), reason: String(e.details.reason) }));
 };
 
+t.test('an inline widget query fails the load, naming the file, the key and the fix', async (t) => {
+  const found = await problems(t, { datasets, dashboards: { board: { name: 'board', widgets: [{ id: 'a', type: 'metric', query: { object: 'doc', aggregations: [{ function: 'count', alias: 'n' }] } }] } } });
+  t.equal(found.length, 1, JSON.stringify(found));
+  t.match(found[0], { code: 'METADATA_INVALID', path: 'widgets[0].query', reason: /datasets\/<name>\.json .*"dataset": "<name>"/ });
+  t.match(found[0]!.message, /dashboards\/board\.json/, 'the message names the file');
+});
+
 t.test('an unknown key in a widget is a load error naming its path', async (t) => {
-  const found = await problems(t, { board: { name: 'board', widgets: [{ id: 'a', type: 'metric', query: count }, { id: 'b', type: 'table', query: count, colour: 'red' }] } });
+  const found = await problems(t, { datasets, dashboards: { board: { name: 'board', widgets: [{ id: 'a', type: 'metric', ...metric }, { id: 'b', type: 'table', dataset: 'docs', colour: 'red' }] } } });
   t.equal(found.length, 1);
   t.match(found[0], { code: 'METADATA_INVALID', path: 'widgets[1].colour', reason: /unknown key 'colour'/ });
 });
 
-t.test('a valid dashboard loads, with defaults', async (t) => {
-  const { errors, apps } = await loadApps([ACCESS_APP, appWith(t, { board: { name: 'board', widgets: [{ id: 'doc_count', type: 'metric', query: count }, { id: 'mine', type: 'table', report: 'abc' }] } })]);
+t.test('a valid dataset and dashboard load, with defaults', async (t) => {
+  const { errors, apps } = await loadApps([ACCESS_APP, appWith(t, { datasets, dashboards: { board: { name: 'board', widgets: [{ id: 'doc_count', type: 'metric', ...metric }, { id: 'mine', type: 'table', report: 'abc' }] } } })]);
   t.same(errors, []);
-  t.match(apps[1]!.dashboards, [{ name: 'board', label: 'Board', widgets: [{ id: 'doc_count', title: 'Doc Count', query: count }, { id: 'mine', report: 'abc' }] }]);
+  t.match(apps[1]!.datasets, [{ name: 'docs', label: 'Docs', object: 'doc', dimensions: [{ field: 'region' }, { field: 'title' }], measures: [{ name: 'n', aggregation: 'count', label: 'N' }] }]);
+  t.match(apps[1]!.dashboards, [{ name: 'board', label: 'Board', widgets: [{ id: 'doc_count', title: 'Doc Count', dataset: 'docs', dimensions: [] }, { id: 'mine', report: 'abc' }] }]);
 });
 
-t.test('queries are type-checked against the object at load; widget rules are enforced', async (t) => {
+t.test('datasets are type-checked against their object at load, naming the path', async (t) => {
   const cases: Array<[string, unknown, string, RegExp]> = [
-    ['unknown field', { id: 'a', type: 'table', query: { object: 'doc', fields: ['title', 'titel'] } }, 'widgets[0].query.fields[1]', /unknown field 'titel'/],
-    ['unknown object', { id: 'a', type: 'table', query: { object: 'dok' } }, 'widgets[0].query.object', /unknown object 'dok' \(did you mean 'doc'\?\)/],
-    ['bad operator value', { id: 'a', type: 'table', query: { object: 'doc', where: { title: { $gt: {} } } } }, 'widgets[0].query.where', /./],
-    ['unknown query key', { id: 'a', type: 'table', query: { object: 'doc', colour: 'red' } }, 'widgets[0].query.colour', /unknown query key/],
-    ['cursor', { id: 'a', type: 'table', query: { object: 'doc', cursor: 'x' } }, 'widgets[0].query.cursor', /drop cursor/],
-    ['metric without aggregations', { id: 'a', type: 'metric', query: { object: 'doc' } }, 'widgets[0].query.aggregations', /one number/],
-    ['chart without groupBy', { id: 'a', type: 'chart', query: count }, 'widgets[0].query.groupBy', /plots groups/],
-    ['chart key on a table', { id: 'a', type: 'table', chart: 'pie', query: count }, 'widgets[0].chart', /chart widgets only/],
-    ['both report and query', { id: 'a', type: 'table', report: 'r1', query: count }, 'widgets[0]', /exactly one of report/],
-    ['neither', { id: 'a', type: 'table' }, 'widgets[0]', /exactly one of report/],
-    ['unknown type', { id: 'a', type: 'gauge', query: count }, 'widgets[0].type', /must be one of metric, table, chart/],
+    ['unknown dimension field', { ...DOCS, dimensions: ['region', 'titel'] }, 'dimensions[1]', /unknown field 'titel'/],
+    ['unknown object', { ...DOCS, object: 'dok' }, 'object', /unknown object 'dok' \(did you mean 'doc'\?\)/],
+    ['granularity on text', { ...DOCS, dimensions: [{ field: 'title', dateGranularity: 'month' }] }, 'dimensions[0]', /dateGranularity needs a date/],
+    ['sum of text', { ...DOCS, measures: [{ name: 'total', aggregation: 'sum', field: 'title' }] }, 'measures[0].field', /needs a numeric field/],
+    ['unknown aggregation', { ...DOCS, measures: [{ name: 'x', aggregation: 'median' }] }, 'measures[0].aggregation', /must be one of/],
+    ['bad where', { ...DOCS, where: { title: { $gt: {} } } }, 'where', /./],
+    ['unknown key', { ...DOCS, colour: 'red' }, 'colour', /unknown key 'colour'/],
+    ['misnamed file', { ...DOCS, name: 'other' }, 'name', /file named other\.json/],
+    ['nothing to show', { ...DOCS, dimensions: [], measures: [] }, 'measures', /at least one dimension or measure/],
+  ];
+  for (const [what, dataset, path, reason] of cases) {
+    const found = await problems(t, { datasets: { docs: dataset } });
+    t.ok(found.some((p) => p.path.startsWith(path) && reason.test(p.reason) && p.file.endsWith('datasets/docs.json')), `${what}: ${JSON.stringify(found)}`);
+  }
+});
+
+t.test('widget rules are enforced', async (t) => {
+  const cases: Array<[string, unknown, string, RegExp]> = [
+    ['unknown dataset', { id: 'a', type: 'table', dataset: 'doks' }, 'widgets[0].dataset', /unknown dataset 'doks' \(did you mean 'docs'\?\)/],
+    ['unknown dimension', { id: 'a', type: 'table', dataset: 'docs', dimensions: ['colour'] }, 'widgets[0].dimensions[0]', /no dimension 'colour'/],
+    ['unknown measure', { id: 'a', type: 'table', dataset: 'docs', measures: ['total'] }, 'widgets[0].measures[0]', /no measure 'total'/],
+    ['bad extra filter', { id: 'a', type: 'table', dataset: 'docs', where: { titel: 'x' } }, 'widgets[0].where', /titel/],
+    ['metric with dimensions', { id: 'a', type: 'metric', dataset: 'docs' }, 'widgets[0].dimensions', /one number/],
+    ['chart without dimensions', { id: 'a', type: 'chart', ...metric }, 'widgets[0].dimensions', /plots groups/],
+    ['chart key on a table', { id: 'a', type: 'table', chart: 'pie', dataset: 'docs' }, 'widgets[0].chart', /chart widgets only/],
+    ['both report and dataset', { id: 'a', type: 'table', report: 'r1', dataset: 'docs' }, 'widgets[0]', /exactly one of dataset/],
+    ['neither', { id: 'a', type: 'table' }, 'widgets[0]', /exactly one of dataset/],
+    ['dataset keys on a report', { id: 'a', type: 'table', report: 'r1', where: { region: 'EU' } }, 'widgets[0].where', /dataset widgets only/],
+    ['unknown type', { id: 'a', type: 'gauge', ...metric }, 'widgets[0].type', /must be one of metric, table, chart/],
   ];
   for (const [what, widget, path, reason] of cases) {
-    const found = await problems(t, { board: { name: 'board', widgets: [widget] } });
+    const found = await problems(t, { datasets, dashboards: { board: { name: 'board', widgets: [widget] } } });
     t.ok(found.some((p) => p.path.startsWith(path) && reason.test(p.reason)), `${what}: ${JSON.stringify(found)}`);
   }
-  const twice = await problems(t, { board: { name: 'board', widgets: [{ id: 'a', type: 'metric', query: count }, { id: 'a', type: 'metric', query: count }] } });
+  const twice = await problems(t, { datasets, dashboards: { board: { name: 'board', widgets: [{ id: 'a', type: 'metric', ...metric }, { id: 'a', type: 'metric', ...metric }] } } });
   t.match(twice, [{ path: 'widgets[1].id', reason: /used twice/ }]);
-  const misnamed = await problems(t, { board: { name: 'other_name', widgets: [{ id: 'a', type: 'metric', query: count }] } });
+  const misnamed = await problems(t, { datasets, dashboards: { board: { name: 'other_name', widgets: [{ id: 'a', type: 'metric', ...metric }] } } });
   t.match(misnamed, [{ path: 'name', reason: /file named other_name\.json/ }]);
-  const topLevel = await problems(t, { board: { name: 'board', widgets: [{ id: 'a', type: 'metric', query: count }], theme: 'dark' } });
+  const topLevel = await problems(t, { datasets, dashboards: { board: { name: 'board', widgets: [{ id: 'a', type: 'metric', ...metric }], theme: 'dark' } } });
   t.match(topLevel, [{ path: 'theme', reason: /unknown key 'theme'/ }]);
-  const hidden = await problems(t, { board: { name: 'board', widgets: [{ id: 'a', type: 'table', query: { object: 'internal_note' } }] } }, { internal_note: { name: 'internal_note', apiEnabled: false, fields: { body: { type: 'text' } } } });
-  t.match(hidden, [{ path: 'widgets[0].query.object', reason: /apiEnabled false/ }], 'an object off the API cannot feed a widget');
+  const hidden = await problems(t, { objects: { internal_note: { name: 'internal_note', apiEnabled: false, fields: { body: { type: 'text' } } } }, datasets: { notes: { name: 'notes', object: 'internal_note', measures: [{ name: 'n', aggregation: 'count' }] } } });
+  t.match(hidden, [{ path: 'object', reason: /apiEnabled false/ }], 'an object off the API cannot feed a dataset');
 });

@@ -237,12 +237,29 @@ t.test('reports', async (t) => {
       t.same(admin.doc_count!.items, [{ n: 4 }], 'the admin counts every doc');
       t.same(admin.by_region!.items, [{ region: 'EU', n: 1 }, { region: 'US', n: 3 }]);
       for (const [user, widgets] of [['owner', owner], ['admin', admin]] as const) {
-        const data = await dataQuery(user, { object: 'doc', fields: ['title', 'region'], orderBy: 'title' });
+        const data = await dataQuery(user, { object: 'doc', groupBy: ['title', 'region'], orderBy: 'title' });
         t.same(widgets.titles!.items, data.body.items, `${user}: the table widget equals the data route`);
       }
       t.equal(owner.secrets!.error!.code, 'PERMISSION_DENIED', 'a widget naming a field hidden from the caller fails alone');
       t.notOk(JSON.stringify(owner).includes('SECRET-'), 'no hidden value');
       t.same((auditor.secrets!.items as Array<{ secret: string }>).map((r) => r.secret), ['SECRET-A', 'SECRET-B', 'SECRET-C', 'SECRET-E'], 'a caller who may read it gets it');
+    });
+
+    await t.test('a report on a dataset with extra filters runs as the caller', async (t) => {
+      const saved = await w.as('owner', 'POST', '/api/v1/reports', { name: 'US docs', query: { dataset: 'docs', dimensions: ['region'], where: { region: 'US' } }, shared: true });
+      t.equal(saved.status, 201, JSON.stringify(saved.body));
+      t.same(saved.body.query, { dataset: 'docs', dimensions: ['region'], where: { region: 'US' } }, 'the report keeps the dataset use as given');
+      for (const user of ['owner', 'admin'] as const) {
+        const run = await w.as(user, 'POST', `/api/v1/reports/${saved.body.id}/run`);
+        const data = await dataQuery(user, { object: 'doc', where: { region: 'US' }, groupBy: ['region'], aggregations: [{ function: 'count', alias: 'n' }] });
+        t.same(run.body.items, data.body.items, `${user}: the same numbers as the data route`);
+      }
+      t.same((await w.as('admin', 'POST', `/api/v1/reports/${saved.body.id}/run`)).body.items, [{ region: 'US', n: 3 }]);
+      const unknown = await w.as('owner', 'POST', '/api/v1/reports', { name: 'x', query: { dataset: 'docs', measures: ['total'] } });
+      t.equal(unknown.status, 400);
+      t.match(unknown.body.error.details.errors, [{ path: 'query.measures[0]', message: /no measure 'total'/ }]);
+      const missing = await w.as('owner', 'POST', '/api/v1/reports', { name: 'x', query: { dataset: 'nope' } });
+      t.equal(missing.status, 404);
     });
 
     await t.test('a dashboard widget naming a report runs it as the caller', async (t) => {

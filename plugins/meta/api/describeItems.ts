@@ -4,6 +4,7 @@ import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
 import type { ResolvedFlow } from '../../../metadata/flowTypes.ts';
 import { startableByAction } from '../../../metadata/checkFlowActions.ts';
 import type { ResolvedDashboard } from '../../../metadata/dashboardTypes.ts';
+import type { ResolvedDataset } from '../../../metadata/datasetTypes.ts';
 import type { ResolvedAgent } from '../../../metadata/agentTypes.ts';
 import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
 
@@ -84,6 +85,12 @@ export function describeFlow(flow: ResolvedFlow, dirs: ReadonlyMap<string, strin
 export function describeDashboard(dashboard: ResolvedDashboard, dirs: ReadonlyMap<string, string>): Doc {
   const { source, app, ...rest } = dashboard;
   return { ...rest, route: `POST /api/v1/dashboards/${dashboard.name}/run`, package: app, source: sourceIn(source, dirs.get(app)) };
+}
+
+/** A dataset as declared, with its package and source file. */
+export function describeDataset(dataset: ResolvedDataset, dirs: ReadonlyMap<string, string>): Doc {
+  const { source, app, ...rest } = dataset;
+  return { ...rest, package: app, source: sourceIn(source, dirs.get(app)) };
 }
 
 /** An agent as declared, with its package and source file. */

@@ -8,7 +8,7 @@ import type { ResolvedFlow } from '../../../metadata/flowTypes.ts';
 import type { ResolvedForm } from '../../../metadata/formTypes.ts';
 import type { ObjectPatch, ResolvedBook, ResolvedObject } from '../../../metadata/types.ts';
 import { applyObjectPatch, mergePatches } from './applyPatch.ts';
-import { describeAction, describeAgent, describeFlow, describeApp, describeBook, describeDashboard, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
+import { describeAction, describeAgent, describeFlow, describeApp, describeBook, describeDashboard, describeDataset, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
 import { describeForm } from './describeForm.ts';
 import { findReferences, type Reference } from './findReferences.ts';
 import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
@@ -17,10 +17,10 @@ import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } f
 import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
 import { splitViewName, viewNotFound, type ViewCatalog, type ViewDoc } from './viewCatalog.ts';
 
-export const METADATA_TYPES = ['app', 'object', 'view', 'book', 'action', 'form', 'flow', 'dashboard', 'agent'] as const;
+export const METADATA_TYPES = ['app', 'object', 'view', 'book', 'action', 'form', 'flow', 'dataset', 'dashboard', 'agent'] as const;
 export type MetadataType = (typeof METADATA_TYPES)[number];
 
-const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), view: [], book: [], action: [], form: [], flow: [], dashboard: [], agent: [] };
+const SECTIONS: Record<MetadataType, readonly string[]> = { app: [], object: Object.keys(OBJECT_SECTIONS), view: [], book: [], action: [], form: [], flow: [], dataset: [], dashboard: [], agent: [] };
 
 export interface Layers {
   base: Doc;
@@ -50,6 +50,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
   const forms = (): ResolvedForm[] => registry.apps().flatMap((a) => a.forms ?? []);
   const flows = (): ResolvedFlow[] => registry.apps().flatMap((a) => a.flows);
   const dashboards = (): ResolvedDashboard[] => registry.apps().flatMap((a) => a.dashboards);
+  const datasets = () => registry.apps().flatMap((a) => a.datasets ?? []);
   const agents = () => registry.apps().flatMap((a) => a.agents);
   /** views/*.json of one object, by their key: the base layer of its `views` section. */
   const declaredViews = (object: string): Record<string, unknown> => Object.fromEntries(registry.apps().flatMap((a) => a.views ?? [])
@@ -131,7 +132,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
     /** Counts as the caller would list the items (views: those it may use). */
     async summary(caller: Caller) {
       const views = (await viewDocs(caller, null)).length;
-      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, view: views, book: books().length, action: actions().length, form: forms().length, flow: flows().length, dashboard: dashboards().length, agent: agents().length };
+      const counts: Record<MetadataType, number> = { app: registry.apps().length, object: registry.objects().length, view: views, book: books().length, action: actions().length, form: forms().length, flow: flows().length, dataset: datasets().length, dashboard: dashboards().length, agent: agents().length };
       return { version: registry.version(), types: METADATA_TYPES.map((type) => ({ type, count: counts[type], sections: SECTIONS[type] })) };
     },
 
@@ -143,6 +144,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
       else if (type === 'action') items = actions().map((a) => describeAction(a, dirs()));
       else if (type === 'form') items = forms().map((f) => describeForm(f, dirs(), caller.principal));
       else if (type === 'flow') items = flows().map((f) => describeFlow(f, dirs()));
+      else if (type === 'dataset') items = datasets().map((d) => describeDataset(d, dirs()));
       else if (type === 'dashboard') items = dashboards().map((d) => describeDashboard(d, dirs()));
       else if (type === 'agent') items = agents().map((a) => describeAgent(a, dirs()));
       else if (type === 'view') items = (await viewDocs(caller, null)).map((v) => ({ ...v }));
@@ -174,6 +176,9 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
       } else if (type === 'flow') {
         const flow = flows().find((f) => f.name === name);
         doc = flow && describeFlow(flow, dirs());
+      } else if (type === 'dataset') {
+        const dataset = datasets().find((d) => d.name === name);
+        doc = dataset && describeDataset(dataset, dirs());
       } else if (type === 'dashboard') {
         const dashboard = dashboards().find((d) => d.name === name);
         doc = dashboard && describeDashboard(dashboard, dirs());

@@ -35,7 +35,7 @@ export function addSettingsRoutes(routes: HttpRoutes, service: SettingsService):
   routes.add({
     method: 'PUT', path: '/settings/:namespace', tags: ['settings'],
     summary: "Replace the environment's settings of a namespace, validated like the config file; a secret left out or sent as { set: true } keeps its value, null clears it. Tenant admins only",
-    errorStatuses: [404],
+    errorStatuses: [400, 404],
     bodyLimit: 256 * 1024,
     schema: { params, body: { type: 'object' } },
     handler: (request) => {

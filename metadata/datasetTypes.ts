@@ -1,0 +1,13 @@
+/** datasets/<name>.json as loaded: its base query type-checked against its object. */
+export interface ResolvedDataset {
+  name: string;
+  label: string;
+  description?: string;
+  object: string;
+  where?: Record<string, unknown>;
+  dimensions: Array<{ field: string; dateGranularity?: 'day' | 'week' | 'month' | 'quarter' | 'year' }>;
+  measures: Array<{ name: string; aggregation: string; field?: string; label: string }>;
+  freshnessMs?: number;
+  source: string;
+  app: string;
+}
