@@ -109,7 +109,8 @@ function sqliteSite(t: Test, ids: string[]): Site {
   return site;
 }
 
-function postgresSite(t: Test, base: string[]): Site {
+/** A site on PostgreSQL alone (several processes sharing one database). */
+export function postgresSite(t: Test, base: string[]): Site {
   const suffix = randomBytes(3).toString('hex');
   const ids = base.map((id) => `${id}-${suffix}`);
   const run = async (id: string, sql: string, params: unknown[] = []) => {
