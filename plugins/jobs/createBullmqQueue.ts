@@ -205,7 +205,7 @@ export function createBullmqQueue(deps: {
             const final = job !== undefined && (error?.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1));
             if (!dead || !final) return;
             void Promise.resolve()
-              .then(() => dead({ id: `${name}~${job.id}`, name, data: job.data, attempt: job.attemptsMade, environmentId }, errorText(error)))
+              .then(() => dead({ id: `${name}~${job.id}`, name, data: job.data, attempt: job.attemptsMade, environmentId }, error?.name === 'UnrecoverableError' ? errorText(error.message) : errorText(error)))
               .catch((deadError: unknown) => deps.log.error({ job: job.id, name, err: deadError }, `jobs: the dead-job handler of ${name} failed`));
           });
           worker.on('completed', (job) => mirrorChange(job, environmentId, name));

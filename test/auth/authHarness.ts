@@ -109,6 +109,7 @@ function sqliteSite(t: Test, ids: string[]): Site {
   return site;
 }
 
+/** A site on PostgreSQL alone (several processes sharing one database). */
 export function postgresSite(t: Test, base: string[]): Site {
   const suffix = randomBytes(3).toString('hex');
   const ids = base.map((id) => `${id}-${suffix}`);

@@ -38,6 +38,8 @@ await forEachBackend(t, async (t, driver) => {
     t.equal(dead.lastError, 'smtp refused (attempt 3)');
     t.ok(dead.finishedAt);
     t.same((await j.queue.dead()).map((d) => d.id), [id]);
+    t.ok(await waitFor(async () => (await j.effects()).length > 0), 'onDead was called');
+    t.same((await j.effects()).map((e) => [e.job_id, e.attempt, JSON.parse(e.data)]), [[id, 3, { dead: 'smtp refused (attempt 3)' }]], 'once, with the job and the last error');
     t.same((await j.queue.counts()).filter((c) => c.name === 'probe.fail'), [{ name: 'probe.fail', state: 'dead', count: 1 }]);
     const again = await j.queue.retry(id);
     t.ok(again.attempts <= 1, `attempts reset (${again.attempts})`);
