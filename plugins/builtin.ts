@@ -33,6 +33,7 @@ import files from './files/index.ts';
 import activities from './activities/index.ts';
 import mcp from './mcp/index.ts';
 import audit from './audit/index.ts';
+import shareLinks from './share-links/index.ts';
 
 /** Plugins that need the job queue are off by default when the jobs plugin is turned off. */
 const jobsOn = (config: { plugins: Record<string, unknown> }) => (config.plugins.jobs as { enabled?: boolean } | undefined)?.enabled !== false;
@@ -76,6 +77,8 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   // Applies the declared retention contracts daily; OS_LIFECYCLE_DISABLED=1 turns it off.
   { manifest: lifecycle, enabledByDefault: true, optionsFrom: (config) => ({ retentionOverrides: config.lifecycle.retention_overrides }) },
   { manifest: sharing, enabledByDefault: true },
+  // Anonymous read-only links to one record (/data/:object/:id/share-links, /share-links/:token).
+  { manifest: shareLinks, enabledByDefault: true },
   { manifest: actions, enabledByDefault: true },
   { manifest: notifications, enabledByDefault: true },
   // Public forms declared by apps (forms/<slug>.json) at /api/v1/forms and /f/<slug>.
