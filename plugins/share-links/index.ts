@@ -16,10 +16,16 @@ export default definePlugin({
   name: 'share-links',
   version: '16.0.0',
   kernel: '^16.0.0',
-  requires: ['http.routes', 'data.engine', 'metadata.registry', 'auth.identity', 'access.grants', 'runtime.info'],
-  optional: ['audit.record', 'events.counter'],
+  requires: ['http.routes', 'data.engine', 'metadata.registry', 'access.grants', 'runtime.info'],
+  // A link is read as its creator, whom the identity service resolves: without it, no link is served.
+  optional: ['auth.identity', 'audit.record', 'events.counter'],
   options: shareLinkOptionsSchema,
   register(ctx) {
+    const identity = ctx.resolve('auth.identity');
+    if (!identity) {
+      ctx.log.warn('share-links: no plugin provides auth.identity, so no share link is served');
+      return;
+    }
     const metadata = ctx.resolve('metadata.registry');
     metadata.contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
     ctx.retention({
@@ -29,7 +35,7 @@ export default definePlugin({
     const limiter = new WindowRateLimiter('share-link');
     limiters.set(ctx, limiter);
     const links = createShareLinks({
-      engine: ctx.resolve('data.engine'), metadata, identity: ctx.resolve('auth.identity'), grants: ctx.resolve('access.grants'),
+      engine: ctx.resolve('data.engine'), metadata, identity, grants: ctx.resolve('access.grants'),
       audit: ctx.resolve('audit.record'), options: ctx.options,
     });
     addShareLinkRoutes(ctx.resolve('http.routes'), {
@@ -37,6 +43,7 @@ export default definePlugin({
     });
   },
   start(ctx) {
+    if (!limiters.has(ctx)) return;
     const counter = ctx.resolve('events.counter');
     if (counter?.shared) {
       const onError = (error: unknown) => ctx.log.warn({ err: error }, 'share-links: the shared rate-limit count in Redis failed; counting in this process meanwhile');
