@@ -37,9 +37,12 @@ import audit from './audit/index.ts';
 import settings from './settings/index.ts';
 import settingsRoutes from './settings/routes/index.ts';
 import consolePlugin from './console/index.ts';
+import shareLinks from './share-links/index.ts';
 
 /** Plugins that need the job queue are off by default when the jobs plugin is turned off. */
 const jobsOn = (config: { plugins: Record<string, unknown> }) => (config.plugins.jobs as { enabled?: boolean } | undefined)?.enabled !== false;
+/** Plugins that read as a user (share links) are off by default when the auth plugin is turned off. */
+const authOn = (config: { plugins: Record<string, unknown> }) => (config.plugins.auth as { enabled?: boolean } | undefined)?.enabled !== false;
 
 /** First-party plugins, in their default order (the kernel reorders by requires -> provides). */
 export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
@@ -84,6 +87,9 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
   // Applies the declared retention contracts daily; OS_LIFECYCLE_DISABLED=1 turns it off.
   { manifest: lifecycle, enabledByDefault: true, optionsFrom: (config) => ({ retentionOverrides: config.lifecycle.retention_overrides }) },
   { manifest: sharing, enabledByDefault: true },
+  // Anonymous read-only links to one record (/data/:object/:id/share-links, /share-links/:token).
+  // Off by default without the auth plugin: a link is read as its creator, whom auth resolves.
+  { manifest: shareLinks, enabledByDefault: authOn },
   { manifest: actions, enabledByDefault: true },
   { manifest: notifications, enabledByDefault: true },
   // Public forms declared by apps (forms/<slug>.json) at /api/v1/forms and /f/<slug>.

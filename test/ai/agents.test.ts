@@ -142,6 +142,9 @@ for (const driver of await databaseCases()) {
     t.equal(again.status, 409);
     t.equal(again.body.error.code, 'AI_ACTION_DECIDED');
     t.same(await titles(s), ['ADA-1', 'BOB-1', 'NEW-1'], 'created once');
+    const audit = await s.rt.runtime.kernel.service<DataEngine>('data.engine')!.query('sys_audit_event', { where: { action: 'ai.pending_action_decided' } }, { environmentId: s.environmentId, principal: null, system: true });
+    t.match(audit.items, [{ actor_id: s.approver.id, target_type: 'ai_pending_action', target_id: createId, after: { decision: 'approve', status: 'applied', kind: 'create', object: 'note', proposedBy: s.ada.id } }], 'the decision is in the audit trail, once');
+    t.notOk(JSON.stringify(audit.items).includes('NEW-1'), 'without the payload');
 
     // Reject discards.
     const [rejectId] = await propose([{ name: 'create_record', args: { object: 'note', values: { title: 'NEVER' } } }]);

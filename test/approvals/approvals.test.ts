@@ -73,6 +73,10 @@ t.test('approvals', async (t) => {
       t.equal(second.status, 200);
       t.equal(second.body.status, 'approved');
       t.equal(second.body.progress, 'Approved (1 of 1 steps)');
+      const trail = await w.as('admin', 'GET', '/api/v1/data/sys_audit_event?limit=200');
+      const decisions = trail.body.items.filter((e: { action: string; target_id: string }) => e.action === 'approval.request_decided' && e.target_id === id);
+      t.same(decisions.map((e: { actor_id: string; after: { decision: string; status: string } }) => [e.actor_id, e.after.decision, e.after.status]),
+        [[w.users.a1.id, 'approve', 'pending'], [w.users.a2.id, 'approve', 'approved']], 'each decision is in the audit trail (the refused ones are not)');
       t.same(second.body.decisions.filter((d: { kind: string }) => d.kind === 'approve').map((d: { userId: string }) => d.userId), [users.a1.id, users.a2.id]);
       t.equal(second.body.decisions.find((d: { kind: string }) => d.kind === 'approve').comment, 'fine by me');
 

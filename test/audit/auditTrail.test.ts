@@ -95,6 +95,12 @@ t.test('the audit trail', async (t) => {
       t.ok(list.body.items.length >= 8);
       const denied = await as(member.token, 'GET', '/api/v1/data/sys_audit_event');
       t.equal(denied.status, 403, 'a member reads none');
+      const set = await as(admin.token, 'POST', '/api/v1/data/sys_permission_set', { name: 'trail_readers', objects: { sys_audit_event: { read: true, viewAll: true } } });
+      t.equal(set.status, 201);
+      t.equal((await as(admin.token, 'POST', '/api/v1/data/sys_user_permission_set', { user_id: member.id, permission_set: set.body.id })).status, 201);
+      const granted = await as(member.token, 'GET', '/api/v1/data/sys_audit_event');
+      t.equal(granted.status, 403, 'a permission set naming the trail grants nothing: admins only');
+      t.notOk(JSON.stringify(granted.body).includes('auth.sign_in'));
       const write = await as(admin.token, 'POST', '/api/v1/data/sys_audit_event', { action: 'auth.sign_in', occurred_at: new Date().toISOString(), environment_id: env, actor_kind: 'user' });
       t.equal(write.status, 403, 'not even an admin writes an event');
       t.equal(write.body.error.code, 'SYSTEM_OBJECT_READ_ONLY');

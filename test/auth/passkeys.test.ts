@@ -151,6 +151,11 @@ async function ceremonies(browser: Browser): Promise<void> {
         const phoneId = String(json(second).id);
         expectStatus(t, await http(base, 'POST', `${AUTH}/passkey/delete-passkey`, { token, body: { id: phoneId } }), 200, 'deleted by its owner');
         t.same(((await http(base, 'GET', `${AUTH}/passkey/list-user-passkeys`, { token })).body as Json[]).map((p) => p.name), ['laptop'], 'one left');
+        const trail = await site.query(main, "select actor_id, after from sys_audit_event where action = 'auth.passkey_changed' order by occurred_at");
+        t.same(trail.map((r) => [r.actor_id, (typeof r.after === 'string' ? JSON.parse(r.after) : r.after).change]),
+          [[adminId, 'verify-registration'], [adminId, 'verify-registration'], [adminId, 'delete-passkey']], 'two passkeys added and one removed, in the audit trail (the refused deletion is not)');
+        const signIns = await site.query(main, "select after from sys_audit_event where action = 'auth.sign_in' and actor_id = ?", [adminId]);
+        t.ok(signIns.some((r) => /passkey/.test(String(typeof r.after === 'string' ? r.after : JSON.stringify(r.after)))), 'the passkey sign-in is recorded');
         await phone.call('POST', `${AUTH}/sign-out`);
         const gone = await phone.authenticate(AUTH);
         expectStatus(t, gone, 401, 'the deleted passkey is refused');

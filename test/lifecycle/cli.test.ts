@@ -46,6 +46,12 @@ t.test('--dry-run --json counts, removes nothing; a run removes; text output', a
   const dry = await run(['lifecycle', '--dry-run', '--json']);
   t.equal(dry.code, 0, dry.stderr);
   t.match(seedOf(dry.stdout), { status: 'applied', rows: 2, keepDays: 30 }, 'two rows past 30 days');
+  const contracts = (JSON.parse(dry.stdout) as Report).environments[0]!.contracts;
+  t.same(contracts.filter((c) => c.name === 'audit.log').map((c) => c.keepDays), [90], 'the audit log: 90 days hot');
+  t.same(contracts.filter((c) => c.name === 'system.activity').map((c) => c.keepDays), [14, 14], 'system activity: 14 days, over completed jobs and hook deliveries');
+  const text = await run(['lifecycle', '--dry-run']);
+  t.match(text.stdout, /audit\.log\s+sys_audit_event\s+keep 90 days/);
+  t.match(text.stdout, /system\.activity\s+sys_job\s+keep 14 days/);
   const again = await run(['lifecycle', '--dry-run', '--json']);
   t.equal(seedOf(again.stdout)?.rows, 2, 'the dry run removed nothing');
   const real = await run(['lifecycle']);
@@ -64,10 +70,18 @@ t.test('disabled: a clear refusal, exit 1', async (t) => {
   t.match(res.stderr, /Fix: unset OS_LIFECYCLE_DISABLED/, 'it says how to turn it on');
 });
 
+t.test('the override of docs/lifecycle.md: audit.log 0 keeps the audit log forever', async (t) => {
+  writeFileSync(join(cwd, 'keep.json'), JSON.stringify({ apps: [], lifecycle: { retention_overrides: { 'notifications.history': 30, 'audit.log': 0 } } }));
+  const res = await run(['lifecycle', '--dry-run', '--json', '--config', 'keep.json']);
+  t.equal(res.code, 0, res.stderr);
+  t.match((JSON.parse(res.stdout) as Report).environments[0]!.contracts.find((c) => c.name === 'audit.log'), { keepDays: 0, status: 'kept' });
+});
+
 t.test('an unknown override fails naming it', async (t) => {
   writeFileSync(join(cwd, 'typo.json'), JSON.stringify({ apps: [], lifecycle: { retention_overrides: { 'seed.evnts': 3 } }, plugins: { 'seed-retention': { path: './seed.mjs', grants: ['data.database', 'runtime.info'] } } }));
   const res = await run(['lifecycle', '--config', 'typo.json']);
   t.equal(res.code, 1);
   t.match(res.stderr, /lifecycle\.retention_overrides\.seed\.evnts/);
+  t.match(res.stderr, /audit\.log/, 'the declared contracts are listed, audit.log among them');
   t.match(res.stderr, /seed\.events/);
 });
