@@ -111,6 +111,13 @@ export interface DataEngine {
    * insert hooks allow it (`batched`, docs/plugins.md), else one by one.
    */
   createMany(object: string, inputs: readonly DataRecord[], ctx: DataContext, options?: CreateManyOptions): Promise<CreateOutcome[]>;
+  /**
+   * Does now, outside any transaction, what of a later `createMany` of these same input objects
+   * for the same caller needs no database (coercion, size bounds): a caller that opens a long
+   * transaction of its own (an import) calls it first, so the transaction is held only for the
+   * writes. createMany does it itself before opening its own transaction. Optional to call.
+   */
+  prepareMany(object: string, inputs: readonly DataRecord[], ctx: DataContext): void;
   update(object: string, id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext): Promise<DataRecord>;
   delete(object: string, id: string, options: WriteOptions, ctx: DataContext): Promise<void>;
   /** A record's history entries, newest first (objects with enable.trackHistory); the caller must be able to read the record. */

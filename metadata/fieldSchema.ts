@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FieldType, FormulaType } from './types.ts';
+import { MAX_BYTES_CEILING, MAX_LENGTH_CEILING } from './fieldLimits.ts';
 
 /** Result types a formula may declare in `returns`. */
 export const FORMULA_TYPES = ['text', 'number', 'integer', 'boolean', 'date', 'datetime'] as const satisfies readonly FormulaType[];
@@ -42,7 +43,7 @@ function textLike<T extends FieldType>(type: T) {
     type: z.literal(type), ...base, ...stored,
     searchable: flag.optional(),
     default: z.string().optional(),
-    maxLength: z.number().int().min(1).max(1_000_000).optional(),
+    maxLength: z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_LENGTH_CEILING, `must be at most ${MAX_LENGTH_CEILING}`).optional(),
   });
 }
 
@@ -74,7 +75,10 @@ export const FIELD_SCHEMAS = {
     type: z.literal('lookup'), ...base, ...stored,
     reference: z.string({ error: (i) => (i.input === undefined ? 'is required: name the referenced object' : 'must be an object name') }),
   }),
-  json: z.strictObject({ type: z.literal('json'), ...base, required: flag.optional(), default: z.unknown().optional() }),
+  json: z.strictObject({
+    type: z.literal('json'), ...base, required: flag.optional(), default: z.unknown().optional(),
+    maxBytes: z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_BYTES_CEILING, `must be at most ${MAX_BYTES_CEILING}`).optional(),
+  }),
   autonumber: z.strictObject({
     type: z.literal('autonumber'), label: base.label, help: base.help, readonly: base.readonly, ...visibility, unique: flag.optional(), indexed: flag.optional(), searchable: flag.optional(),
     format: z.string().refine((v) => (v.match(AUTONUMBER_TOKEN) ?? []).length === 1, 'must contain exactly one {0...} placeholder, e.g. LEAD-{0000}').optional(),

@@ -47,8 +47,10 @@ export interface FieldDefinition {
   indexed?: boolean;
   searchable?: boolean;
   readonly?: boolean;
-  /** text, textarea: maximum length. */
+  /** text, textarea, email, url, phone: maximum length in characters (default by type: metadata/fieldLimits.ts). */
   maxLength?: number;
+  /** json: maximum size of the value's JSON text in UTF-8 bytes (default 1000000). */
+  maxBytes?: number;
   /** integer, number, currency, percent: bounds. */
   min?: number;
   max?: number;

@@ -4,6 +4,7 @@ import { codedError, KernelBootError, type CodedError } from '../kernel/errors.t
 import { importModule } from '../kernel/importModule.ts';
 import { configSchema, ENVIRONMENT_ID, type RuntimeConfig } from './configSchema.ts';
 import { PARSE_ONCE } from '../kernel/parseOnce.ts';
+import { removedOptionFailures } from './removedOptions.ts';
 
 export interface ResolvedEnvironment {
   id: string;
@@ -95,8 +96,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
   }
   const merged = structuredClone(raw) as Record<string, unknown>;
   applyEnv(merged, env);
+  const removed = removedOptionFailures(merged, configFile ?? '(inline)');
   const parsed = configSchema.safeParse(merged, PARSE_ONCE);
-  if (!parsed.success) {
+  if (!parsed.success || removed.length > 0) {
+    if (parsed.success) throw new KernelBootError(removed);
     const failures: CodedError[] = parsed.error.issues.map((issue) => {
       const path = issue.path.join('.') || '(root)';
       const reason = issue.code === 'unrecognized_keys'
@@ -105,7 +108,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Resol
       const full = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? [path === '(root)' ? '' : path, issue.keys[0]].filter(Boolean).join('.') : path;
       return codedError('CONFIG_INVALID', { path: full, reason, file: configFile ?? '(inline)' });
     });
-    throw new KernelBootError(failures);
+    throw new KernelBootError([...removed, ...failures]);
   }
   const config = parsed.data;
   const root = configFile ? dirname(configFile) : cwd;

@@ -32,6 +32,7 @@ export function analyzeExpression(env: Environment, source: string, scope: Recor
   } catch (error) {
     return { ok: false, reason: explainCheckError(error, scope) };
   }
+  if (readsTenantId(run.ast as unknown as Node)) return { ok: false, reason: TENANT_ID_RENAMED };
   const checked = run.check();
   if (!checked.valid) return { ok: false, reason: explainCheckError(checked.error, scope) };
 
@@ -70,6 +71,20 @@ function children(node: Node): Node[] {
   };
   visit(node.args);
   return out;
+}
+
+/** The name expressions of older releases used for the caller's organization. */
+export const TENANT_ID_RENAMED = "'tenantId' is no longer defined: the caller's organization is user.organizationId (write user.organizationId instead of tenantId or user.tenantId)";
+
+/** `tenantId`, `user.tenantId` or `user["tenantId"]`: refused at load with the name to use, not left to fail at run time. */
+function readsTenantId(root: Node): boolean {
+  return someNode(root, (n) => {
+    if (n.op === 'id') return n.args === 'tenantId';
+    if (!['.', '.?', '[]', '[?]'].includes(n.op) || !Array.isArray(n.args)) return false;
+    const [left, key] = n.args as [Node, unknown];
+    const name = typeof key === 'string' ? key : isNode(key) && key.op === 'value' ? key.args : null;
+    return name === 'tenantId' && left.op === 'id' && left.args === 'user';
+  });
 }
 
 function someNode(node: Node, test: (n: Node) => boolean): boolean {

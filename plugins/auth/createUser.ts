@@ -6,6 +6,7 @@ import { generatePassword } from './generatePassword.ts';
 import { isPlaceholderEmail, PLACEHOLDER_DOMAIN } from './import/normalizeRow.ts';
 import { fromEngineThrow } from './mapAuthError.ts';
 import { toAuthUser } from './userView.ts';
+import { PROVISIONED_FIELD } from './provisionedAccounts.ts';
 
 /** Longest password taken, here and by the engine (emailFlows.ts). */
 export const MAX_PASSWORD = 128;
@@ -37,6 +38,8 @@ export async function createIdentity(env: EnvironmentAuth, identity: NewIdentity
         ...(identity.password !== undefined ? { password: identity.password } : {}),
         data: {
           must_change_password: identity.mustChangePassword,
+          // Made by an administrator (create-user, import): a magic link keeps its password (provisionedAccounts.ts).
+          [PROVISIONED_FIELD]: true,
           ...(identity.phoneNumber ? { phoneNumber: identity.phoneNumber, phoneNumberVerified: false } : {}),
         },
       },

@@ -15,6 +15,7 @@ import { phoneNumberOptionsOf } from './phoneNumberOptions.ts';
 import { phoneCodeHashPlugin } from './phoneCodeHash.ts';
 import { PHONE_FIELDS, phoneNumberPlugin } from './phoneNumberPlugin.ts';
 import { signInMethods } from './signInMethods.ts';
+import { PROVISIONED_FIELD } from './provisionedAccounts.ts';
 import type { AuthDatabase } from './openAuthDatabase.ts';
 
 export interface EngineSettings {
@@ -80,6 +81,8 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
       additionalFields: {
         // input: false everywhere: users cannot set these through update-user or sign-up.
         must_change_password: { type: 'boolean', required: true, defaultValue: false, input: false },
+        // An account an administrator created or imported (provisionedAccounts.ts).
+        [PROVISIONED_FIELD]: { type: 'boolean', required: false, defaultValue: false, input: false },
         // With phone sign-in on, its plugin declares these two fields (same columns).
         ...(phone && s.sms ? {} : {
           phoneNumber: { type: 'string', required: false, unique: true, input: false, fieldName: PHONE_FIELDS.phoneNumber },

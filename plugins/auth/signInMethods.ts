@@ -3,6 +3,7 @@ import { deviceAuthorization, magicLink, twoFactor } from 'better-auth/plugins';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { environmentAuthUrl } from './environmentAuthUrl.ts';
+import { provisionedMagicLink } from './provisionedAccounts.ts';
 
 export const TWO_FACTOR_TABLE = 'sys_two_factor';
 export const DEVICE_CODE_TABLE = 'sys_device_code';
@@ -34,6 +35,7 @@ export function signInMethods(options: AuthOptions, email: EmailSend | undefined
         });
       },
     }) as unknown as BetterAuthPlugin);
+    plugins.push(provisionedMagicLink());
   }
   const device = options.deviceAuthorization;
   if (device.enabled) {

@@ -6,8 +6,6 @@ export const emailOptionsSchema = z.strictObject({
   provider: z.enum(['smtp', 'log']).optional(),
   /** Sender address, e.g. `"Acme" <no-reply@acme.example>` (env EMAIL_FROM). Required for `smtp`. */
   from: z.string().min(3).max(320).optional(),
-  /** Days a row of the email log (mails sent about a record) is kept (default 90); 0 keeps them forever. */
-  logRetentionDays: z.number().int().min(0).max(36_500).optional(),
   smtp: z.strictObject({
     /** Server name or address (env SMTP_HOST). */
     host: z.string().min(1).optional(),

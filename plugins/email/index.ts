@@ -46,7 +46,7 @@ export default definePlugin({
           knex(EMAIL_LOG_OBJECT).where({ object: event.object, record_id: String(event.previous.id) }).delete(), event.engine);
       });
       ctx.retention({
-        name: 'email.log', object: EMAIL_LOG_OBJECT, keepDays: ctx.options.logRetentionDays ?? EMAIL_LOG_RETENTION_DAYS, action: 'delete', ageField: 'sent_at',
+        name: 'email.log', object: EMAIL_LOG_OBJECT, keepDays: EMAIL_LOG_RETENTION_DAYS, action: 'delete', ageField: 'sent_at',
         description: 'Emails sent about a record (recipients, subject, sender, status; never the body): deleted once older than the window.',
       });
     }

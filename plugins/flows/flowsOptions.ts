@@ -12,8 +12,6 @@ export const flowsOptionsSchema = z.strictObject({
       }
     })).max(500).default([]),
   }).default({ allow: [] }),
-  /** Days a finished run (completed, failed, cancelled) is kept after it ended; 0 keeps runs forever. */
-  retentionDays: z.number().int().min(0).max(36_500).default(90),
   /** Attempts of a run's job when the runner itself fails (a database outage), not when a step fails. */
   jobAttempts: z.number().int().min(1).max(20).default(5),
   /**

@@ -23,6 +23,9 @@ const EVENTS: Record<'data.afterInsert' | 'data.afterUpdate' | 'data.afterDelete
  * other plugins as `flows.runner` (inbound hooks and time-relative sweeps start runs through it).
  * See docs/automation.md.
  */
+/** Days a finished run is kept (retention contract `flows.runs`). */
+const FLOW_RUN_RETENTION_DAYS = 90;
+
 export default definePlugin({
   name: 'flows',
   version: '16.0.0',
@@ -97,7 +100,8 @@ export default definePlugin({
       name: 'flows.runs',
       object: 'sys_flow_run',
       description: 'Finished flow runs (completed, failed, cancelled) are deleted once they ended longer ago than the window; running and waiting runs are kept.',
-      keepDays: ctx.options.retentionDays,
+      // Another window: lifecycle.retention_overrides["flows.runs"].
+      keepDays: FLOW_RUN_RETENTION_DAYS,
       action: 'delete',
       ageField: 'ended_at',
     });

@@ -1,5 +1,5 @@
 import type { ResolvedForm, ResolvedFormField } from '../../metadata/formTypes.ts';
-import { DEFAULT_TEXT_LIMIT } from './validateSubmission.ts';
+import { formTextLimit } from './validateSubmission.ts';
 
 /** No inline script or style, no framing, posts only to this origin; the page's files are same-origin. */
 export const FORM_CSP = [
@@ -31,7 +31,7 @@ function attrs(pairs: Record<string, string | number | boolean | null | undefine
 
 function control(field: ResolvedFormField, id: string, describedBy: string): string {
   const common = { id, name: field.field, 'aria-describedby': describedBy, required: field.required };
-  const maxLength = TEXT_TYPES.has(field.type) ? (field.type === 'lookup' ? 64 : field.maxLength ?? DEFAULT_TEXT_LIMIT) : null;
+  const maxLength = TEXT_TYPES.has(field.type) ? (field.type === 'lookup' ? 64 : formTextLimit(field)) : null;
   if (field.type === 'textarea') return `<textarea${attrs({ ...common, maxlength: maxLength, placeholder: field.placeholder })}></textarea>`;
   if (field.type === 'boolean') return `<input${attrs({ id, name: field.field, type: 'checkbox', value: 'true', 'aria-describedby': describedBy })}>`;
   if (field.type === 'select') {
@@ -62,7 +62,7 @@ function fieldBlock(field: ResolvedFormField): string {
   const error = `<p class="error" id="${errorId}" hidden></p>`;
   const data = attrs({
     'data-field': field.field, 'data-type': field.type, 'data-required': String(field.required),
-    'data-max-length': TEXT_TYPES.has(field.type) ? (field.type === 'lookup' ? 64 : field.maxLength ?? DEFAULT_TEXT_LIMIT) : null,
+    'data-max-length': TEXT_TYPES.has(field.type) ? (field.type === 'lookup' ? 64 : formTextLimit(field)) : null,
     'data-min': field.min, 'data-max': field.max,
   });
   if (field.type === 'multiselect') {

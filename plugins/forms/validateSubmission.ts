@@ -1,5 +1,6 @@
 import type { ResolvedForm, ResolvedFormField } from '../../metadata/formTypes.ts';
-import { SYSTEM_FIELDS } from '../../metadata/types.ts';
+import { SYSTEM_FIELDS, type FieldType } from '../../metadata/types.ts';
+import { maxLengthOf } from '../../metadata/fieldLimits.ts';
 
 export interface SubmissionError {
   path: string;
@@ -20,12 +21,17 @@ const NUMBER_TYPES = new Set(['integer', 'number', 'currency', 'percent']);
 /** Text fields without a declared maxLength are still bounded on a public form. */
 export const DEFAULT_TEXT_LIMIT = 10_000;
 
+/** A text field's bound on a form: its declared maxLength, else the smaller of the form default and its type's (metadata/fieldLimits.ts). */
+export function formTextLimit(field: Pick<ResolvedFormField, 'type' | 'maxLength'>): number {
+  return field.maxLength ?? Math.min(DEFAULT_TEXT_LIMIT, maxLengthOf({ type: field.type as FieldType }) ?? DEFAULT_TEXT_LIMIT);
+}
+
 const empty = (value: unknown) => value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 
 function checkValue(field: ResolvedFormField, value: unknown): string | null {
   if (TEXT_TYPES.has(field.type)) {
     if (typeof value !== 'string') return 'must be text';
-    if (value.length > (field.maxLength ?? DEFAULT_TEXT_LIMIT)) return `must be at most ${field.maxLength ?? DEFAULT_TEXT_LIMIT} characters`;
+    if (value.length > formTextLimit(field)) return `must be at most ${formTextLimit(field)} characters`;
     if (field.type === 'email' && !EMAIL.test(value)) return 'must be an email address';
     if (field.type === 'phone' && !PHONE.test(value)) return 'must be a phone number (digits, spaces, + ( ) . -)';
     if (field.type === 'url') {

@@ -15,6 +15,13 @@ function csvError(line: number, message: string) {
   return codedError('VALIDATION_ERROR', { summary: `csv line ${line}: ${message}`, errors: [{ path: 'csv', line, message }] });
 }
 
+/** The longest value a record may hold, and how an over-long one is reported (the column's name). */
+export interface CsvValueLimit {
+  max: number;
+  /** The error for a value over `max` in the cell at `index` (0-based) of the record starting on `line`. */
+  refuse(line: number, index: number): Error;
+}
+
 /** Where the reader is: between records, at the start of a field, inside one, or just after a quote inside a quoted one. */
 type State = 'record' | 'field' | 'plain' | 'quoted' | 'quote';
 
@@ -39,7 +46,12 @@ export class CsvReader {
   private skipLf = false;
   private first = true;
 
-  constructor(private readonly onRecord: (record: CsvRecord) => void) {}
+  constructor(private readonly onRecord: (record: CsvRecord) => void, private readonly limit?: CsvValueLimit) {}
+
+  /** The value grows by `adding` characters: past the limit the read stops before they are copied. */
+  private grow(adding: number): void {
+    if (this.limit && this.value.length + adding > this.limit.max) throw this.limit.refuse(this.start, this.cells.length);
+  }
 
   push(text: string): void {
     let i = 0;
@@ -77,6 +89,7 @@ export class CsvReader {
             if (d === COMMA || d === CR || d === LF) break;
             j++;
           }
+          this.grow(j - i);
           this.value += text.slice(i, j);
           i = j;
           if (i < n) i = this.separator(text.charCodeAt(i), i);
@@ -85,6 +98,7 @@ export class CsvReader {
         case 'quoted': {
           const q = text.indexOf('"', i);
           const end = q === -1 ? n : q;
+          this.grow(end - i);
           this.countBreaks(text, i, end);
           this.value += text.slice(i, end);
           i = end;
@@ -96,6 +110,7 @@ export class CsvReader {
         }
         case 'quote':
           if (c === QUOTE) {
+            this.grow(1);
             this.value += '"';
             this.valueCr = false;
             this.state = 'quoted';

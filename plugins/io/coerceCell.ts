@@ -1,8 +1,9 @@
 import type { ResolvedField } from '../../metadata/types.ts';
 import { jsonProblem } from '../../kernel/jsonLimits.ts';
+import { cellLimitOf, jsonBytesOver, maxBytesOf, maxLengthOf } from '../../metadata/fieldLimits.ts';
 
 /** A cell read as its field's type; `empty` leaves the field out, so its default applies. */
-export type CellValue = { kind: 'value'; value: unknown } | { kind: 'empty' } | { kind: 'error'; message: string };
+export type CellValue = { kind: 'value'; value: unknown } | { kind: 'empty' } | { kind: 'error'; message: string; limit?: string; max?: number };
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const TRUE = new Set(['true', 'yes', '1']);
@@ -21,6 +22,8 @@ const error = (message: string): CellValue => ({ kind: 'error', message });
  */
 export function coerceCell(field: ResolvedField, text: string): CellValue {
   if (text === '') return { kind: 'empty' };
+  const over = oversized(field, text);
+  if (over) return over;
   if (field.type === 'text' || field.type === 'textarea') return value(text);
   const t = text.trim();
   if (t === '') return { kind: 'empty' };
@@ -61,7 +64,22 @@ export function coerceCell(field: ResolvedField, text: string): CellValue {
  * spreadsheet); other values, and any value of a json field, go to the engine as they are.
  */
 export function coerceJsonValue(field: ResolvedField, raw: unknown): CellValue {
-  return typeof raw === 'string' && field.type !== 'json' ? coerceCell(field, raw) : value(raw);
+  if (typeof raw === 'string' && field.type !== 'json') return coerceCell(field, raw);
+  const max = maxBytesOf(field);
+  if (max !== undefined && jsonBytesOver(raw, max)) return { kind: 'error', message: `must be at most ${max} bytes as JSON text`, limit: 'maxBytes', max };
+  return value(raw);
+}
+
+/**
+ * A cell longer than its field takes fails here, before it is read or copied into a row: text
+ * kinds by `maxLength`, json by `maxBytes` (its text has at most as many characters as bytes;
+ * the engine measures the parsed value), anything else by the text default.
+ */
+function oversized(field: ResolvedField, text: string): CellValue | null {
+  const max = cellLimitOf(field) ?? maxLengthOf({ type: 'text' })!;
+  if (text.length <= max) return null;
+  const unit = field.type === 'json' ? 'bytes as JSON text' : 'characters';
+  return { kind: 'error', message: `must be at most ${max} ${unit}`, limit: field.type === 'json' ? 'maxBytes' : 'maxLength', max };
 }
 
 function clip(text: string): string {

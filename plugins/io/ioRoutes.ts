@@ -79,7 +79,7 @@ export function addIoRoutes(routes: HttpRoutes, engine: DataEngine, metadata: Me
       let rows: ImportRow[];
       let options: ImportOptions;
       if (isStreamed(request.body)) {
-        const source = await readStreamedImport(request);
+        const source = await readStreamedImport(request, target);
         rows = tableRows(target, source.table, source.mapping);
         options = { dryRun: source.dryRun, atomic: source.atomic };
       } else {

@@ -2,7 +2,8 @@ import type { DataRecord } from '../../capabilities/dataEngine.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedObject } from '../../metadata/types.ts';
 import { coerceCell, coerceJsonValue, type CellValue } from './coerceCell.ts';
-import { CsvReader, type CsvRecord } from './CsvReader.ts';
+import { CsvReader, type CsvRecord, type CsvValueLimit } from './CsvReader.ts';
+import { cellLimitOf, DEFAULT_MAX_LENGTH } from '../../metadata/fieldLimits.ts';
 import { checkJsonMapping, planCsvColumns, type Mapping } from './planColumns.ts';
 
 /** Rows accepted by one import request (the interface's limit). */
@@ -14,6 +15,9 @@ export interface RowError {
   message: string;
   /** The CSV column or JSON key the value came from, when it differs from the field. */
   column?: string;
+  /** The size bound the value went over (`maxLength`, `maxBytes`) and its value. */
+  limit?: string;
+  max?: number;
 }
 
 /** One data row, ready for the engine. */
@@ -27,6 +31,17 @@ export interface ImportRow {
   columns: Record<string, string>;
   /** The row's shape is wrong (a CSV record with too few or too many values): the engine is not asked. */
   unreadable: boolean;
+}
+
+/**
+ * The longest cell an import into `object` reads, in characters: the largest size bound of its
+ * fields (metadata/fieldLimits.ts), at least the text default. A cell over it fails the whole
+ * request while the CSV is read; a cell over its own field's bound fails its row (coerceCell).
+ */
+export function importCellLimit(object: ResolvedObject): number {
+  let max: number = DEFAULT_MAX_LENGTH.text;
+  for (const field of Object.values(object.fields)) max = Math.max(max, cellLimitOf(field) ?? 0);
+  return max;
 }
 
 function refuseIfTooLarge(count: number): void {
@@ -43,7 +58,7 @@ function put(row: ImportRow, field: string, column: string, cell: CellValue, sou
   sources.set(field, column);
   if (column !== field) row.columns[field] = column;
   if (cell.kind === 'value') row.input[field] = cell.value;
-  else if (cell.kind === 'error') row.errors.push({ path: field, message: cell.message, ...from });
+  else if (cell.kind === 'error') row.errors.push({ path: field, message: cell.message, ...from, ...(cell.limit ? { limit: cell.limit, max: cell.max! } : {}) });
 }
 
 /**
@@ -56,6 +71,25 @@ export class CsvTable {
   readonly data: Array<{ row: number; cells: string[] }> = [];
   count = 0;
   private index = 0;
+  private readonly limit: CsvValueLimit;
+
+  /** `object`: the import's target, whose largest field bounds every cell as it is read. */
+  constructor(object: ResolvedObject) {
+    const max = importCellLimit(object);
+    this.limit = {
+      max,
+      refuse: (line, index) => {
+        const column = this.header?.[index] ?? `column ${index + 1}`;
+        const message = `'${column.slice(0, 64)}' holds a value longer than ${max} characters, the most a field of ${object.name} takes; shorten it or raise the field's maxLength (maxBytes for json)`;
+        return codedError('VALIDATION_ERROR', { summary: `csv line ${line}: ${message}`, errors: [{ path: 'csv', line, column: column.slice(0, 64), message, limit: 'cellLength', max }] });
+      },
+    };
+  }
+
+  /** A reader that adds the records of CSV text to this table, refusing a value over the cell limit as it reads it. */
+  reader(): CsvReader {
+    return new CsvReader(this.add, this.limit);
+  }
 
   add = (record: CsvRecord): void => {
     if (this.header === null) {
@@ -71,8 +105,8 @@ export class CsvTable {
 
 /** CSV text to rows (see tableRows). */
 export function csvRows(object: ResolvedObject, csv: string, mapping: Mapping): ImportRow[] {
-  const table = new CsvTable();
-  const reader = new CsvReader(table.add);
+  const table = new CsvTable(object);
+  const reader = table.reader();
   reader.push(csv);
   reader.end();
   return tableRows(object, table, mapping);

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { badRequest } from './ioRequest.ts';
-import { CsvReader } from './CsvReader.ts';
 import { multipartBoundary, MultipartReader, type PartSink } from './MultipartReader.ts';
 import type { Mapping } from './planColumns.ts';
+import type { ResolvedObject } from '../../metadata/types.ts';
 import { CsvTable } from './readImportRows.ts';
 
 /** Media types the import route reads as a stream, besides its JSON body. */
@@ -48,7 +48,7 @@ function flagOf(name: string, text: string): boolean {
 
 /** CSV bytes, decoded as UTF-8 across chunk boundaries, into a CsvTable as they arrive. */
 function csvSink(table: CsvTable): PartSink {
-  const reader = new CsvReader(table.add);
+  const reader = table.reader();
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const decode = (chunk?: Buffer): string => {
     try {
@@ -85,12 +85,12 @@ function fieldSink(name: string, fields: Map<string, string>): PartSink {
  * (the file in the part `csv`, options as the fields mapping, dryRun, atomic), read as it
  * arrives: the text is parsed record by record, and records past the row limit are only counted.
  */
-export async function readStreamedImport(request: FastifyRequest): Promise<StreamedImport> {
+export async function readStreamedImport(request: FastifyRequest, object: ResolvedObject): Promise<StreamedImport> {
   const contentType = String(request.headers['content-type'] ?? '');
   const media = contentType.split(';')[0]!.trim().toLowerCase();
   const query = (request.query ?? {}) as ImportQuery;
   const body = request.body as AsyncIterable<Buffer>;
-  const table = new CsvTable();
+  const table = new CsvTable(object);
   if (media === 'text/csv') {
     const charset = /;\s*charset="?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') badRequest('csv', `is sent as ${charset.slice(0, 40)}; send it as UTF-8 (charset=utf-8)`);

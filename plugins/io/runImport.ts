@@ -50,10 +50,11 @@ function reported(error: unknown, row: ImportRow): { code: string; errors: RowEr
   if (error.code !== 'VALIDATION_ERROR' || !Array.isArray(list)) return { code: error.code, errors: [{ path: '', message: error.message }] };
   return {
     code: error.code,
-    errors: (list as Array<{ path?: unknown; message?: unknown }>).map((e) => {
+    errors: (list as Array<{ path?: unknown; message?: unknown; limit?: unknown; max?: unknown }>).map((e) => {
       const path = typeof e.path === 'string' ? e.path : '';
       const column = row.columns[path];
-      return { path, message: String(e.message ?? 'is not valid'), ...(column !== undefined ? { column } : {}) };
+      const bound = typeof e.limit === 'string' && typeof e.max === 'number' ? { limit: e.limit, max: e.max } : {};
+      return { path, message: String(e.message ?? 'is not valid'), ...(column !== undefined ? { column } : {}), ...bound };
     }),
   };
 }
@@ -104,6 +105,14 @@ export async function runImport(
       if (outcome.record) created.push({ row: row.row, id: String(outcome.record.id) });
       else errors.push({ row: row.row, ...reported(outcome.error, row) });
     }
+  }
+
+  // What needs no database (coercion, size bounds) is done before the transaction opens: on
+  // SQLite the transaction holds the one writer, which other requests wait for meanwhile.
+  const clean = rows.filter((row) => !row.unreadable && row.errors.length === 0);
+  for (let i = 0; i < clean.length; i += BATCH_ROWS) {
+    engine.prepareMany(object, clean.slice(i, i + BATCH_ROWS).map((row) => row.input), ctx);
+    await nextTurn();
   }
 
   let committed = false;

@@ -8,8 +8,6 @@ export const RETENTION_DAYS = 90;
 const optionsSchema = z.strictObject({
   /** Site origin put before relative links in email and SMS, e.g. `https://app.example.com`. */
   publicUrl: z.string().url().regex(/^https?:\/\/[^/]+$/, 'must be an origin without a path, such as https://app.example.com').optional(),
-  /** Days a notification is kept (the retention contract); 0 keeps them forever. */
-  retentionDays: z.number().int().min(0).max(36_500).default(RETENTION_DAYS),
 });
 
 /**
@@ -45,7 +43,8 @@ export default definePlugin({
       name: 'notifications.history',
       object: NOTIFICATION_OBJECT,
       description: 'In-app notifications, read or not, are deleted once older than the window.',
-      keepDays: ctx.options.retentionDays,
+      // Another window: lifecycle.retention_overrides["notifications.history"].
+      keepDays: RETENTION_DAYS,
       action: 'delete',
       ageField: 'created_at',
     });

@@ -1,5 +1,6 @@
 import type { FormulaType, ResolvedField, ResolvedObject } from '../../metadata/types.ts';
 import type { Schema } from './toOpenApiSchema.ts';
+import { maxBytesOf, maxLengthOf } from '../../metadata/fieldLimits.ts';
 
 const FORMULA: Record<FormulaType, Schema> = {
   text: { type: 'string' },
@@ -15,7 +16,9 @@ function bounds(field: ResolvedField): Schema {
 }
 
 function typeSchema(field: ResolvedField, served: ReadonlySet<string>): Schema {
-  const length = field.maxLength !== undefined ? { maxLength: field.maxLength } : {};
+  // Every text kind is bounded, by its declared maxLength or its type's default (metadata/fieldLimits.ts).
+  const max = maxLengthOf(field);
+  const length = max !== undefined ? { maxLength: max } : {};
   switch (field.type) {
     case 'text': case 'textarea': return { type: 'string', ...length };
     // The patterns the engine checks (plugins/data/engine/coerceInput.ts).
@@ -33,7 +36,7 @@ function typeSchema(field: ResolvedField, served: ReadonlySet<string>): Schema {
     case 'lookup': return served.has(field.reference ?? '')
       ? { type: 'string', description: `Id of a ${field.reference} record (the record itself when expanded).`, 'x-reference': field.reference }
       : { type: 'string', description: 'Id of a record.' };
-    case 'json': return {};
+    case 'json': return { 'x-maxBytes': maxBytesOf(field) };
     case 'autonumber': return { type: 'string' };
     case 'formula': return { ...FORMULA[field.returns ?? 'text'] };
   }

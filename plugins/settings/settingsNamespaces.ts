@@ -25,7 +25,7 @@ export interface NamespaceDefinition {
  * whole process and not for one environment (a log's retention) stay in the config file.
  */
 export const NAMESPACES: Record<SettingsNamespace, NamespaceDefinition> = {
-  email: { schema: emailOptionsSchema.omit({ logRetentionDays: true }), secrets: ['smtp.password'], configPath: 'plugins.email', applied: true },
+  email: { schema: emailOptionsSchema, secrets: ['smtp.password'], configPath: 'plugins.email', applied: true },
   sms: { schema: smsOptionsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms', applied: false },
   auth: {
     schema: z.strictObject({ oidcProviders: oidcProvidersSchema.optional(), socialProviders: socialProvidersSchema.optional() }),

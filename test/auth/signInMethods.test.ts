@@ -122,6 +122,63 @@ t.test('magic links', async (t) => {
   });
 });
 
+t.test('a magic link keeps the password and sessions of an account an administrator created or imported', async (t) => {
+  await eachBackend(t, ['main'], async (t, site) => {
+    const { rt, sink } = await boot(t, site, { magicLink: { enabled: true }, signUp: true });
+    const [env] = site.ids as [string];
+    const works = async (token: string) => (await rt.inject({ url: '/api/v1/keys', headers: bearer(token) })).statusCode;
+    const passwordSignIn = async (email: string, password: string) => (await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-in', payload: { email, password } })).statusCode;
+    const credentials = async (email: string) => Number((await site.query(env, 'select count(*) as n from sys_account a join sys_user u on u.id = a."userId" where u.email = ? and a."providerId" = ?', [email, 'credential']))[0]!.n);
+    /** Asks for a link for `email`, follows it, and answers the new session's cookie. */
+    const viaLink = async (email: string) => {
+      const ask = await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-in/magic-link', payload: { email, callbackURL: '/home' } });
+      t.equal(ask.statusCode, 200, ask.body);
+      // A sign-up's verification mail may come first: the link is in the sign-in mail.
+      let mail = await sink.next(email);
+      while (mail.subject !== 'Your sign-in link') mail = await sink.next(email);
+      const link = new URL(linkIn(mail.text));
+      const follow = await rt.inject({ url: `${link.pathname}${link.search}` });
+      t.equal(follow.statusCode, 302, follow.body);
+      const session = pairOf(cookiesOf(follow.headers['set-cookie']), '.session_token=');
+      t.ok(session, `${email}: signed in by the link`);
+      return session!;
+    };
+
+    await t.test('created by an administrator', async (t) => {
+      const before = await signIn(rt, USER.email, USER.password);
+      const session = await viaLink(USER.email);
+      t.equal((await rt.inject({ url: '/api/v1/auth/get-session', headers: { cookie: session } })).json().user.email, USER.email);
+      t.equal(await credentials(USER.email), 1, 'the password is still stored');
+      t.equal(await passwordSignIn(USER.email, USER.password), 200, 'and signs in');
+      t.equal(await works(before.token), 200, 'the session from before the link still works');
+    });
+
+    await t.test('imported, with the password chosen through the invitation', async (t) => {
+      const admin = await signIn(rt);
+      const imported = await rt.inject({ method: 'POST', url: '/api/v1/auth/admin/import-users', headers: bearer(admin.token), payload: { rows: [{ email: 'imported@example.com', name: 'Imp' }] } });
+      t.equal(imported.statusCode, 200, imported.body);
+      const invite = /(\/api\/v1\/environments\/[^/]+\/auth)\/reset-password\/([A-Za-z0-9_-]+)/.exec((await sink.next('imported@example.com')).text)!;
+      const chosen = await rt.inject({ method: 'POST', url: `${invite[1]}/reset-password`, payload: { token: invite[2], newPassword: 'imported-password-1' } });
+      t.equal(chosen.statusCode, 200, chosen.body);
+      const before = await signIn(rt, 'imported@example.com', 'imported-password-1');
+      await viaLink('imported@example.com');
+      t.equal(await credentials('imported@example.com'), 1, 'the password is still stored');
+      t.equal(await passwordSignIn('imported@example.com', 'imported-password-1'), 200, 'and signs in');
+      t.equal(await works(before.token), 200, 'the session from before the link still works');
+    });
+
+    await t.test('a self-sign-up account keeps the engine\'s rule: unproven access is removed', async (t) => {
+      const up = await rt.inject({ method: 'POST', url: '/api/v1/auth/sign-up/email', payload: { email: 'self@example.com', password: 'self-password-1', name: 'Self' } });
+      t.equal(up.statusCode, 200, up.body);
+      const before = await signIn(rt, 'self@example.com', 'self-password-1');
+      await viaLink('self@example.com');
+      t.equal(await credentials('self@example.com'), 0, 'the password set before the email was proven is removed');
+      t.equal(await passwordSignIn('self@example.com', 'self-password-1'), 401, 'and no longer signs in');
+      t.equal(await works(before.token), 401, 'the session from before the link is ended');
+    });
+  });
+});
+
 t.test('device authorization grant', async (t) => {
   await eachBackend(t, ['main'], async (t, site) => {
     const { rt } = await boot(t, site, { deviceAuthorization: { enabled: true, clientIds: ['tv-app'], interval: 1 } });

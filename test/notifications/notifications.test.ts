@@ -144,15 +144,13 @@ for (const driver of await databaseCases()) {
   });
 }
 
-t.test('the retention contract: 90 days, deleted by created_at; retentionDays 0 keeps them', async (t) => {
+t.test('the retention contract: 90 days, deleted by created_at (another window: lifecycle.retention_overrides, test/runtime/removedOptions.test.ts)', async (t) => {
   const s = await bootNotify(t, 'sqlite');
   const contracts = s.rt.runtime.kernel.service<RetentionRegister>('retention.register')!.contracts();
   t.same(contracts.filter((c) => c.plugin === 'notifications'), [{
     name: 'notifications.history', object: 'sys_notification', keepDays: 90, action: 'delete', ageField: 'created_at', plugin: 'notifications',
     description: 'In-app notifications, read or not, are deleted once older than the window.',
   }]);
-  const kept = await bootNotify(t, 'sqlite', { plugins: { notifications: { retentionDays: 0 } } });
-  t.equal(kept.rt.runtime.kernel.service<RetentionRegister>('retention.register')!.contracts().find((c) => c.name === 'notifications.history')?.keepDays, 0);
 });
 
 t.test('a bad request rejects before anything is written or sent', async (t) => {

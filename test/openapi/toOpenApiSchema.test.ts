@@ -43,7 +43,7 @@ t.test('field and object schemas', async (t) => {
   }, { label: 'Order line', owner: false });
   t.same(fieldSchema(object.fields.qty!, 'record'), { type: 'integer', minimum: 1, title: 'qty', default: 1, nullable: true });
   t.same(fieldSchema(object.fields.status!, 'record').enum, ['open', 'shipped', null], 'option values, null when optional');
-  t.same(fieldSchema(object.fields.data!, 'input'), { title: 'data' }, 'json: any value');
+  t.same(fieldSchema(object.fields.data!, 'input'), { title: 'data', 'x-maxBytes': 1_000_000 }, 'json: any value, at most its maxBytes (the default)');
   t.equal(fieldSchema(object.fields.total!, 'record').readOnly, true, 'computed: read-only in records');
   const schemas = objectSchemas(object, new Set(['order_line']));
   t.same(Object.keys(schemas), ['order_line', 'order_line.create', 'order_line.update', 'order_line.list']);

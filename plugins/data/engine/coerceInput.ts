@@ -1,6 +1,7 @@
 import type { ResolvedField, ResolvedObject } from '../../../metadata/types.ts';
 import { SYSTEM_FIELDS } from '../../../metadata/types.ts';
 import { jsonDepthOver, MAX_JSON_DEPTH } from '../query/queryLimits.ts';
+import { jsonBytesOver, maxBytesOf, maxLengthOf } from '../../../metadata/fieldLimits.ts';
 
 export interface FieldError {
   path: string;
@@ -48,8 +49,10 @@ function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: u
   switch (field.type) {
     case 'text': case 'textarea': case 'email': case 'url': case 'phone': {
       if (typeof value !== 'string') return fail('must be a string');
+      // The size first: nothing else reads a value over it.
+      const max = maxLengthOf(field)!;
+      if (value.length > max) return { ok: false, message: `must be at most ${max} characters`, limit: 'maxLength', max };
       if (value.includes('\u0000')) return fail('must not contain the NUL character (U+0000)');
-      if (field.maxLength !== undefined && value.length > field.maxLength) return fail(`must be at most ${field.maxLength} characters`);
       if (field.type === 'email' && !EMAIL.test(value)) return fail('must be an email address');
       if (field.type === 'phone' && !PHONE.test(value)) return fail('must be a phone number (digits, spaces, + ( ) . -)');
       if (field.type === 'url') {
@@ -93,6 +96,7 @@ function coerceValue(field: ResolvedField, value: unknown): { ok: true; value: u
     case 'json':
       // Checked without recursion first: hasNul (and the drivers) recurse.
       if (jsonDepthOver(value, MAX_JSON_DEPTH)) return { ok: false, message: `must nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`, limit: 'jsonDepth', max: MAX_JSON_DEPTH };
+      if (jsonBytesOver(value, maxBytesOf(field)!)) return { ok: false, message: `must be at most ${maxBytesOf(field)} bytes as JSON text`, limit: 'maxBytes', max: maxBytesOf(field)! };
       return hasNul(value) ? fail('must not contain the NUL character (U+0000)') : ok(value);
     default:
       return fail('is computed and cannot be written');

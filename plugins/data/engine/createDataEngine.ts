@@ -25,7 +25,7 @@ import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from
 import { createRecord, deleteRecord, updateRecord, type WriteAnswer, type WriteScope } from './writeRecords.ts';
 import { aloneScope, createAlone, DECLINED, updateAlone, type AloneScope } from './writeAlone.ts';
 import { runHooks } from './runHooks.ts';
-import { createRecords, type ReadBack } from './createRecords.ts';
+import { createRecords, prepareCreates, type ReadBack } from './createRecords.ts';
 import { QUERY_LIMITS } from '../query/queryLimits.ts';
 import { inSavepoint } from './inSavepoint.ts';
 import { RECORD_HISTORY, visibleHistory } from './recordHistory.ts';
@@ -274,8 +274,18 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => answered(ctx, granting(name, ctx, aloneOr(ctx,
       (alone) => createAlone(deps, alone, objectOrNotFound(deps, name), input, withUser(ctx)),
       (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx)))), idAndVersion)),
-    createMany: (name, inputs, ctx, options) => scoped(() => writes(ctx, 'create', name), () => answered(ctx, granting(name, ctx, inTransaction(ctx, (scope) => createRecords(deps, scope, objectOrNotFound(deps, name), inputs, withUser(ctx), readBack(scope.trx), options?.idsOnly === true))),
-      (outcomes) => outcomes.map((o) => (o.record ? { record: idAndVersion(o.record) } : o)))),
+    createMany: (name, inputs, ctx, options) => scoped(() => writes(ctx, 'create', name), () => {
+      const object = objectOrNotFound(deps, name);
+      const caller = withUser(ctx);
+      // Coercion and size bounds before the transaction opens (on SQLite, before the writer is taken).
+      if (!binding) prepareCreates(deps, object, inputs, caller);
+      return answered(ctx, granting(name, ctx, inTransaction(ctx, (scope) => createRecords(deps, scope, object, inputs, caller, readBack(scope.trx), options?.idsOnly === true))),
+        (outcomes) => outcomes.map((o) => (o.record ? { record: idAndVersion(o.record) } : o)));
+    }),
+    prepareMany(name, inputs, ctx) {
+      writes(ctx, 'create', name);
+      prepareCreates(deps, objectOrNotFound(deps, name), inputs, withUser(ctx));
+    },
     update: (name, id, patch, options, ctx) => scoped(() => writes(ctx, 'update', name), () => answered(ctx, granting(name, ctx, aloneOr(ctx,
       (alone) => updateAlone(deps, alone, objectOrNotFound(deps, name), String(id), patch, options, withUser(ctx)),
       (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))), idAndVersion)),

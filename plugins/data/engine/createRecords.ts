@@ -79,6 +79,53 @@ export async function createRecords(
   return outcomes;
 }
 
+/** An input checked on its own: coerced values, or the coded error a create of it answers. */
+type Prepared = { ok: true; values: DataRecord } | { ok: false; error: unknown };
+
+interface PreparedFor {
+  object: string;
+  principal: unknown;
+  system: boolean;
+  trusted: unknown;
+  outcome: Prepared;
+}
+
+/** Inputs prepared by prepareCreates, by the input object itself (no copy, no key to leak). */
+const preparedInputs = new WeakMap<object, PreparedFor>();
+
+function prepareOne(object: ResolvedObject, input: DataRecord, ctx: DataContext): Prepared {
+  try {
+    assertWritable(object, ctx, 'create');
+    return { ok: true, values: coerceOrThrow(object, input, 'create', ctx) };
+  } catch (error) {
+    if (!ownError(error)) throw error;
+    return { ok: false, error };
+  }
+}
+
+/**
+ * What of a batch of creates needs no database (the object's writability, each input's coercion
+ * and size bounds), done now, outside any transaction: a createMany of these same input objects
+ * for the same caller then uses it, so the transaction (on SQLite, the one writer) is held only
+ * for what reads or writes the database. Only where the inputs would be written as a batch.
+ */
+export function prepareCreates(deps: EngineDeps, object: ResolvedObject, inputs: readonly DataRecord[], ctx: DataContext): void {
+  if (!batchable(deps, object)) return;
+  for (const input of inputs) {
+    preparedInputs.set(input, { object: object.name, principal: ctx.principal ?? null, system: ctx.system === true, trusted: ctx.trustedFields, outcome: prepareOne(object, input, ctx) });
+  }
+}
+
+/** The input's preparation when it was made for this object and caller, else made now. */
+function preparedFor(object: ResolvedObject, input: DataRecord, ctx: DataContext): Prepared {
+  const made = preparedInputs.get(input);
+  if (made && made.object === object.name && made.principal === (ctx.principal ?? null) && made.system === (ctx.system === true) && made.trusted === ctx.trustedFields) {
+    preparedInputs.delete(input);
+    return made.outcome;
+  }
+  return prepareOne(object, input, ctx);
+}
+
 interface Checked {
   index: number;
   /** The caller's values after coercion and the security checks (what it sent). */
@@ -102,9 +149,13 @@ async function createBatch(
   const guarded = accessKnown(deps, ctx) !== null;
   const beforeHooks = deps.hooks.handlers('data.beforeInsert', object.name);
   for (const [index, input] of inputs.entries()) {
+    const prepared = preparedFor(object, input, ctx);
+    if (!prepared.ok) {
+      outcomes[index] = { error: prepared.error };
+      continue;
+    }
     try {
-      assertWritable(object, ctx, 'create');
-      const coerced = coerceOrThrow(object, input, 'create', ctx);
+      const coerced = prepared.values;
       const { access, values: sent, vetted } = guarded ? await guardObject(deps, trx, object, ctx, 'create', coerced) : { access: null, values: coerced, vetted: NO_VETTED };
       // As in createRecord, the hooks change `sent` itself: what they add counts as sent.
       const event = { object: object.name, record: sent, ctx, engine };
