@@ -10,6 +10,7 @@
  *   npm run audit:guards -- --list                # the list, nothing run
  *   npm run audit:guards -- --check               # every mutation applies (found once, parses), nothing run
  *   npm run audit:guards -- --baseline            # first the selected tests without any mutation (must pass)
+ *   npm run audit:guards -- --last a.b,c.d        # every guard, these at the end
  *
  * Tests run with --bail: a mutant is killed at the first failing assertion, so its run is short.
  * The file under mutation is restored from a saved copy whatever happens: the copy is written to
@@ -125,11 +126,12 @@ function runTests(tests: string[], bail: boolean): Promise<TapRun> {
 }
 
 function parseArgs(argv: string[]) {
-  const opts = { only: null as string[] | null, area: null as string | null, list: false, check: false, baseline: false };
+  const opts = { only: null as string[] | null, last: [] as string[], area: null as string | null, list: false, check: false, baseline: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--only') opts.only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (a === '--area') opts.area = argv[++i] ?? '';
+    else if (a === '--last') opts.last = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (a === '--list') opts.list = true;
     else if (a === '--check') opts.check = true;
     else if (a === '--baseline') opts.baseline = true;
@@ -179,12 +181,14 @@ async function main(): Promise<number> {
     if (ids.has(g.id)) throw new Error(`guard id ${g.id} is listed twice`);
     ids.add(g.id);
   }
-  const unknown = (opts.only ?? []).filter((id) => !ids.has(id));
+  const unknown = [...opts.only ?? [], ...opts.last].filter((id) => !ids.has(id));
   if (unknown.length > 0) {
     process.stderr.write(`unknown guard ids: ${unknown.join(', ')}\n`);
     return 2;
   }
-  const selected = GUARDS.filter((g) => (!opts.only || opts.only.includes(g.id)) && (!opts.area || g.area === opts.area));
+  const chosen = GUARDS.filter((g) => (!opts.only || opts.only.includes(g.id)) && (!opts.area || g.area === opts.area));
+  // --last: guards checked recently go to the end, so an interrupted run has checked the others.
+  const selected = [...chosen.filter((g) => !opts.last.includes(g.id)), ...chosen.filter((g) => opts.last.includes(g.id))];
   if (opts.list) {
     for (const g of selected) console.log(`${g.id}\t${g.area}\t${g.file}\t${g.tests.join(' ')}\n\t- ${g.original}\n\t+ ${g.mutation}`);
     console.log(`${selected.length} guards in ${new Set(selected.map((g) => g.area)).size} areas`);
