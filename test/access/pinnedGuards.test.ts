@@ -7,11 +7,13 @@
  *   the `where({ id, version })` of the trash update;
  * - temporary bans: plugins/auth/userView.ts, isBanned, a ban whose expiry is still ahead;
  * - view all is not modify all: plugins/data/access/rowScope.ts, rowScope, `op === 'read' ? perms.viewAll : perms.modifyAll`;
+ * - sharing rules are admins' even for a holder of sharing:manage: plugins/sharing/sharingContext.ts, adminOnly;
  * - restore respects row security: plugins/data/engine/trashRecords.ts, restoreRecord, its guardRow
  *   (a record outside the read scope is refused by the read-back of the restore as well; one
  *   outside the edit scope by guardRow alone, so that is the case pinned).
  */
 import t from 'tap';
+import type { Principal } from '../../capabilities/authSession.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { eachBackend } from '../auth/authHarness.ts';
@@ -125,9 +127,27 @@ t.test('pinned guards', async (t) => {
       await idOf('admin', 'sys_user_permission_set', { user_id: users.owner!.id, permission_set: seerSet });
       const csv = await as('importer', 'POST', '/api/v1/data/doc/import', { format: 'csv', csv: 'title,secret\nDOC-CSV,CSV-SECRET\n', atomic: false });
       t.same([csv.status, csv.body?.created, csv.body?.failed, csv.body?.errors?.[0]?.code], [200, 0, 1, 'PERMISSION_DENIED'], `a CSV import with the secret, not atomic (${JSON.stringify(csv.body).slice(0, 300)})`);
+      // createMany for a caller whose profile nobody asked for yet (a plugin's or a flow's write).
+      await idOf('admin', 'sys_user_permission_set', { user_id: users.other!.id, permission_set: restorerSet });
+      const engine = w.rt.runtime.kernel.service<DataEngine>('data.engine')!;
+      const env = site.ids[0]!;
+      const importer: Principal = { kind: 'user', userId: users.importer!.id, environmentId: env, isAdmin: false, positions: [], permissionSets: [], permissions: [] };
+      const outcomes = await engine.createMany('doc', [{ title: 'DOC-MANY', secret: 'MANY-SECRET' }], { environmentId: env, principal: importer });
+      t.same(outcomes.map((o) => [o.record?.title, (o.error as { code?: string } | undefined)?.code]), [[undefined, 'PERMISSION_DENIED']], 'createMany with the secret is refused');
       const list = await as('admin', 'GET', '/api/v1/data/doc?limit=100');
       const text = JSON.stringify(list.body);
-      t.same(['IMPORTED-SECRET', 'CSV-SECRET', 'DOC-IMPORTED', 'DOC-CSV'].filter((s) => text.includes(s)), [], 'none of it was written');
+      t.same(['IMPORTED-SECRET', 'CSV-SECRET', 'MANY-SECRET', 'DOC-IMPORTED', 'DOC-CSV', 'DOC-MANY'].filter((s) => text.includes(s)), [], 'none of it was written');
+    });
+
+    await t.test('sharing rules are managed by admins, whatever a permission set grants', async (t) => {
+      const keys = await idOf('admin', 'sys_permission_set', { name: 'rule_keys', permissions: ['sharing:manage'] });
+      await idOf('admin', 'sys_user_permission_set', { user_id: users.seer!.id, permission_set: keys });
+      const listed = await as('seer', 'GET', '/api/v1/sharing/rules');
+      t.same([listed.status, listed.body?.error?.code], [403, 'PERMISSION_DENIED'], `listing them (${JSON.stringify(listed.body).slice(0, 200)})`);
+      const made = await as('seer', 'POST', '/api/v1/sharing/rules', { name: 'seer_rule', object: 'doc', kind: 'criteria', criteria: { region: 'US' }, recipient_type: 'user', recipient_id: users.seer!.id, access: 'edit' });
+      t.same([made.status, made.body?.error?.code], [403, 'PERMISSION_DENIED'], `making one (${JSON.stringify(made.body).slice(0, 200)})`);
+      const rules = await as('admin', 'GET', '/api/v1/sharing/rules');
+      t.same([rules.status, JSON.stringify(rules.body).includes('seer_rule')], [200, false], 'none was made');
     });
   });
 });

@@ -230,8 +230,8 @@ export const GUARDS: Guard[] = [
     id: "sharing.rulesAdminOnly", area: "sharing rules", file: "plugins/sharing/sharingContext.ts",
     original: "if (!principal.isAdmin) throw codedError('PERMISSION_DENIED', { permission, subjectId: principal.userId });",
     mutation: "if (false) throw codedError('PERMISSION_DENIED', { permission, subjectId: principal.userId });",
-    tests: ["test/access/delegationAndSharing.test.ts"],
-    what: "a member manages sharing rules",
+    tests: ["test/access/pinnedGuards.test.ts"],
+    what: "a holder of sharing:manage who is no admin manages sharing rules",
   },
   {
     id: "sharing.recipientExists", area: "sharing rules", file: "plugins/sharing/checkRecipient.ts",
@@ -356,13 +356,6 @@ export const GUARDS: Guard[] = [
     mutation: "const blind = (ctx: DataContext) => false;",
     tests: ["test/scopes/writeOnlyAnswers.test.ts"],
     what: "a write-only credential reads records through the answers of its writes",
-  },
-  {
-    id: "scopes.import", area: "scopes", file: "plugins/io/runImport.ts",
-    original: "requireScope(ctx.principal, 'data:write', `import into object",
-    mutation: "requireScope(ctx.principal, 'data:read', `import into object",
-    tests: ["test/scopes/keyScopes.test.ts"],
-    what: "a data:read credential imports",
   },
 
   // AI queue
@@ -512,7 +505,7 @@ export const GUARDS: Guard[] = [
     id: "batch.objectServed", area: "batch", file: "plugins/rest/runBatch.ts",
     original: "  apiObject(metadata, op.object, METHODS[op.method]);",
     mutation: "  void METHODS;",
-    tests: ["test/rest/batch.test.ts"],
+    tests: ["test/rest/badInput.test.ts"],
     what: "a batch operation reaches an object or method the API does not serve",
   },
 

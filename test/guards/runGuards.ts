@@ -10,15 +10,16 @@
  *   npm run audit:guards -- --list                # the list, nothing run
  *   npm run audit:guards -- --check               # every mutation applies (found once, parses), nothing run
  *   npm run audit:guards -- --baseline            # first the selected tests without any mutation (must pass)
+ *   npm run audit:guards -- --last a.b,c.d        # every guard, these at the end
  *
  * Tests run with --bail: a mutant is killed at the first failing assertion, so its run is short.
  * The file under mutation is restored from a saved copy whatever happens: the copy is written to
  * test/guards/.mutated.json before the change, restored on exit, Ctrl-C, SIGTERM and crashes,
  * and restored at the start of the next run if the process was killed outright.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from 'esbuild';
@@ -125,11 +126,12 @@ function runTests(tests: string[], bail: boolean): Promise<TapRun> {
 }
 
 function parseArgs(argv: string[]) {
-  const opts = { only: null as string[] | null, area: null as string | null, list: false, check: false, baseline: false };
+  const opts = { only: null as string[] | null, last: [] as string[], area: null as string | null, list: false, check: false, baseline: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--only') opts.only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (a === '--area') opts.area = argv[++i] ?? '';
+    else if (a === '--last') opts.last = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (a === '--list') opts.list = true;
     else if (a === '--check') opts.check = true;
     else if (a === '--baseline') opts.baseline = true;
@@ -139,6 +141,28 @@ function parseArgs(argv: string[]) {
     }
   }
   return opts;
+}
+
+/** A full run's output, kept in the repository (test/guards/LAST_RUN.md) as bench/README.md keeps results. */
+function writeLastRun(said: string[], started: number, minutes: string, progress: string | null = null): void {
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const text = [
+    '# Guard audit: last full run',
+    '',
+    'Written by `npm run audit:guards` at the end of a run over the whole list (test/guards/guardList.ts);',
+    'see docs/access.md, "How the guards are tested".',
+    '',
+    progress
+      ? `- Started ${new Date(started).toISOString()} at commit ${commit || 'unknown'}; NOT FINISHED: ${progress} after ${minutes} min (stopped or still running).`
+      : `- Started ${new Date(started).toISOString()}, took ${minutes} min, at commit ${commit || 'unknown'}.`,
+    `- Machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (shared with other work).`,
+    '',
+    '```',
+    ...said,
+    '```',
+    '',
+  ].join('\n');
+  writeFileSync(join(ROOT, 'test/guards/LAST_RUN.md'), text);
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(0)}s`;
@@ -157,32 +181,40 @@ async function main(): Promise<number> {
     if (ids.has(g.id)) throw new Error(`guard id ${g.id} is listed twice`);
     ids.add(g.id);
   }
-  const unknown = (opts.only ?? []).filter((id) => !ids.has(id));
+  const unknown = [...opts.only ?? [], ...opts.last].filter((id) => !ids.has(id));
   if (unknown.length > 0) {
     process.stderr.write(`unknown guard ids: ${unknown.join(', ')}\n`);
     return 2;
   }
-  const selected = GUARDS.filter((g) => (!opts.only || opts.only.includes(g.id)) && (!opts.area || g.area === opts.area));
+  const chosen = GUARDS.filter((g) => (!opts.only || opts.only.includes(g.id)) && (!opts.area || g.area === opts.area));
+  // --last: guards checked recently go to the end, so an interrupted run has checked the others.
+  const selected = [...chosen.filter((g) => !opts.last.includes(g.id)), ...chosen.filter((g) => opts.last.includes(g.id))];
   if (opts.list) {
     for (const g of selected) console.log(`${g.id}\t${g.area}\t${g.file}\t${g.tests.join(' ')}\n\t- ${g.original}\n\t+ ${g.mutation}`);
     console.log(`${selected.length} guards in ${new Set(selected.map((g) => g.area)).size} areas`);
     return 0;
   }
   const started = Date.now();
+  const full = !opts.only && !opts.area && !opts.check;
+  const said: string[] = [];
+  const say = (line: string) => {
+    said.push(line);
+    console.log(line);
+  };
   const read = (file: string) => (existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : null);
   const stale = selected.map((g) => ({ g, problem: problemOf(g, read(g.file)) })).filter((s) => s.problem !== null);
-  for (const s of stale) console.log(`STALE     ${s.g.id}: ${s.problem}`);
+  for (const s of stale) say(`STALE     ${s.g.id}: ${s.problem}`);
   if (opts.check) {
     console.log(`${selected.length - stale.length} of ${selected.length} mutations apply`);
     return stale.length > 0 ? 1 : 0;
   }
-  console.log(`Guard audit: ${selected.length} guards in ${new Set(selected.map((g) => g.area)).size} areas, ${new Set(selected.flatMap((g) => g.tests)).size} test files (tap --disable-coverage -j1, CI=true, SQLite and PostgreSQL)`);
+  say(`Guard audit: ${selected.length} guards in ${new Set(selected.map((g) => g.area)).size} areas, ${new Set(selected.flatMap((g) => g.tests)).size} test files (tap --disable-coverage -j1, CI=true, SQLite and PostgreSQL)`);
   mkdirSync(LOGS, { recursive: true });
-  console.log(`tap output of each guard: ${LOGS}/<id>.tap`);
+  say(`tap output of each guard: ${LOGS}/<id>.tap`);
   if (opts.baseline) {
     const tests = [...new Set(selected.flatMap((g) => g.tests))];
     const base = await runTests(tests, false);
-    console.log(`baseline: ${tests.length} test files unmutated ${base.code === 0 ? 'pass' : `FAIL (${base.failures.slice(0, 3).join('; ')})`} in ${seconds(base.ms)}`);
+    say(`baseline: ${tests.length} test files unmutated ${base.code === 0 ? 'pass' : `FAIL (${base.failures.slice(0, 3).join('; ')})`} in ${seconds(base.ms)}`);
     if (base.code !== 0) return 1;
   }
   const results: Array<{ g: Guard; verdict: 'killed' | 'survived' | 'stale' }> = stale.map((s) => ({ g: s.g, verdict: 'stale' as const }));
@@ -203,13 +235,15 @@ async function main(): Promise<number> {
     const killed = run.code !== 0;
     results.push({ g, verdict: killed ? 'killed' : 'survived' });
     const by = killed ? ` by ${run.failures[0] ?? `exit ${run.code}`}` : '';
-    console.log(`${killed ? 'KILLED  ' : 'SURVIVED'}  ${g.id} (${g.area}) ${seconds(run.ms)}${by}`);
+    say(`${killed ? 'KILLED  ' : 'SURVIVED'}  ${g.id} (${g.area}) ${seconds(run.ms)}${by}`);
+    if (full) writeLastRun(said, started, ((Date.now() - started) / 60000).toFixed(1), `${results.length - stale.length} of ${selected.length - stale.length} guards run`);
   }
   const killed = results.filter((r) => r.verdict === 'killed').length;
   const survived = results.filter((r) => r.verdict === 'survived');
   const minutes = ((Date.now() - started) / 60000).toFixed(1);
-  console.log(`\nTotal: ${killed} killed, ${survived.length} survived, ${stale.length} stale, of ${selected.length} guards in ${minutes} min`);
-  for (const r of survived) console.log(`  survived: ${r.g.id} (${r.g.file}): ${r.g.mutation}`);
+  say(`\nTotal: ${killed} killed, ${survived.length} survived, ${stale.length} stale, of ${selected.length} guards in ${minutes} min`);
+  for (const r of survived) say(`  survived: ${r.g.id} (${r.g.file}): ${r.g.mutation}`);
+  if (full) writeLastRun(said, started, minutes);
   return survived.length > 0 || stale.length > 0 ? 1 : 0;
 }
 

@@ -155,6 +155,17 @@ await onEachDriver(t, 'rest-bad-input', async (t, rest) => {
     t.same([allowed.status, allowed.body.items], [200, []], 'a get/list-only object still lists');
   });
 
+  await t.test('a batch reaches only the objects and methods the API serves', async (t) => {
+    const before = await snapshotAll(rest);
+    const hidden = await rest.send('POST', '/api/v1/batch', { operations: [{ id: 'h', method: 'POST', object: 'hidden_note', body: { secret_body: 'BATCHED' } }] });
+    const unknown = await rest.send('POST', '/api/v1/batch', { operations: [{ id: 'h', method: 'POST', object: 'absent_note', body: { secret_body: 'BATCHED' } }] });
+    t.same([hidden.status, hidden.body?.error?.code, hidden.body?.error?.details?.operation], [404, 'NOT_FOUND', 'h'], 'an object with apiEnabled false: 404 naming the operation');
+    t.same(JSON.parse(JSON.stringify(hidden.body).replaceAll('hidden_note', 'absent_note')), unknown.body, 'the same body as an unknown object');
+    const listOnly = await rest.send('POST', '/api/v1/batch', { operations: [{ id: 'a', method: 'POST', object: 'audit_entry', body: { message: 'BATCHED' } }] });
+    t.same([listOnly.status, listOnly.body?.error?.code, listOnly.body?.error?.details?.operation], [405, 'METHOD_NOT_ALLOWED', 'a'], `a method the object does not serve: 405 naming the operation (${JSON.stringify(listOnly.body).slice(0, 200)})`);
+    t.same(await snapshotAll(rest), before, 'every table unchanged');
+  });
+
   await t.test('a hidden object cannot be reached through a join or an expand', async (t) => {
     const system = { environmentId: rest.environments[0]!, principal: null, system: true };
     const note = await rest.engine().create('hidden_note', { secret_body: 'Acme' }, system);
