@@ -61,7 +61,8 @@ export default definePlugin({
       name: 'data.record-history', object: RECORD_HISTORY, keepDays: 90, action: 'archive', ageField: 'created_at',
       description: 'Record history entries (enable.trackHistory): audit, kept hot 90 days, then archived.',
     });
-    const access = shareInvalidation(createAccessService(metadata), ctx.resolve('events.bus'));
+    const bus = ctx.resolve('events.bus');
+    const access = shareInvalidation(createAccessService(metadata, undefined, bus), bus);
     const scopes = contributedScopes();
     scopes.add(ownerPrivateScope);
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
@@ -124,7 +125,7 @@ export default definePlugin({
         if (db.dialect === 'postgres' && countsOf.has(ctx)) {
           const environmentId = env.id;
           signalsOf.get(ctx)!.set(environmentId, listenForWrites(db.knex, db.schema, (tables) => countsOf.get(ctx)?.changed(environmentId, tables),
-            (error) => ctx.log.warn({ environment: environmentId, err: error.message }, 'totals: not listening for other processes\' writes; counting every time until it listens again'), db.signal?.source));
+            (error) => ctx.log.warn({ environment: environmentId, err: error.message }, 'totals: not listening for other processes\' writes; counting every time until it listens again'), db.signal?.source, ctx.resolve('events.bus')?.watch));
         }
         if (ctx.options.schemaSync !== 'off') {
           const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });

@@ -1,3 +1,4 @@
+import type { EventsBus } from '../../capabilities/eventsBus.ts';
 import type { HttpRoutes, RegisteredRoute } from '../../capabilities/httpRoutes.ts';
 import type { RuntimeInfo } from '../../capabilities/runtimeInfo.ts';
 import { API_VERSIONS, DEPRECATION_POLICY, prefixOf } from './apiVersions.ts';
@@ -17,7 +18,7 @@ function describe(route: RegisteredRoute) {
 }
 
 /** GET /api/v1, /api/v1/discovery and /api/v1/health (and their /api/v2 forms). */
-export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, started: number): void {
+export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, started: number, bus?: Pick<EventsBus, 'signals' | 'trusted'>): void {
   const discovery = (request: { principal: unknown; apiVersion: 'v1' | 'v2' }) => {
     const prefix = prefixOf(request.apiVersion);
     const base = {
@@ -42,15 +43,33 @@ export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, starte
     });
   }
   routes.add({
-    method: 'GET', path: '/health', public: true, tags: ['discovery'], summary: 'Liveness: status, version and uptime',
+    method: 'GET', path: '/health', public: true, tags: ['discovery'],
+    summary: 'Liveness: status, version, uptime, and whether the signal paths between processes are live (details.signals)',
     schema: {
       response: {
         200: {
           type: 'object',
-          properties: { status: { type: 'string' }, version: { type: 'string' }, uptimeSeconds: { type: 'number' } },
+          properties: {
+            status: { type: 'string' }, version: { type: 'string' }, uptimeSeconds: { type: 'number' },
+            details: {
+              type: 'object',
+              properties: {
+                caches: { type: 'string' },
+                signals: {
+                  type: 'array',
+                  items: { type: 'object', properties: { path: { type: 'string' }, live: { type: 'boolean' }, lastHeardMs: { type: ['number', 'null'] } } },
+                },
+              },
+            },
+          },
         },
       },
     },
-    handler: () => ({ status: 'ok', version: info.version, uptimeSeconds: Math.round((Date.now() - started) / 1000) }),
+    handler: () => {
+      const signals = bus?.signals() ?? [];
+      // Caches are trusted while every signal path is live (a process alone has none).
+      const caches = signals.every((s) => s.live) ? 'trusted' : 'not trusted: a signal path between processes is not proven live; reads and credential checks go to the database';
+      return { status: 'ok', version: info.version, uptimeSeconds: Math.round((Date.now() - started) / 1000), details: { caches, signals } };
+    },
   });
 }

@@ -34,7 +34,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
-  optional: ['auth.session', 'access.grants'],
+  optional: ['auth.session', 'access.grants', 'events.bus'],
   provides: ['http.routes', 'http.server'],
   options: httpOptionsSchema,
   register(ctx) {
@@ -51,7 +51,7 @@ export default definePlugin({
       },
       url: () => state.address,
     });
-    addDiscoveryRoutes(state.registry.viewFor(ctx.plugin.name), ctx.resolve('runtime.info'), Date.now());
+    addDiscoveryRoutes(state.registry.viewFor(ctx.plugin.name), ctx.resolve('runtime.info'), Date.now(), ctx.resolve('events.bus'));
   },
   async ready(ctx) {
     const state = states.get(ctx)!;
