@@ -13,6 +13,7 @@ import { createListPlans } from './query/listPlans.ts';
 import { createByIdPlans } from './query/byIdPlans.ts';
 import { createCountCache, MAX_TOTALS, type CountCache } from './query/countCache.ts';
 import { listenForWrites, type WriteSignal } from './sql/writeSignal.ts';
+import { fileChanges } from './sql/fileChanges.ts';
 import { createReadPoolPolicy, defaultReaders } from './query/readPool.ts';
 import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
 import { recordSlowQueries } from './advice/recordSlowQueries.ts';
@@ -33,6 +34,7 @@ import { syncSchema } from './sql/syncSchema.ts';
 const states = new WeakMap<object, Map<string, Database>>();
 const signalsOf = new WeakMap<object, Map<string, WriteSignal>>();
 const countsOf = new WeakMap<object, CountCache>();
+const fileLooksOf = new WeakMap<object, Map<string, ReturnType<typeof fileChanges>>>();
 const autoIndexUses = new WeakMap<object, AutoIndexUse>();
 
 /**
@@ -76,6 +78,8 @@ export default definePlugin({
     // PostgreSQL: each environment's totals are remembered while its write signal is live (writeSignal.ts).
     const signals = new Map<string, WriteSignal>();
     signalsOf.set(ctx, signals);
+    const fileLooks = new Map<string, ReturnType<typeof fileChanges>>();
+    fileLooksOf.set(ctx, fileLooks);
     // A lost database connection reaches callers as a 503 they may retry, whatever the route.
     ctx.provide('data.database', mapConnectionErrors(createDataDatabase({ database, counts })));
     // Slow list and query reads have their shapes recorded for index advice (advice/).
@@ -91,7 +95,16 @@ export default definePlugin({
       database,
       access,
       counts,
-      countsLive: (environmentId) => signals.get(environmentId)?.live() === true,
+      countsLive(environmentId) {
+        const signal = signals.get(environmentId);
+        if (signal) return signal.live();
+        // SQLite: another process (or program) that wrote to the file makes everything remembered go first.
+        const look = fileLooks.get(environmentId);
+        if (!look) return false;
+        const seen = look();
+        if (seen === 'changed') counts?.changed(environmentId);
+        return seen !== 'unknown';
+      },
       plans: createByIdPlans(),
       listPlans: createListPlans(),
       cost: { timeoutMs: ctx.options.queryTimeoutMs, maxJoins: ctx.options.maxJoins },
@@ -122,6 +135,7 @@ export default definePlugin({
       for (const env of ctx.resolve('runtime.info').environments) {
         const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, readers: ctx.options.readers ?? defaultReaders(), ...(env.schema ? { schema: env.schema } : {}) });
         databases.set(env.id, db);
+        if (db.dialect === 'sqlite') fileLooksOf.get(ctx)!.set(env.id, fileChanges(db.knex));
         if (db.dialect === 'postgres' && countsOf.has(ctx)) {
           const environmentId = env.id;
           signalsOf.get(ctx)!.set(environmentId, listenForWrites(db.knex, db.schema, (tables) => countsOf.get(ctx)?.changed(environmentId, tables),

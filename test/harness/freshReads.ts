@@ -28,7 +28,7 @@ export async function freshReads(writer: Runtime, writerHeaders: Record<string, 
   if (created.statusCode !== 201) throw new Error(`the fixed record: ${created.statusCode} ${created.body}`);
   const fixedId = String(created.json().id);
   let count = (await writer.inject({ url: '/api/v1/data/tag?limit=1', headers: writerHeaders })).json().total as number;
-  const list = () => reader.inject({ url: '/api/v1/data/tag?limit=1000', headers: readerHeaders });
+  const list = () => reader.inject({ url: '/api/v1/data/tag?limit=20&orderBy=-id', headers: readerHeaders });
   const aggregate = () => reader.inject({ method: 'POST', url: '/api/v1/data/tag/query', headers: readerHeaders, payload: { aggregations: [{ function: 'count', alias: 'n' }] } });
   const byId = () => reader.inject({ url: `/api/v1/data/tag/${fixedId}`, headers: readerHeaders });
   // Warm: each read answered once, so the reader may remember it.

@@ -91,7 +91,9 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     // and the page it reads. A read by id is remembered on PostgreSQL only (a round trip each);
     // on a SQLite file it reads the page cache of the file itself (readNow.ts).
     const sqlite = dialectOf(knex) === 'sqlite';
-    const remembered = planId === undefined ? sqlite || deps.countsLive?.(ctx.environmentId) === true : !sqlite && deps.countsLive?.(ctx.environmentId) === true;
+    // Asked before the reader is made: on SQLite the look at the file may forget what another process made stale.
+    const live = deps.countsLive ? deps.countsLive(ctx.environmentId) : sqlite;
+    const remembered = planId === undefined ? live : !sqlite && live;
     // Never inside a transaction: a write's read-back runs on its transaction's connection (not
     // through a bound engine), and what it reads is not committed; others would be answered with it.
     const counts = binding || !deps.counts || !remembered || knex.isTransaction === true ? undefined : deps.counts.reader(ctx.environmentId);

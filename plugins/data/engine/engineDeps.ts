@@ -27,11 +27,12 @@ export interface EngineDeps {
   scopeFilter?(ctx: DataContext): ScopeFilter | undefined;
   /** Authorization: grants, row scopes and field access of the caller. */
   access?: AccessService;
-  /** Totals and pages remembered until the next write (see countCache.ts): SQLite, and PostgreSQL while `countsLive`. */
+  /** Totals and pages remembered until the next write (see countCache.ts), while `countsLive`. */
   counts?: CountCache;
   /**
-   * PostgreSQL: whether the environment's totals may be remembered now (writeSignal.ts: other
-   * processes' writes are heard). SQLite's always may (one runtime process per file).
+   * Whether the environment's totals and pages may be remembered now: on PostgreSQL while other
+   * processes' writes are heard (writeSignal.ts); on SQLite after a look at the file that forgets
+   * them when another connection wrote to it (fileChanges.ts). Absent: SQLite's may.
    */
   countsLive?: (environmentId: string) => boolean;
   /** Plans of plain reads by id, per caller profile (see byIdPlans.ts); their owners serve listPlans too. */
