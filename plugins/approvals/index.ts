@@ -44,12 +44,13 @@ export default definePlugin({
     const knownUsers = identity ? async (env: string, ids: readonly string[]) => (await identity.contactsOf(env, ids)).map((c) => c.id) : undefined;
     const declaredObjects = new Set<string>();
     declaredObjectSets.set(ctx, declaredObjects);
+    const bus = ctx.resolve('events.bus');
     const locked = createLockedObjects({
+      ...(bus ? { bus } : {}),
       declared: () => (declaredLoaded.has(ctx) ? declaredObjects : undefined),
       stored: async (env, limit) => (await engine.query(PROCESS_OBJECT, { select: ['object'], limit }, { environmentId: env, principal: null, system: true }, { total: false, findHooks: false })).items.map((r) => String(r.object)),
     });
     // Processes created in another process: dropped at once on its message, else after the TTL.
-    const bus = ctx.resolve('events.bus');
     bus?.subscribe('approvals.changed', ({ environmentId }) => locked.invalidate(environmentId));
     const catalog = createProcessCatalog(() => processes, resolveCtx, engine, knownUsers, (fields, message) => ctx.log.warn(fields, message), locked, (environmentId) => bus?.publish('approvals.changed', { environmentId }));
     const jobs = ctx.resolve('jobs.queue');

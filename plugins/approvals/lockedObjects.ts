@@ -1,3 +1,5 @@
+import { CacheFreshness } from '../../capabilities/cacheFreshness.ts';
+import type { EventsBus } from '../../capabilities/eventsBus.ts';
 /** How long another process's new process may go unseen here when its bus message is lost. */
 export const LOCKED_OBJECTS_TTL_MS = 5_000;
 /** Stored processes read at once; with more, every object is treated as having one. */
@@ -12,6 +14,8 @@ export interface LockedObjectsDeps {
   stored: (environmentId: string, limit: number) => Promise<string[]>;
   ttlMs?: number;
   now?: () => number;
+  /** Nothing is trusted while the bus cannot vouch for having heard other processes (cacheFreshness.ts). */
+  bus?: Pick<EventsBus, 'trusted' | 'epoch'>;
 }
 
 /**
@@ -24,18 +28,21 @@ export function createLockedObjects(deps: LockedObjectsDeps) {
   const ttl = deps.ttlMs ?? LOCKED_OBJECTS_TTL_MS;
   const now = deps.now ?? Date.now;
   const entries = new Map<string, Entry>();
-  /** Bumped on every change: a load that started before one does not store its result. */
-  const generations = new Map<string, number>();
   const loads = new Map<string, Promise<Entry>>();
+  // A load that started before a change does not store its result.
+  const freshness = new CacheFreshness(deps.bus, () => {
+    entries.clear();
+    loads.clear();
+  });
 
   function load(environmentId: string): Promise<Entry> {
     const running = loads.get(environmentId);
     if (running) return running;
-    const generation = generations.get(environmentId) ?? 0;
+    const mark = freshness.mark();
     const started = now();
     const promise = deps.stored(environmentId, MAX_STORED).then((objects) => {
       const entry: Entry = { objects: objects.length >= MAX_STORED ? 'all' : new Set(objects), loadedAt: started };
-      if ((generations.get(environmentId) ?? 0) === generation) entries.set(environmentId, entry);
+      if (freshness.holds(environmentId, mark)) entries.set(environmentId, entry);
       return entry;
     }).finally(() => loads.delete(environmentId));
     loads.set(environmentId, promise);
@@ -43,7 +50,7 @@ export function createLockedObjects(deps: LockedObjectsDeps) {
   }
 
   function invalidate(environmentId: string): void {
-    generations.set(environmentId, (generations.get(environmentId) ?? 0) + 1);
+    freshness.changed(environmentId);
     entries.delete(environmentId);
     loads.delete(environmentId);
   }
@@ -52,7 +59,7 @@ export function createLockedObjects(deps: LockedObjectsDeps) {
     /** Whether a record of `object` may have a request (and so its writes must be checked). */
     mayLock(environmentId: string, object: string): boolean {
       const declared = deps.declared();
-      if (!declared || declared.has(object)) return true;
+      if (!declared || declared.has(object) || !freshness.usable()) return true;
       const entry = entries.get(environmentId);
       if (!entry || now() - entry.loadedAt >= ttl) {
         // Not known (or stale): check this write, and learn the set in the background. The write

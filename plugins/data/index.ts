@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError, KernelBootError } from '../../kernel/errors.ts';
 import { createAccessGrants } from './access/accessGrants.ts';
@@ -16,6 +15,7 @@ import { createCountCache, MAX_TOTALS, type CountCache } from './query/countCach
 import { listenForWrites, type WriteSignal } from './sql/writeSignal.ts';
 import { ensureChangeTriggers } from './sql/changeTriggers.ts';
 import { desiredSchema } from './sql/desiredSchema.ts';
+import { fileChanges } from './sql/fileChanges.ts';
 import { createReadPoolPolicy, defaultReaders } from './query/readPool.ts';
 import { buildIndexAdvice } from './advice/buildIndexAdvice.ts';
 import { recordSlowQueries } from './advice/recordSlowQueries.ts';
@@ -38,6 +38,7 @@ const signalsOf = new WeakMap<object, Map<string, WriteSignal>>();
 /** PostgreSQL environments whose tables could not get their change triggers: nothing is remembered there. */
 const blindOf = new WeakMap<object, Set<string>>();
 const countsOf = new WeakMap<object, CountCache>();
+const fileLooksOf = new WeakMap<object, Map<string, ReturnType<typeof fileChanges>>>();
 const autoIndexUses = new WeakMap<object, AutoIndexUse>();
 
 /**
@@ -66,7 +67,8 @@ export default definePlugin({
       name: 'data.record-history', object: RECORD_HISTORY, keepDays: 90, action: 'archive', ageField: 'created_at',
       description: 'Record history entries (enable.trackHistory): audit, kept hot 90 days, then archived.',
     });
-    const access = shareInvalidation(createAccessService(metadata), ctx.resolve('events.bus'));
+    const bus = ctx.resolve('events.bus');
+    const access = shareInvalidation(createAccessService(metadata, undefined, bus), bus);
     const scopes = contributedScopes();
     scopes.add(ownerPrivateScope);
     ctx.provide('data.scopes', { add: (scope) => scopes.add(scope) });
@@ -82,6 +84,8 @@ export default definePlugin({
     signalsOf.set(ctx, signals);
     const blind = new Set<string>();
     blindOf.set(ctx, blind);
+    const fileLooks = new Map<string, ReturnType<typeof fileChanges>>();
+    fileLooksOf.set(ctx, fileLooks);
     // A lost database connection reaches callers as a 503 they may retry, whatever the route.
     ctx.provide('data.database', mapConnectionErrors(createDataDatabase({ database, counts })));
     // Slow list and query reads have their shapes recorded for index advice (advice/).
@@ -97,10 +101,16 @@ export default definePlugin({
       database,
       access,
       counts,
-      countsLive: (environmentId) => {
+      countsLive(environmentId) {
         if (blind.has(environmentId)) return false;
         const signal = signals.get(environmentId);
-        return signal ? signal.live() : databases.get(environmentId)?.dialect === 'sqlite';
+        if (signal) return signal.live();
+        // SQLite: another process (or program) that wrote to the file makes everything remembered go first.
+        const look = fileLooks.get(environmentId);
+        if (!look) return false;
+        const seen = look();
+        if (seen === 'changed') counts?.changed(environmentId);
+        return seen !== 'unknown';
       },
       tokenHeard: (environmentId, token) => signals.get(environmentId)?.heard(token) !== false,
       plans: createByIdPlans(),
@@ -135,10 +145,11 @@ export default definePlugin({
       for (const env of ctx.resolve('runtime.info').environments) {
         const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, readers: ctx.options.readers ?? defaultReaders(), ...(env.schema ? { schema: env.schema } : {}) });
         databases.set(env.id, db);
+        if (db.dialect === 'sqlite') fileLooksOf.get(ctx)!.set(env.id, fileChanges(db.knex));
         if (db.dialect === 'postgres' && countsOf.has(ctx)) {
           const environmentId = env.id;
           signalsOf.get(ctx)!.set(environmentId, listenForWrites(db.knex, db.schema, (tables) => countsOf.get(ctx)?.changed(environmentId, tables),
-            (error) => ctx.log.warn({ environment: environmentId, err: error.message }, 'totals: not listening for other processes\' writes; counting every time until it listens again'), db.signal?.source));
+            (error) => ctx.log.warn({ environment: environmentId, err: error.message }, 'totals: not listening for other processes\' writes; counting every time until it listens again'), db.signal?.source, ctx.resolve('events.bus')?.watch));
         }
         if (ctx.options.schemaSync !== 'off') {
           const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });
@@ -147,12 +158,8 @@ export default definePlugin({
           if (report.actions.length > 0) ctx.log.info({ environment: env.id }, `schema: ${summarizeSchema(report.actions)}`);
           for (const line of report.lines) ctx.log.debug({ environment: env.id }, `schema: ${line}`);
         }
-        // Several processes on one SQLite file (osr start --workers N): none can tell that another
-        // wrote, so none remembers totals or pages.
-        if (db.dialect === 'sqlite' && cluster.isWorker && process.env.OSR_WORKERS !== undefined && countsOf.has(ctx)) {
-          blindOf.get(ctx)!.add(env.id);
-          ctx.log.info({ environment: env.id }, `totals and pages: not remembered, ${process.env.OSR_WORKERS} workers share the SQLite file`);
-        }
+        // Several processes on one SQLite file (osr start --workers N, or started apart) stay right
+        // together: each looks at the file's data_version before serving anything remembered (fileChanges.ts).
         // Writes by other programs reach every process through the tables' triggers (changeTriggers.ts).
         if (db.dialect === 'postgres' && countsOf.has(ctx)) {
           try {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { withTimeout } from '../../kernel/withTimeout.ts';
 import type { Transport, TransportEvents } from './createEventsBus.ts';
 
 export const EVENTS_CHANNEL = 'osr_events';
@@ -9,6 +10,8 @@ const RETRY_MS = 1000;
 /** A message that cannot be sent is tried again this many times (a server restarting, a connection lost). */
 const ATTEMPTS = 5;
 const SEND_RETRY_MS = 200;
+/** How long connecting and LISTEN may take before the connection is given up. */
+const LISTEN_TIMEOUT_MS = 5000;
 
 /** Ends a client at once, also when its connection no longer answers (a half-open TCP connection). */
 export function destroyClient(client: pg.Client): void {
@@ -62,9 +65,12 @@ export function postgresTransport(url: string, onError: (error: unknown) => void
     next.on('end', () => lose(next));
     client = next;
     try {
-      await next.connect();
-      await next.query(`listen ${EVENTS_CHANNEL}`);
-      await next.query(`listen ${heartbeatChannel}`);
+      // A connection that does not answer (half-open) is given up after a while, and tried anew.
+      await withTimeout(async () => {
+        await next.connect();
+        await next.query(`listen ${EVENTS_CHANNEL}`);
+        await next.query(`listen ${heartbeatChannel}`);
+      }, LISTEN_TIMEOUT_MS, () => new Error(`connecting and LISTEN did not answer within ${LISTEN_TIMEOUT_MS} ms`));
     } catch (error) {
       onError(error);
       lose(next);

@@ -1,3 +1,4 @@
+import type { EventsBus } from '../../capabilities/eventsBus.ts';
 import type { HttpRoutes, RegisteredRoute } from '../../capabilities/httpRoutes.ts';
 import type { RuntimeInfo } from '../../capabilities/runtimeInfo.ts';
 import { codedError } from '../../kernel/errors.ts';
@@ -22,9 +23,12 @@ export type BootStage = 'starting' | 'ready' | 'stopping';
 
 /**
  * GET /api/v1, /api/v1/discovery and /api/v1/health (and their /api/v2 forms). Health is readiness:
- * 200 once the process booted, 503 while it starts or stops.
+ * 200 once the process booted, 503 while it starts or stops; its details say whether the signal
+ * paths between processes are live.
  */
-export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, started: number, boot: { readonly stage: BootStage } = { stage: 'ready' }): void {
+export function addDiscoveryRoutes(
+  routes: HttpRoutes, info: RuntimeInfo, started: number, boot: { readonly stage: BootStage } = { stage: 'ready' }, bus?: Pick<EventsBus, 'signals' | 'trusted'>,
+): void {
   const discovery = (request: { principal: unknown; apiVersion: 'v1' | 'v2' }) => {
     const prefix = prefixOf(request.apiVersion);
     const base = {
@@ -50,13 +54,25 @@ export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, starte
   }
   routes.add({
     method: 'GET', path: '/health', public: true, tags: ['discovery'],
-    summary: 'Readiness: status, version and uptime once booted; 503 SERVICE_UNAVAILABLE while the boot or the shutdown runs',
+    summary: 'Readiness: status, version, uptime and whether the signal paths between processes are live (details.signals) once booted; 503 SERVICE_UNAVAILABLE while the boot or the shutdown runs',
     errorStatuses: [503],
     schema: {
       response: {
         200: {
           type: 'object',
-          properties: { status: { type: 'string' }, version: { type: 'string' }, uptimeSeconds: { type: 'number' } },
+          properties: {
+            status: { type: 'string' }, version: { type: 'string' }, uptimeSeconds: { type: 'number' },
+            details: {
+              type: 'object',
+              properties: {
+                caches: { type: 'string' },
+                signals: {
+                  type: 'array',
+                  items: { type: 'object', properties: { path: { type: 'string' }, live: { type: 'boolean' }, lastHeardMs: { type: ['number', 'null'] } } },
+                },
+              },
+            },
+          },
         },
       },
     },
@@ -65,7 +81,10 @@ export function addDiscoveryRoutes(routes: HttpRoutes, info: RuntimeInfo, starte
         void reply.header('retry-after', '1');
         throw codedError('SERVICE_UNAVAILABLE', { service: 'The server', reason: boot.stage === 'starting' ? 'it is still starting (boot phases are running)' : 'it is shutting down' });
       }
-      return { status: 'ok', version: info.version, uptimeSeconds: Math.round((Date.now() - started) / 1000) };
+      const signals = bus?.signals() ?? [];
+      // Caches are trusted while every signal path is live (a process alone has none).
+      const caches = signals.every((s) => s.live) ? 'trusted' : 'not trusted: a signal path between processes is not proven live; reads and credential checks go to the database';
+      return { status: 'ok', version: info.version, uptimeSeconds: Math.round((Date.now() - started) / 1000), details: { caches, signals } };
     },
   });
 }

@@ -37,7 +37,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
-  optional: ['auth.session', 'access.grants', 'data.writeTokens'],
+  optional: ['auth.session', 'access.grants', 'data.writeTokens', 'events.bus'],
   provides: ['http.routes', 'http.server'],
   options: httpOptionsSchema,
   register(ctx) {
@@ -54,7 +54,7 @@ export default definePlugin({
       },
       url: () => state.address,
     });
-    addDiscoveryRoutes(state.registry.viewFor(ctx.plugin.name), ctx.resolve('runtime.info'), Date.now(), state.boot);
+    addDiscoveryRoutes(state.registry.viewFor(ctx.plugin.name), ctx.resolve('runtime.info'), Date.now(), state.boot, ctx.resolve('events.bus'));
     // Booted once every plugin's ready and the other runtime.ready handlers ran (this one runs last);
     // not ready again from the first runtime.stopping handler on.
     ctx.hook('runtime.ready', () => {

@@ -93,7 +93,7 @@ function baseSite(t: Test, backend: Site['backend'], ids: string[], extra: Runti
   return site;
 }
 
-function sqliteSite(t: Test, ids: string[]): Site {
+export function sqliteSite(t: Test, ids: string[]): Site {
   let dir = '';
   const open = (id: string) => new Database(join(dir, `${id}.db`));
   const site = baseSite(t, 'sqlite', ids, {}, async (id, sql, params = []) => {

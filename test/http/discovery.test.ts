@@ -51,8 +51,9 @@ t.test('authenticated: every mounted route with its owner, on both paths', async
 t.test('GET /api/v1/health is public: status, version, uptime', async (t) => {
   const res = await rt.inject({ method: 'GET', url: '/api/v1/health' });
   t.equal(res.statusCode, 200);
-  const body = res.json() as { status: string; version: string; uptimeSeconds: number };
-  t.same(Object.keys(body).sort(), ['status', 'uptimeSeconds', 'version']);
+  const body = res.json() as { status: string; version: string; uptimeSeconds: number; details: unknown };
+  t.same(Object.keys(body).sort(), ['details', 'status', 'uptimeSeconds', 'version']);
+  t.same(body.details, { caches: 'trusted', signals: [] }, 'one process on SQLite: no signal path, caches trusted');
   t.equal(body.status, 'ok');
   t.equal(body.version, RUNTIME_VERSION);
   t.ok(Number.isInteger(body.uptimeSeconds) && body.uptimeSeconds >= 0, 'uptime in whole seconds');

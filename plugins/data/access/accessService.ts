@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../../../capabilities/authSession.ts';
+import { CacheFreshness } from '../../../capabilities/cacheFreshness.ts';
+import type { EventsBus } from '../../../capabilities/eventsBus.ts';
 import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { rowToRecord } from '../sql/codec.ts';
@@ -48,13 +50,18 @@ const profileKey = (principal: Principal) => `${principal.userId}\u0000${princip
 
 const TTL_MS = 5_000;
 
-export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS): AccessService {
+/**
+ * `bus`: while it cannot vouch for having heard other processes' changes, every call builds the
+ * caller's profile afresh and nothing is kept (cacheFreshness.ts).
+ */
+export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS, bus?: Pick<EventsBus, 'trusted' | 'epoch'>): AccessService {
   // Looked up live: an object patched at run time brings its formulas' new inputs with it.
   const formulaReads: FormulaReads = (name, field) => {
     const fields = metadata.object(name)?.fields;
     return fields && Object.hasOwn(fields, field) ? fields[field]!.compiled?.reads : undefined;
   };
   const envs = new Map<string, EnvEntry>();
+  const freshness = new CacheFreshness(bus, () => envs.clear());
 
   async function rows(knex: Knex, name: string): Promise<Record<string, unknown>[]> {
     const object = metadata.object(name);
@@ -123,6 +130,7 @@ export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS):
   return {
     profile(knex, environmentId, principal) {
       const now = Date.now();
+      if (!freshness.usable()) return buildProfile(knex, { at: now, model: loadModel(knex), profiles: new Map() }, principal);
       let entry = envs.get(environmentId);
       if (!entry || now - entry.at > ttlMs) {
         entry = { at: now, model: loadModel(knex), profiles: new Map() };
@@ -140,6 +148,7 @@ export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS):
     },
     known(environmentId, principal) {
       const now = Date.now();
+      if (!freshness.usable()) return undefined;
       const entry = envs.get(environmentId);
       if (!entry || now - entry.at > ttlMs) return undefined;
       const cached = entry.profiles.get(profileKey(principal));

@@ -27,12 +27,13 @@ export interface EngineDeps {
   scopeFilter?(ctx: DataContext): ScopeFilter | undefined;
   /** Authorization: grants, row scopes and field access of the caller. */
   access?: AccessService;
-  /** Totals and pages remembered until the next write (see countCache.ts): SQLite, and PostgreSQL while `countsLive`. */
+  /** Totals and pages remembered until the next write (see countCache.ts), while `countsLive`. */
   counts?: CountCache;
   /**
-   * Whether the environment's totals may be remembered now. PostgreSQL: while other processes'
-   * writes are heard (writeSignal.ts) and the tables carry their change triggers. SQLite: unless
-   * several processes share the file (`osr start --workers N`); unset: SQLite may, PostgreSQL not.
+   * Whether the environment's totals and pages may be remembered now: on PostgreSQL while other
+   * processes' writes are heard (writeSignal.ts) and the tables carry their change triggers; on
+   * SQLite after a look at the file that forgets them when another connection wrote to it
+   * (fileChanges.ts). Absent: SQLite's may.
    */
   countsLive?: (environmentId: string) => boolean;
   /**

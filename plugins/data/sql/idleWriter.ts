@@ -40,3 +40,8 @@ export function idleWriter(knex: Knex): Sqlite.Database | undefined {
   if (pool.numPendingAcquires() !== 0 || pool.numPendingCreates() !== 0 || pool.numPendingValidations() !== 0) return undefined;
   return conn;
 }
+
+/** The SQLite writer connection of `knex` (open or not), whoever holds it; undefined for anything else. */
+export function writerConnection(knex: Knex): Sqlite.Database | undefined {
+  return writers.get(knex)?.conn;
+}

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { EventsBus, WatchedPath } from '../../../capabilities/eventsBus.ts';
+import { withTimeout } from '../../../kernel/withTimeout.ts';
 
 /**
  * PostgreSQL: the signal that another process wrote to a schema, so totals counted here can be
@@ -7,7 +10,10 @@ import type { Knex } from 'knex';
  * each process listens on a connection of its own and forgets the schema's totals (of the tables
  * named, or all) when a notification arrives. While that connection is not listening (connecting, lost, closed)
  * the signal is not live and totals are not remembered; once it listens again, every total
- * remembered before is forgotten, since notifications sent meanwhile were missed.
+ * remembered before is forgotten, since notifications sent meanwhile were missed. With the events
+ * bus, the connection also carries a heartbeat (a NOTIFY to itself, heartbeat.ts in the events
+ * plugin): a connection that stopped delivering without closing (half-open) is not live once its
+ * heartbeat is overdue, is replaced after a while, and everything is forgotten when it is live again.
  */
 export interface WriteSignal {
   /** Whether notifications are being received now. */
@@ -47,6 +53,8 @@ function markOf(text: string): { source: string; seq: number } | null {
 
 /** Time between attempts to listen again after the connection was lost. */
 const RETRY_MS = 1000;
+/** How long LISTEN may take before the connection is given up. */
+const LISTEN_TIMEOUT_MS = 5000;
 
 /**
  * Listens on `knex`'s database for writes to `schema`: `changed` runs on each notification (with
@@ -55,9 +63,13 @@ const RETRY_MS = 1000;
  * `ownSource` (this process's notifier, writeNotifier.ts) is not passed on: its tables were
  * forgotten here at the write.
  */
-export function listenForWrites(knex: Knex, schema: string | null, changed: (tables?: readonly string[]) => void, onProblem: (error: Error) => void, ownSource?: string): WriteSignal {
+export function listenForWrites(
+  knex: Knex, schema: string | null, changed: (tables?: readonly string[]) => void, onProblem: (error: Error) => void, ownSource?: string,
+  watch?: EventsBus['watch'],
+): WriteSignal {
   const client = knex.client as { acquireRawConnection(): Promise<ListenClient>; destroyRawConnection(connection: ListenClient): Promise<void> };
   const channel = writeChannel(schema);
+  const heartbeatChannel = `osr_heartbeat_${randomBytes(8).toString('hex')}`;
   let connection: ListenClient | null = null;
   let listening = false;
   let closed = false;
@@ -65,14 +77,26 @@ export function listenForWrites(knex: Knex, schema: string | null, changed: (tab
   // Per sending notifier (its mark without `@`): the number of the latest signal heard from it.
   const latest = new Map<string, number>();
   const own = ownSource?.slice(SOURCE_MARK.length);
+  const heartbeat: WatchedPath | null = watch
+    ? watch(`writes (${schema ?? 'public'})`, async (token) => {
+      // The token is digits only (heartbeat.ts).
+      if (listening && /^\d+$/.test(token)) await connection?.query(`select pg_notify('${heartbeatChannel}', '${token}')`);
+    }, () => lost(new Error('no heartbeat back on the listening connection; connecting anew')))
+    : null;
+  let seenEpoch = heartbeat?.epoch() ?? 0;
 
   const lost = (error?: Error) => {
     if (!listening && connection === null) return;
     listening = false;
+    heartbeat?.lost();
     const dead = connection;
     connection = null;
     changed();
-    if (dead) void client.destroyRawConnection(dead).catch(() => undefined);
+    if (dead) {
+      // A half-open connection would keep a polite end waiting: its socket goes first.
+      (dead as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      void client.destroyRawConnection(dead).catch(() => undefined);
+    }
     if (error) onProblem(error);
     schedule();
   };
@@ -94,6 +118,7 @@ export function listenForWrites(knex: Knex, schema: string | null, changed: (tab
         return;
       }
       opened.on('notification', (message) => {
+        if (message.channel === heartbeatChannel) return heartbeat?.echo(message.payload ?? '');
         if (message.channel !== channel) return;
         if (!message.payload) return changed();
         const named = message.payload.split(',');
@@ -111,10 +136,16 @@ export function listenForWrites(knex: Knex, schema: string | null, changed: (tab
       opened.on('error', (error) => lost(error ?? new Error('the listening connection failed')));
       opened.on('end', () => lost());
       connection = opened;
-      await opened.query(`listen ${channel}`);
+      // A connection that does not answer (half-open) is given up after a while, and tried anew.
+      await withTimeout(async () => {
+        await opened!.query(`listen ${channel}`);
+        if (heartbeat) await opened!.query(`listen ${heartbeatChannel}`);
+      }, LISTEN_TIMEOUT_MS, () => new Error(`LISTEN did not answer within ${LISTEN_TIMEOUT_MS} ms`));
+      if (connection !== opened) return;
       listening = true;
       // Writes made while nothing listened went unheard.
       changed();
+      heartbeat?.connected();
     } catch (error) {
       if (opened && connection === opened) lost(error as Error);
       else {
@@ -124,17 +155,29 @@ export function listenForWrites(knex: Knex, schema: string | null, changed: (tab
     }
   };
   void connect();
+  function live(): boolean {
+    if (!listening || closed) return false;
+    if (!heartbeat) return true;
+    // Heard again after a lapse: notifications sent meanwhile may be lost.
+    const epoch = heartbeat.epoch();
+    if (epoch !== seenEpoch) {
+      seenEpoch = epoch;
+      changed();
+    }
+    return heartbeat.live();
+  }
   return {
-    live: () => listening && !closed,
+    live,
     heard(token) {
       const sender = markOf(token);
       if (!sender) return false;
       if (own !== undefined && sender.source === own) return true;
-      return listening && !closed && (latest.get(sender.source) ?? -1) >= sender.seq;
+      return live() && (latest.get(sender.source) ?? -1) >= sender.seq;
     },
     async close() {
       closed = true;
       listening = false;
+      heartbeat?.stop();
       if (retry) clearTimeout(retry);
       const open = connection;
       connection = null;
