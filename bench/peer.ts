@@ -20,6 +20,7 @@ import { BENCH_ADMIN } from './benchUsers.ts';
 import { BENCH_POSTGRES_URL, createDatabaseTarget, type BenchDriver, type DatabaseTarget } from './databaseTarget.ts';
 import { DIRECTUS_TOKEN, directusCall, directusDatabase, directusEnv, freePort, installDirectus, startDirectus } from './peerDirectus.ts';
 import { PEER_SCENARIOS } from './peerScenarios.ts';
+import { MIX_KINDS, setMixSeed } from './peerMix.ts';
 import { PEER_OBJECT, seedPeer, seedRuntime } from './peerSeed.ts';
 import { combineRounds, runLoad, type LoadResult } from './runLoad.ts';
 import type { RunContext, Scenario } from './scenarios.ts';
@@ -39,8 +40,15 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '16' },
     scenario: { type: 'string' },
     'no-auto-index': { type: 'boolean', default: false },
+    seed: { type: 'string', default: '38' },
+    workers: { type: 'string', default: '1' },
   },
 });
+setMixSeed(Number(args.seed));
+/** Runtime processes (osr start --workers N, bench/servers/runtimeCluster.js); 1: one process, as before. */
+const workers = Number(args.workers);
+const runtimeEntry = workers > 1 ? 'servers/runtimeCluster.js' : 'servers/runtimeServer.js';
+const runtimeEnv = workers > 1 ? { env: { OSR_BENCH_WORKERS: String(workers) } } : {};
 if (args.peer !== 'directus') throw new Error(`--peer: only 'directus' is known, not '${args.peer}'`);
 const drivers: BenchDriver[] = args.driver === 'both' ? ['sqlite', 'postgres'] : [args.driver as BenchDriver];
 const rows = Number(args.rows);
@@ -79,6 +87,13 @@ async function measure(scenario: Scenario, runtime: ServerProcess, peer: ServerP
   const cpuRatio = r.cpuMsPerRequest && p.cpuMsPerRequest ? Math.round((p.cpuMsPerRequest / r.cpuMsPerRequest) * 1000) / 1000 : null;
   const failed = r.non2xx + r.errors + p.non2xx + p.errors;
   log(`  ${scenario.name.padEnd(16)} runtime ${String(r.reqPerSec).padStart(8)} req/s p99 ${r.p99Ms} ms | directus ${String(p.reqPerSec).padStart(8)} req/s p99 ${p.p99Ms} ms | ratio ${Math.round(ratio * 100)}% (CPU ${cpuRatio === null ? '-' : `${Math.round(cpuRatio * 100)}%`})${failed > 0 ? ` | failures runtime ${JSON.stringify(r.failedStatuses)} ${r.errors} directus ${JSON.stringify(p.failedStatuses)} ${p.errors}` : ''}`);
+  if (r.kinds && p.kinds) {
+    for (const kind of MIX_KINDS) {
+      const [rk, pk] = [r.kinds[kind], p.kinds[kind]];
+      if (rk && pk) log(`    ${kind.padEnd(7)} runtime p50 ${rk.p50Ms} ms p99 ${rk.p99Ms} ms (${rk.requests}, ${rk.non2xx} not 2xx) | directus p50 ${pk.p50Ms} ms p99 ${pk.p99Ms} ms (${pk.requests}, ${pk.non2xx} not 2xx)`);
+    }
+  }
+  log(`    CPU per request: runtime ${String(r.cpuMsPerRequest)} ms, directus ${String(p.cpuMsPerRequest)} ms; peak RSS runtime ${String(r.peakRssMb)} MB${workers > 1 ? ' (largest worker)' : ''}, directus ${String(p.peakRssMb)} MB; all 2xx: ${failed === 0 ? 'yes' : 'no'}`);
   return { scenario: scenario.name, runtime: r, peer: p, ratio, cpuRatio };
 }
 
@@ -117,7 +132,7 @@ async function runDriver(driver: BenchDriver, install: ReturnType<typeof install
   const database = await directusDatabase(driver, dir, BENCH_POSTGRES_URL);
   const servers: ServerProcess[] = [];
   try {
-    log(`[${driver}] seeding ${rows} rows into the runtime's ${PEER_OBJECT}`);
+    log(`[${driver}] load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; seeding ${rows} rows into the runtime's ${PEER_OBJECT}`);
     const runtimeIds = await seedRuntime(target, rows);
     const env = directusEnv(database.env, dir, await freePort());
     log(`[${driver}] bootstrapping directus ${install.version}`);
@@ -147,7 +162,7 @@ async function runDriver(driver: BenchDriver, install: ReturnType<typeof install
       return { runtime: { ...base, ids: pool(runtimeIds), runtimeHeaders }, baseline: { ...base, ids: pool(peerIds), runtimeHeaders: { authorization: `Bearer ${DIRECTUS_TOKEN}` } } };
     };
 
-    let runtime = await spawnServer(`runtime-${driver}`, join(HERE, 'servers/runtimeServer.js'), runtimeConfig(target, false));
+    let runtime = await spawnServer(`runtime-${driver}`, join(HERE, runtimeEntry), runtimeConfig(target, false), runtimeEnv);
     servers.push(runtime);
     let headers = await signIn(runtime.url);
     await samePage(runtime.url, headers, peer.url);
@@ -209,7 +224,7 @@ async function main(): Promise<void> {
   const results: Record<string, { rows: Row[]; autoIndex?: Row & { indexes: string[] } }> = {};
   for (const driver of drivers) results[driver] = await runDriver(driver, install);
   const machine = { node: process.version, peerNode: 'v22.23.3', platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? 'unknown', loadAverage: loadavg().map((l) => Math.round(l * 10) / 10) };
-  const report = { startedAt, finishedAt: new Date().toISOString(), peer: { name: 'directus', version: install.version }, machine, options: { rows, ...load, rounds }, results };
+  const report = { startedAt, finishedAt: new Date().toISOString(), peer: { name: 'directus', version: install.version }, machine, options: { rows, ...load, rounds, seed: Number(args.seed), workers }, results };
   mkdirSync(join(HERE, 'results'), { recursive: true });
   const file = join(HERE, 'results', `peer-directus-${startedAt.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');

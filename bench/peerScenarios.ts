@@ -6,6 +6,7 @@
  */
 import type { RunContext, Scenario, Target } from './scenarios.ts';
 import { PEER_OBJECT, peerCreateBody } from './peerSeed.ts';
+import { PEER_MIX } from './peerMix.ts';
 
 const RUNTIME = `/api/v1/data/${PEER_OBJECT}`;
 const DIRECTUS = `/items/${PEER_OBJECT}`;
@@ -17,6 +18,7 @@ const get = (path: (target: Target) => string) => (target: Target, run: RunConte
 const FILTER = encodeURIComponent(JSON.stringify({ status: 'open', priority: { $gte: 4 } }));
 
 export const PEER_SCENARIOS: Scenario[] = [
+  PEER_MIX,
   {
     name: 'get-by-id',
     description: 'GET one record by a random id from a pool of 1,000 seeded ids',

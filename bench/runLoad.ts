@@ -24,6 +24,14 @@ export interface LoadResult {
   peakRssMb: number | null;
   /** Server CPU time per request (both cores count). */
   cpuMsPerRequest: number | null;
+  /** Mixed scenarios: answers per kind of request (bench/peerMix.ts). */
+  kinds?: Record<string, KindResult>;
+}
+
+export interface KindResult { requests: number; p50Ms: number; p99Ms: number; non2xx: number }
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
 type RunContextBase = Omit<RunContext, 'claim'>;
@@ -33,9 +41,18 @@ type RunContextBase = Omit<RunContext, 'claim'>;
  * event loop). Every connection gets its own request sequence from the scenario.
  */
 export async function runLoad(server: ServerProcess, scenario: Scenario, target: Target, base: RunContextBase, options: LoadOptions): Promise<LoadResult> {
+  const times = new Map<string, { ms: number[]; non2xx: number }>();
+  let timing = false;
+  const timeKind = (kind: string, ms: number, status: number) => {
+    if (!timing) return;
+    let entry = times.get(kind);
+    if (!entry) times.set(kind, (entry = { ms: [], non2xx: 0 }));
+    entry.ms.push(ms);
+    if (status < 200 || status >= 300) entry.non2xx++;
+  };
   const fire = (duration: number) => {
     let next = 0;
-    const run: RunContext = { ...base, claim: () => next++ };
+    const run: RunContext = { ...base, claim: () => next++, timeKind };
     return autocannon({
       url: server.url,
       connections: options.connections,
@@ -50,9 +67,15 @@ export async function runLoad(server: ServerProcess, scenario: Scenario, target:
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
   const stop = sampleUsage(server);
+  timing = true;
   const result = await fire(options.duration);
+  timing = false;
   const usage = stop();
   const requests = result.requests.total;
+  const kinds = times.size === 0 ? undefined : Object.fromEntries([...times].map(([kind, entry]) => {
+    const sorted = entry.ms.sort((a, b) => a - b);
+    return [kind, { requests: sorted.length, p50Ms: round(percentile(sorted, 0.5)), p99Ms: round(percentile(sorted, 0.99)), non2xx: entry.non2xx }];
+  }));
   return {
     requests,
     reqPerSec: round(requests / result.duration),
@@ -63,6 +86,7 @@ export async function runLoad(server: ServerProcess, scenario: Scenario, target:
     failedStatuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2')).map(([code, s]) => [code, s.count])),
     peakRssMb: usage.peakRssMb === null ? null : round(usage.peakRssMb),
     cpuMsPerRequest: usage.cpuSeconds === null || requests === 0 ? null : round((usage.cpuSeconds * 1000) / requests, 3),
+    ...(kinds ? { kinds } : {}),
   };
 }
 
@@ -89,7 +113,24 @@ export function combineRounds(rounds: LoadResult[]): LoadResult {
     failedStatuses,
     peakRssMb: rss.length > 0 ? Math.max(...rss) : null,
     cpuMsPerRequest: cpu === null ? null : round(cpu, 3),
+    ...(rounds.some((r) => r.kinds) ? { kinds: combineKinds(rounds) } : {}),
   };
+}
+
+/** Kinds over rounds: requests and failures summed, p50 weighted by requests, the worst p99. */
+function combineKinds(rounds: LoadResult[]): Record<string, KindResult> {
+  const out: Record<string, KindResult> = {};
+  for (const kind of new Set(rounds.flatMap((r) => Object.keys(r.kinds ?? {})))) {
+    const parts = rounds.map((r) => r.kinds?.[kind]).filter((k): k is KindResult => k !== undefined);
+    const requests = parts.reduce((sum, k) => sum + k.requests, 0);
+    out[kind] = {
+      requests,
+      p50Ms: round(requests === 0 ? 0 : parts.reduce((sum, k) => sum + k.p50Ms * k.requests, 0) / requests),
+      p99Ms: Math.max(...parts.map((k) => k.p99Ms)),
+      non2xx: parts.reduce((sum, k) => sum + k.non2xx, 0),
+    };
+  }
+  return out;
 }
 
 function round(value: number, digits = 1): number {

@@ -19,6 +19,8 @@ export interface RunContext {
   memberIds: readonly string[];
   /** Rows seeded before the run. */
   seededRows: number;
+  /** Records one answer's time under its kind (mixed scenarios: p50/p99 per kind, bench/runLoad.ts). */
+  timeKind?(kind: string, ms: number, status: number): void;
 }
 
 export interface Scenario {

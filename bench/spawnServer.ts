@@ -43,6 +43,26 @@ export function processUsage(pid: number): ProcessUsage | null {
   }
 }
 
+/** A process and its descendants (the workers of a cluster): CPU summed, RSS of the largest one (per worker). */
+export function treeUsage(pid: number): ProcessUsage | null {
+  const own = processUsage(pid);
+  if (!own) return null;
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    children = [];
+  }
+  let { rssMb, cpuSeconds } = own;
+  for (const child of children) {
+    const usage = treeUsage(child);
+    if (!usage) continue;
+    rssMb = Math.max(rssMb, usage.rssMb);
+    cpuSeconds += usage.cpuSeconds;
+  }
+  return { rssMb, cpuSeconds };
+}
+
 /** Forks `entry` (TypeScript through tsx, or JavaScript) with `arg` as JSON and waits for its {type: 'ready', url}. */
 export function spawnServer(name: string, entry: string, arg: unknown, options: SpawnOptions = {}): Promise<ServerProcess> {
   const execArgv = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
@@ -66,7 +86,7 @@ export function spawnServer(name: string, entry: string, arg: unknown, options: 
         name,
         pid: child.pid!,
         url: message.url,
-        usage: () => processUsage(child.pid!),
+        usage: () => treeUsage(child.pid!),
         stop: () => stopChild(child),
       });
     });

@@ -13,10 +13,12 @@ const STEADY_MS = 10_000;
 /**
  * Runs the primary of `count` workers; resolves with the process's exit code once every worker has
  * stopped (a signal, or a first boot that failed).
+ * `onServing` is called with each worker's ready message (the bench's cluster server reports its URL so).
  * @param {number} count
+ * @param {(message: { osr: 'ready'; url?: string }, serving: number) => void} [onServing]
  * @returns {Promise<number>}
  */
-export function runPrimary(count) {
+export function runPrimary(count, onServing) {
   /** @type {Map<string, { count: number; resetAt: number }>} */
   const windows = new Map();
   /** @param {string} key @param {number} windowMs @param {number} amount */
@@ -39,6 +41,7 @@ export function runPrimary(count) {
     let stopping = false;
     let exitCode = 0;
     let failures = 0;
+    let served = 0;
     /** @type {Set<import('node:cluster').Worker>} */
     const workers = new Set();
 
@@ -54,6 +57,7 @@ export function runPrimary(count) {
           serving = true;
           servedAt = Date.now();
           if (first) for (let i = 1; i < count; i++) fork(false);
+          onServing?.(message, ++served);
         } else if (message.osr === 'bus' && typeof message.message === 'string') {
           for (const other of workers) if (other !== worker && other.isConnected()) other.send({ osr: 'bus', message: message.message });
         } else if (message.osr === 'counter' && typeof message.key === 'string') {
