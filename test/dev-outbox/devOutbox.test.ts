@@ -74,10 +74,10 @@ t.test('in production: no route and nothing kept', async (t) => {
   const sent = await rt.inject({ method: 'POST', url: '/api/v1/email/send', headers: auth, payload: { to: 'ada@example.com', subject: 'Your code', text: 'Your code is 987654' } });
   t.equal(sent.statusCode, 200, sent.body);
   await rt.runtime.kernel.service<SmsSend>('sms.send')!.send({ to: '+4915112345678', body: 'Your sign-in code: 424242' });
+  t.same(rt.runtime.kernel.service<{ list(env: string): unknown[] }>('dev.outbox')!.list('default'), [], 'nothing kept');
   const res = await rt.inject({ method: 'GET', url: '/api/v1/dev/outbox', headers: auth });
   t.equal(res.statusCode, 404, 'the route does not exist');
   t.equal(res.json().error.code, 'ROUTE_NOT_FOUND');
-  t.same(rt.runtime.kernel.service<{ list(env: string): unknown[] }>('dev.outbox')!.list('default'), [], 'nothing kept');
   const line = logged('email not sent (log provider)')[0];
   t.match(line, { to: 'ada@example.com' });
   t.equal(line!.readAt, undefined, 'the log line points nowhere');
