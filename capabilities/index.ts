@@ -32,3 +32,4 @@ export * from './mcpServer.ts';
 export * from './dataIndexAdvice.ts';
 export * from './auditRecord.ts';
 export * from './settingsStore.ts';
+export * from './devOutbox.ts';

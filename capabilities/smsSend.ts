@@ -5,6 +5,8 @@ export interface SmsMessage {
   to: string;
   /** Plain text. Bodies may hold one-time codes: providers never log or store them. */
   body: string;
+  /** The environment it belongs to (the development outbox keeps it there); default: the default environment. */
+  environmentId?: string;
 }
 
 export interface SmsSend {

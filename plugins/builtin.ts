@@ -38,6 +38,8 @@ import settings from './settings/index.ts';
 import settingsRoutes from './settings/routes/index.ts';
 import consolePlugin from './console/index.ts';
 import shareLinks from './share-links/index.ts';
+import devOutbox from './dev-outbox/index.ts';
+import devOutboxRoutes from './dev-outbox/routes.ts';
 
 /** Plugins that need the job queue are off by default when the jobs plugin is turned off. */
 const jobsOn = (config: { plugins: Record<string, unknown> }) => (config.plugins.jobs as { enabled?: boolean } | undefined)?.enabled !== false;
@@ -65,6 +67,9 @@ export const BUILTIN_PLUGINS: readonly BuiltinPlugin[] = [
     optionsFrom: (config) => ({ ...config.sms }),
   },
   { manifest: authRoutes, enabledByDefault: true },
+  // Outside production: what the email and SMS log providers did not deliver, at GET /api/v1/dev/outbox.
+  { manifest: devOutbox, enabledByDefault: true },
+  { manifest: devOutboxRoutes, enabledByDefault: true },
   // Outside production mail is only logged by default; production needs SMTP or enabled: false.
   // Per-environment settings (docs/settings.md): the store before mail, SMS, sign-in and AI read it.
   { manifest: settings, enabledByDefault: true },

@@ -1,3 +1,4 @@
+import type { DevOutbox } from '../../capabilities/devOutbox.ts';
 import type { EmailMessage } from '../../capabilities/emailSend.ts';
 import type { SettingsStore } from '../../capabilities/settingsStore.ts';
 import type { Logger } from '../../kernel/logger.ts';
@@ -16,16 +17,16 @@ export interface Provider {
 /** A transport replaced by new settings is closed this long after, once mails in flight on it are done. */
 const CLOSE_AFTER_MS = 30_000;
 
-export function providerOf(options: EmailOptions, production: boolean, log: Logger): Provider {
+export function providerOf(options: EmailOptions, production: boolean, log: Logger, outbox: () => DevOutbox | undefined = () => undefined): Provider {
   const settings = resolveEmailSettings(options, process.env, production);
-  return settings.provider === 'smtp' ? smtpProvider(settings.smtp, log) : logProvider(log);
+  return settings.provider === 'smtp' ? smtpProvider(settings.smtp, log) : logProvider(log, () => (production ? undefined : outbox()));
 }
 
 /**
  * The provider of each message: the config file's, or the one built from its environment's
  * `email` settings (merged over the config file) while their revision stays the same.
  */
-export function environmentProviders(deps: { options: EmailOptions; fallback: Provider; production: boolean; log: Logger; store: () => SettingsStore | undefined }) {
+export function environmentProviders(deps: { options: EmailOptions; fallback: Provider; production: boolean; log: Logger; store: () => SettingsStore | undefined; outbox?: () => DevOutbox | undefined }) {
   const built = new Map<string, { revision: string; provider: Provider }>();
   const retire = (provider: Provider) => setTimeout(() => void provider.close().catch(() => undefined), CLOSE_AFTER_MS).unref();
   return {
@@ -44,7 +45,7 @@ export function environmentProviders(deps: { options: EmailOptions; fallback: Pr
       }
       if (current?.revision === settings.revision) return current.provider;
       const options = emailOptionsSchema.parse(mergeSettings(deps.options as Record<string, unknown>, settings.values));
-      const provider = providerOf(options, deps.production, deps.log.child({ environmentId }));
+      const provider = providerOf(options, deps.production, deps.log.child({ environmentId }), deps.outbox);
       built.set(environmentId, { revision: settings.revision, provider });
       if (current) retire(current.provider);
       return provider;

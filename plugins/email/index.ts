@@ -19,19 +19,20 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
-  optional: ['data.engine', 'data.database', 'metadata.registry', 'settings.store'],
+  optional: ['data.engine', 'data.database', 'metadata.registry', 'settings.store', 'dev.outbox'],
   provides: ['email.send'],
   options: emailOptionsSchema,
   register(ctx) {
     const info = ctx.resolve('runtime.info');
     // Checked here, not at first use: a production server without mail fails its boot, not a reset.
-    const fallback = providerOf(ctx.options, info.production, ctx.log);
+    const outbox = () => ctx.resolve('dev.outbox');
+    const fallback = providerOf(ctx.options, info.production, ctx.log, outbox);
     // Production uses the log provider only when told to (resolveEmailSettings).
     if (ctx.options.provider === 'log' && info.production) {
       ctx.log.warn('plugins.email.provider is log: mails are not delivered, only their recipient and subject are logged.');
     }
     // An environment whose admin set `email` settings (docs/settings.md) sends through its own server.
-    const chooser = environmentProviders({ options: ctx.options, fallback, production: info.production, log: ctx.log, store: () => ctx.resolve('settings.store') });
+    const chooser = environmentProviders({ options: ctx.options, fallback, production: info.production, log: ctx.log, store: () => ctx.resolve('settings.store'), outbox });
     providers.set(ctx, { send: (message) => chooser.providerFor(message).then((p) => p.send(message)), close: async () => { await chooser.close(); await fallback.close(); } });
     const provider = providers.get(ctx)!;
     const metadata = ctx.resolve('metadata.registry');

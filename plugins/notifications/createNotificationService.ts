@@ -114,7 +114,7 @@ export function createNotificationService(deps: NotificationDeps) {
       if (!item.address) return void outcomes.set(item.index, { ...base, status: 'no_address' });
       try {
         if (item.channel === 'email') await email!.send({ to: item.address, environmentId: request.environmentId, subject: request.title, text: text.email, ...about });
-        else await sms!.send({ to: item.address, body: text.sms });
+        else await sms!.send({ to: item.address, body: text.sms, environmentId: request.environmentId });
         outcomes.set(item.index, { ...base, status: 'sent' });
       } catch (error) {
         outcomes.set(item.index, { ...base, status: 'failed', error: errorCodeOf(error) });

@@ -16,6 +16,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info'],
+  optional: ['dev.outbox'],
   provides: ['sms.send'],
   options: smsOptionsSchema,
   register(ctx) {
@@ -25,7 +26,7 @@ export default definePlugin({
     const log = ctx.log;
     const provider: SmsSend = settings.provider === 'twilio' ? twilioProvider(settings.twilio, log)
       : settings.provider === 'vonage' ? vonageProvider(settings.vonage, log)
-        : logProvider(log);
+        : logProvider(log, () => (info.production ? undefined : ctx.resolve('dev.outbox')));
     if (settings.provider === 'log' && info.production) {
       log.warn('sms.provider is log: text messages are not delivered, only their recipient is logged.');
     }

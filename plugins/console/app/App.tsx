@@ -7,6 +7,7 @@ import { Device } from './screens/Device.tsx';
 import { Home } from './screens/Home.tsx';
 import { Import } from './screens/Import.tsx';
 import { ListView } from './screens/ListView.tsx';
+import { Outbox } from './screens/Outbox.tsx';
 import { RecordPage } from './screens/RecordPage.tsx';
 import { Search } from './screens/Search.tsx';
 import { SignIn } from './screens/SignIn.tsx';
@@ -23,6 +24,7 @@ function Screen() {
   if (parts[0] === 'import' && parts[1]) return <Import object={parts[1]} />;
   if (parts[0] === 'search') return <Search q={query.get('q') ?? ''} />;
   if (parts[0] === 'device') return <Device />;
+  if (parts[0] === 'outbox') return <Outbox />;
   if (parts.length === 0) return <Home />;
   return <section><h1>Not found</h1><p>There is no screen at this address.</p></section>;
 }

@@ -87,6 +87,12 @@ export function Shell({ children }: { children: ComponentChildren }) {
             </ul>
           </details>
         ) : null}
+        {user?.role === 'admin' ? (
+          <section>
+            <h2>Development</h2>
+            <ul><li><a href={href('/outbox')}>Outbox</a></li></ul>
+          </section>
+        ) : null}
       </nav>
       <main id="main" tabIndex={-1}>{children}</main>
     </div>
