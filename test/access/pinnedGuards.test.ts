@@ -10,7 +10,9 @@
  * - sharing rules are admins' even for a holder of sharing:manage: plugins/sharing/sharingContext.ts, adminOnly;
  * - restore respects row security: plugins/data/engine/trashRecords.ts, restoreRecord, its guardRow
  *   (a record outside the read scope is refused by the read-back of the restore as well; one
- *   outside the edit scope by guardRow alone, so that is the case pinned).
+ *   outside the edit scope by guardRow alone, so that is the case pinned);
+ * - restore needs the delete permission: plugins/data/engine/trashRecords.ts, restoreRecord, its
+ *   requireAction(..., 'delete') (the member deleted its own memo, which it still edits).
  */
 import t from 'tap';
 import type { Principal } from '../../capabilities/authSession.ts';
@@ -41,13 +43,13 @@ const memoRace = definePlugin({
   },
 });
 
-type Extra = 'importer' | 'seer' | 'restorer' | 'tempBanned';
+type Extra = 'importer' | 'seer' | 'restorer' | 'demoted' | 'tempBanned';
 
 t.test('pinned guards', async (t) => {
   await eachBackend(t, ['pinned'], async (t, site) => {
     const w = await buildWorld(t, site, { apps: ['test/access/fixtures/pinned-app'], plugins: [memoRace] });
     const users: Record<string, { id: string; token: string }> = { ...w.users };
-    for (const key of ['importer', 'seer', 'restorer', 'tempBanned'] as const) users[key] = await addUser(w.rt, w.users.admin.token, key);
+    for (const key of ['importer', 'seer', 'restorer', 'demoted', 'tempBanned'] as const) users[key] = await addUser(w.rt, w.users.admin.token, key);
     const as = (user: Extra | 'admin' | 'other', method: string, url: string, payload?: unknown): Promise<Reply> => sendAs(w.rt, users[user]!.token, method, url, payload);
     const must = async (user: Extra | 'admin' | 'other', method: string, url: string, payload: unknown, status = 201) => {
       const res = await as(user, method, url, payload);
@@ -107,6 +109,24 @@ t.test('pinned guards', async (t) => {
       t.equal(gone.status, 404, 'and out of the records');
       const listed = await as('restorer', 'GET', '/api/v1/data/memo?limit=100');
       t.same(listed.body?.items?.map((m: { title: string }) => m.title), [RACE_TITLE], 'the restorer reads every memo but the trashed one');
+    });
+
+    await t.test('restore needs the delete permission', async (t) => {
+      // The demoted member deletes memos through a permission set, then loses it; it still owns
+      // (and edits) its memo, and it is the one who deleted it.
+      const deleterSet = await idOf('admin', 'sys_permission_set', { name: 'memo_delete_only', objects: { memo: { delete: true } } });
+      const grant = await idOf('admin', 'sys_user_permission_set', { user_id: users.demoted!.id, permission_set: deleterSet });
+      const memo = await idOf('demoted', 'memo', { title: 'MEMO-DEMOTED', region: 'US' });
+      const deleted = await as('demoted', 'DELETE', `/api/v1/data/memo/${memo}`);
+      t.equal(deleted.status, 204, 'the member trashes its memo while it holds delete');
+      await must('admin', 'DELETE', `/api/v1/data/sys_user_permission_set/${grant}`, undefined, 204);
+      const restored = await as('demoted', 'POST', `/api/v1/data/memo/${memo}/restore`, {});
+      t.same([restored.status, restored.body?.error?.code, restored.body?.error?.details?.permission], [403, 'PERMISSION_DENIED', 'memo:delete'], `restoring it without delete (${JSON.stringify(restored.body).slice(0, 200)})`);
+      t.notOk(JSON.stringify(restored.body).includes('MEMO-DEMOTED'), 'the answer shows nothing of the memo');
+      const trash = await as('admin', 'GET', '/api/v1/data/memo/trash');
+      t.ok(trash.body?.items?.some((m: { title: string }) => m.title === 'MEMO-DEMOTED'), 'the memo stays in the trash');
+      const gone = await as('admin', 'GET', `/api/v1/data/memo/${memo}`);
+      t.equal(gone.status, 404, 'and out of the records');
     });
 
     await t.test('a ban with an expiry ahead is a ban', async (t) => {

@@ -537,7 +537,7 @@ export const GUARDS: Guard[] = [
     id: "restore.deletePermission", area: "restore and purge", file: "plugins/data/engine/trashRecords.ts",
     original: "if (access && !anyone) requireAction(access.profile, access.principal, object, 'delete');",
     mutation: "if (false) requireAction(access.profile, access.principal, object, 'delete');",
-    tests: ["test/rest/recordTrash.test.ts"],
+    tests: ["test/access/pinnedGuards.test.ts", "test/rest/recordTrash.test.ts"],
     what: "a member without delete restores",
   },
   {
