@@ -19,7 +19,9 @@ function secure(reply: FastifyReply): FastifyReply {
  * data: the app calls /api/v1 with the session cookie like any client.
  */
 export function addConsoleRoutes(routes: HttpRoutes, files: () => ConsoleFiles | null): void {
-  const page = (_request: FastifyRequest, reply: FastifyReply) => {
+  const page = (request: FastifyRequest, reply: FastifyReply) => {
+    // The files' folder is not a page of the app: a path there naming no file is a 404.
+    if (request.url.startsWith('/console/assets/')) throw codedError('NOT_FOUND', { what: 'Console file' });
     const built = files();
     secure(reply).header('cache-control', 'no-store');
     if (!built) return reply.code(503).type('text/plain; charset=utf-8').send(NOT_BUILT);

@@ -58,9 +58,12 @@ export function successResponses(route: RegisteredRoute, contentType = 'applicat
   return Object.fromEntries(declared.map(([status, schema]) => [status, { description: 'OK', content: { 'application/json': { schema: toOpenApiSchema(schema) } } }]));
 }
 
-/** The errors a route that does not answer JSON renders itself, in its own media type. */
+/**
+ * The errors a page route (HTML or plain text) renders itself, in its own media type. Other
+ * non-JSON routes (an event stream, a script file) answer their errors in the envelope.
+ */
 function ownErrorPages(route: RegisteredRoute): Record<string, unknown> {
-  if (!route.contentType) return {};
+  if (!route.contentType || !/^text\/(html|plain)\b/.test(route.contentType)) return {};
   return Object.fromEntries((route.errorStatuses ?? []).map((status) => [String(status), { description: 'Error page', content: { [route.contentType!]: { schema: { type: 'string' } } } }]));
 }
 
