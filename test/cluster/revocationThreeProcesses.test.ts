@@ -55,7 +55,6 @@ async function revocations(t: Test, redis: boolean): Promise<void> {
     }));
   };
 
-  const began = Date.now();
   for (let trial = 0; trial < TRIALS; trial++) {
     // A restart under way in the background every few trials: SIGKILL, then a new process on the same port.
     if (trial % RESTART_EVERY === RESTART_EVERY - 1) {
@@ -89,8 +88,10 @@ async function revocations(t: Test, redis: boolean): Promise<void> {
         const sent = Date.now() - at;
         const status = await present(p, key);
         if (status === 401) return;
-        if (status === 200 && sent > BOUND_MS) late.push(`trial ${trial} (${redis ? 'redis' : 'postgres'}): ${p.url} accepted the key ${sent} ms after the revocation answered`);
-        if (sent > 5_000) return;
+        if (status === 200 && sent > BOUND_MS) {
+          late.push(`trial ${trial} (${redis ? 'redis' : 'postgres'}): ${p.url} accepted the key ${sent} ms after the revocation answered`);
+          return;
+        }
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     }));
@@ -98,7 +99,6 @@ async function revocations(t: Test, redis: boolean): Promise<void> {
   }
   await restarting;
   await recheck(true);
-  console.error('TIMING trials', Date.now() - began);
   t.ok(restarts >= 3, `processes restarted during the trials (${restarts})`);
   t.same(late, [], `no process accepts a key more than ${BOUND_MS} ms after its revocation, in ${TRIALS} trials`);
   await Promise.all(running().map((p) => p.kill('SIGTERM')));
