@@ -89,6 +89,7 @@ export const ERRORS = {
 
   // Data engine.
   SCHEMA_CHANGE_REFUSED: { status: 500, message: 'Schema sync refused {count} destructive change(s), which would lose data:\n{lines}\nFix: {fix}' },
+  SHARED_WRITERS: { status: 500, message: "Environment '{environment}' (schema {schema}): {roles} may write its tables, and their writes send no change notification while remembered reads are on. Fix: after their writes run `NOTIFY {channel}` (every process forgets what it remembered), or set plugins.data.countCache: 'off' to remember nothing." },
   QUERY_TOO_COSTLY: { status: 400, message: 'The query costs more than this server allows: {reason}. Fix: {fix}' },
   IMPORT_REJECTED: { status: 400, message: 'Nothing was imported: {failed} of {total} rows are not valid (first: {first}). details.errors lists every row; fix them, or send atomic: false to import the valid rows only.' },
   // Jobs.
