@@ -12,10 +12,13 @@ import { checkMetadata } from './checkMetadata.ts';
 import { checkHookSecrets } from './checkHookSecrets.ts';
 import { checkSchema } from './checkSchema.ts';
 import { checkSettings } from './checkSettings.ts';
+import { checkSharedWriters } from './checkSharedWriters.ts';
 
 export interface DoctorCheck {
   name: string;
   ok: boolean;
+  /** Not a failure, but something to act on (printed `warn`; the doctor still exits 0). */
+  warning?: boolean;
   detail: string;
   /** Problem codes with their messages, when not ok. */
   problems?: { code: string; message: string }[];
@@ -94,6 +97,10 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
     const schemaSync = String((data.options as { schemaSync?: string } | undefined)?.schemaSync ?? 'additive');
     checks.push(await checkSchema(config.environments, metadata.objects, schemaSync));
   }
+  if (data && db.ok) {
+    const shared = await checkSharedWriters(config.environments, String((data.options as { countCache?: string } | undefined)?.countCache ?? 'on'));
+    if (shared) checks.push(shared);
+  }
   if (data) {
     const slowQueryMs = Number((data.options as { slowQueryMs?: number } | undefined)?.slowQueryMs ?? 50);
     checks.push({ name: 'index advice', ok: true, detail: `no traffic history here: run with traffic, then read GET /api/v1/metrics/index-advice as an admin (reads of ${slowQueryMs} ms or more are recorded, plugins.data.slowQueryMs)` });
@@ -103,10 +110,10 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
 
 export function formatDoctor(report: DoctorReport): string {
   const lines = report.checks.map((c) => {
-    const head = `${c.ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(13)} ${c.detail}`;
+    const head = `${c.ok ? (c.warning ? 'warn' : 'ok  ') : 'FAIL'} ${c.name.padEnd(13)} ${c.detail}`;
     const extra = (c.problems ?? []).map((p) => `       [${p.code}] ${p.message.replace(/\n/g, '\n       ')}`);
     return [head, ...extra].join('\n');
   });
-  lines.push('', report.ok ? 'No problems found.' : 'Problems found: fix the lines marked FAIL, then run osr doctor again.');
+  lines.push('', report.ok ? (report.checks.some((c) => c.warning) ? 'No problems found; read the lines marked warn.' : 'No problems found.') : 'Problems found: fix the lines marked FAIL, then run osr doctor again.');
   return lines.join('\n');
 }

@@ -89,9 +89,11 @@ export const ERRORS = {
 
   // Data engine.
   SCHEMA_CHANGE_REFUSED: { status: 500, message: 'Schema sync refused {count} destructive change(s), which would lose data:\n{lines}\nFix: {fix}' },
+  SHARED_WRITERS: { status: 500, message: "Environment '{environment}' (schema {schema}): {roles} may write its tables, and their writes send no change notification while remembered reads are on. Fix: after their writes run `NOTIFY {channel}` (every process forgets what it remembered), or set plugins.data.countCache: 'off' to remember nothing." },
   QUERY_TOO_COSTLY: { status: 400, message: 'The query costs more than this server allows: {reason}. Fix: {fix}' },
   IMPORT_REJECTED: { status: 400, message: 'Nothing was imported: {failed} of {total} rows are not valid (first: {first}). details.errors lists every row; fix them, or send atomic: false to import the valid rows only.' },
   // Jobs.
+  JOBS_UNAVAILABLE: { status: 503, message: "Redis did not answer within {timeoutMs} ms, so job '{name}' may not be queued: it is queued if Redis takes the add later, which this answer cannot tell. Fix: try again; a job sent with an idempotencyKey queues once however often it is sent." },
   JOB_UNKNOWN_NAME: { status: 400, message: "No handler is registered for job '{name}': a plugin registers it with jobs.queue's handle() in its register phase." },
   JOB_OPTIONS_INVALID: { status: 400, message: 'The job options are not valid: {reason}' },
   JOB_NOT_DEAD: { status: 409, message: 'Job {id} is {state}, not dead: only a dead job can be retried.' },

@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
 import type { DeadHandler, JobHandler, JobInfo, JobsQueue, JobCount, JobState } from '../../capabilities/jobsQueue.ts';
-import { codedError } from '../../kernel/errors.ts';
+import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { bullmqPrefix, jobIdFor, parseJobId } from './bullmqNames.ts';
 import { MAX_ATTEMPTS } from './jobOptions.ts';
@@ -50,6 +50,8 @@ export function createBullmqQueue(deps: {
   keepCompletedMs: number;
   /** The lock of a running job (renewed at half of it); a lost lock is found by the stalled check, run every half of it. */
   leaseMs: number;
+  /** An add waits this long for Redis, then answers JOBS_UNAVAILABLE (the add is not withdrawn; default 1000). */
+  enqueueTimeoutMs?: number;
   log: Logger;
   /** Keeps sys_job in step with Redis; absent: sys_job stays empty (plugins.jobs.mirror false). */
   mirror?: BullmqMirror;
@@ -90,11 +92,7 @@ export function createBullmqQueue(deps: {
     removeOnFail: false,
   });
 
-  const queue: JobsQueue = {
-    backend: 'bullmq',
-    handle: deps.handle,
-    async add(name, data, options = {}) {
-      known(name);
+  const addNow: JobsQueue['add'] = async (name, data, options = {}) => {
       const now = new Date();
       const job = newJob(name, data, options, now);
       const { id, bullId } = jobIdFor(name, job.idempotencyKey);
@@ -111,6 +109,33 @@ export function createBullmqQueue(deps: {
       const environmentId = env(options.environmentId);
       deps.mirror?.added(mirrored(added, infoIn(added, environmentId, job.runAt.getTime() > now.getTime() ? 'delayed' : 'waiting')));
       return { id, added: true };
+  };
+
+  const queue: JobsQueue = {
+    backend: 'bullmq',
+    handle: deps.handle,
+    async add(name, data, options = {}) {
+      known(name);
+      const timeoutMs = deps.enqueueTimeoutMs ?? 1000;
+      let timer: NodeJS.Timeout | undefined;
+      let timedOut = false;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => { timedOut = true; reject(codedError('JOBS_UNAVAILABLE', { timeoutMs, name })); }, timeoutMs);
+      });
+      // An add answered late is not withdrawn: whether Redis took it is logged when it answers.
+      const adding = addNow(name, data, options);
+      adding.then(
+        (result) => { if (timedOut) deps.log.warn({ name, id: result.id }, 'jobs: Redis took an add after its request was answered JOBS_UNAVAILABLE'); },
+        (error: unknown) => { if (timedOut) deps.log.warn({ err: error, name }, 'jobs: an add answered JOBS_UNAVAILABLE was not queued'); },
+      );
+      try {
+        return await Promise.race([adding, late]);
+      } catch (error) {
+        if (isCodedError(error) && error.code === 'JOBS_UNAVAILABLE') deps.log.warn({ name, timeoutMs }, 'jobs: Redis did not answer an add in time; it is queued if Redis takes it later');
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async schedule(name, key, repeat, data, options = {}) {
       known(name);

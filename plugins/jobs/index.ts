@@ -61,6 +61,7 @@ export default definePlugin({
       const bull = createBullmqQueue({
         redisUrl: info.redisUrl, environments, defaultEnvironment: info.defaultEnvironment, handlers, onDead, handle,
         concurrency: ctx.options.concurrency, keepCompletedMs: ctx.options.keepCompletedMs, leaseMs: ctx.options.leaseMs, log: ctx.log,
+        enqueueTimeoutMs: ctx.options.enqueueTimeoutMs,
         ...(ctx.options.mirror ? { mirror: createBullmqMirror(database, ctx.log) } : {}),
       });
       backend = { kind: 'bullmq', run: bull.start, drain: bull.drain, close: bull.close };

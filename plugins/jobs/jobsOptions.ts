@@ -15,6 +15,12 @@ export const jobsOptionsSchema = z.strictObject({
   drainMs: z.number().int().min(0).max(600_000).default(10_000),
   /** Completed jobs are deleted after this many milliseconds (default a day); dead jobs stay. */
   keepCompletedMs: z.number().int().min(0).default(86_400_000),
+  /**
+   * BullMQ backend: milliseconds an add waits for Redis before it answers JOBS_UNAVAILABLE (503), so
+   * a request adding a job never waits on a hung Redis longer (default 1000). The add is not
+   * withdrawn: if Redis takes it later, the job is queued.
+   */
+  enqueueTimeoutMs: z.number().int().min(50).max(60_000).default(1000),
   /** BullMQ backend: keep each job's sys_job row in step with Redis, so /data/sys_job lists them (default true). */
   mirror: z.boolean().default(true),
 });
