@@ -98,6 +98,10 @@ t.test('email settings of one environment: its own server, write-only password, 
     t.same(put.json().secrets, { 'smtp.password': { set: true } });
     const read = await inA('GET', '/settings/email', admin.token);
     t.same(read.json().values.smtp.password, { set: true });
+    const trail = await site.query(a, 'select * from sys_audit_event where action = ?', ['settings.changed']);
+    t.equal(trail.length, 1, 'the change is in the audit trail');
+    t.equal(trail[0]?.target_id, 'email', 'naming the namespace');
+    t.notOk(JSON.stringify(trail).includes(PASSWORD), 'and never the password');
     t.equal(read.json().revision, 1);
 
     // The other process: within a second of the answer, its mail of environment A goes through A's server.

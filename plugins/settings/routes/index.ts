@@ -11,8 +11,9 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['http.routes', 'settings.store'],
+  optional: ['audit.record'],
   register(ctx) {
     const service = settingsServiceOf(ctx.resolve('settings.store'));
-    if (service) addSettingsRoutes(ctx.resolve('http.routes'), service);
+    if (service) addSettingsRoutes(ctx.resolve('http.routes'), service, ctx.resolve('audit.record'));
   },
 });

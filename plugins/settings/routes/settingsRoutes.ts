@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { auditSourceOf, type AuditRecord } from '../../../capabilities/auditRecord.ts';
 import type { HttpRoutes } from '../../../capabilities/httpRoutes.ts';
 import { SETTINGS_NAMESPACES, type SettingsNamespace } from '../../../capabilities/settingsStore.ts';
 import { codedError } from '../../../kernel/errors.ts';
@@ -21,7 +22,7 @@ function adminOf(request: FastifyRequest): string | null {
 }
 
 /** GET/PUT /settings/:namespace of the request's environment. */
-export function addSettingsRoutes(routes: HttpRoutes, service: SettingsService): void {
+export function addSettingsRoutes(routes: HttpRoutes, service: SettingsService, audit?: AuditRecord): void {
   routes.add({
     method: 'GET', path: '/settings/:namespace', tags: ['settings'],
     summary: "The environment's settings of a namespace (email, sms, auth, ai); each secret shows only { set: true }. Tenant admins only",
@@ -38,9 +39,13 @@ export function addSettingsRoutes(routes: HttpRoutes, service: SettingsService):
     errorStatuses: [400, 404],
     bodyLimit: 256 * 1024,
     schema: { params, body: { type: 'object' } },
-    handler: (request) => {
+    handler: async (request) => {
       const actor = adminOf(request);
-      return service.write(request.environmentId, namespaceOf(request), request.body, actor);
+      const namespace = namespaceOf(request);
+      const view = await service.write(request.environmentId, namespace, request.body, actor);
+      // The trail names the namespace and its revision; values stay out (secrets are write-only).
+      await audit?.record(auditSourceOf(request), { action: 'settings.changed', target: { type: 'settings', id: namespace }, after: { revision: view.revision } });
+      return view;
     },
   });
 }
