@@ -107,7 +107,7 @@ t.test('start with a bad config: exit 1 with the boot error on stderr', async (t
 
 /** Start the server; `waitFor` resolves with the first match of a pattern in its output. */
 function start(ws: { cwd: string; dataDir: string }, port: number) {
-  const child = launch(['start', '--port', String(port)], ws.cwd, envFor(ws.dataDir));
+  const child = launch(['start', '--port', String(port), '--workers', '1'], ws.cwd, envFor(ws.dataDir));
   let stdout = '';
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   child.stdout!.on('data', (chunk) => { stdout += chunk; });

@@ -36,7 +36,7 @@ async function start(config: object, env: NodeJS.ProcessEnv = {}): Promise<Start
   const dir = mkdtempSync(join(base, 'ws-'));
   const configFile = join(dir, 'runtime.config.json');
   writeFileSync(configFile, JSON.stringify({ dataDir: join(dir, 'data'), server: { port, host: '127.0.0.1', logRequests: false }, log: { level: 'warn' }, api: { requireAuth: false }, ...config }));
-  const child = spawn(process.execPath, [join(root, 'bin/osr.js'), 'start', '--config', configFile], { cwd: dir, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'bin/osr.js'), 'start', '--config', configFile, '--workers', '1'], { cwd: dir, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => { output += chunk; });
   child.stderr!.on('data', (chunk) => { output += chunk; });

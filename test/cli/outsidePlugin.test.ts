@@ -94,7 +94,7 @@ t.test('osr start from the installed bin runs dist/ and serves the plugin of the
   writeFileSync(join(plugin, 'runtime.config.json'), JSON.stringify({
     apps: [], dataDir: join(base, 'data'), server: { port }, log: { level: 'warn' }, plugins: { hello: { path: '.', grants: ['http.routes'], greeting: 'from outside' } },
   }));
-  const child = spawn(process.execPath, [join(plugin, 'node_modules/osr-runtime/bin/osr.js'), 'start'], { cwd: plugin, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(plugin, 'node_modules/osr-runtime/bin/osr.js'), 'start', '--workers', '1'], { cwd: plugin, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => void child.kill('SIGKILL'));
   let output = '';
   child.stdout.on('data', (chunk) => { output += chunk; });

@@ -30,7 +30,7 @@ export async function startConsoleServer(t: Test, driver: 'sqlite' | 'postgres')
   writeFileSync(join(cwd, 'runtime.config.json'), JSON.stringify({ apps: [DESK_APP], environments: [{ id: environment }], server: { requestTimeoutMs: 300_000 } }));
   const port = await freePort();
   if (driver === 'postgres') await dropEnvironmentSchemas(environment);
-  const child = spawn(process.execPath, [BIN, 'start', '--port', String(port)], {
+  const child = spawn(process.execPath, [BIN, 'start', '--port', String(port), '--workers', '1'], {
     cwd,
     env: {
       PATH: process.env.PATH, OS_DATA_DIR: join(cwd, 'data'), LOG_LEVEL: 'warn',

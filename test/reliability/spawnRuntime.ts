@@ -1,4 +1,4 @@
-/** The runtime as operators run it: `node bin/osr.js start --config FILE`, in a child process. */
+/** The runtime as operators run it: `node bin/osr.js start --config FILE --workers 1` (one process: the tests kill and restart it), in a child process. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +49,7 @@ export async function runtimeFiles(t: Test, config: Record<string, unknown>): Pr
 export async function startRuntimeProcess(t: Test, files: RuntimeFiles, timeoutMs = 30_000): Promise<RuntimeProcess> {
   const env = { ...process.env };
   for (const key of ['PORT', 'HOST', 'DATABASE_URL', 'OS_DATA_DIR', 'OS_AUTH_SECRET', 'AUTH_SECRET', 'OS_ENVIRONMENT_ID', 'NODE_ENV', 'LOG_LEVEL', 'NODE_OPTIONS']) delete env[key];
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/osr.js'), 'start', '--config', files.configFile], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/osr.js'), 'start', '--config', files.configFile, '--workers', '1'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
