@@ -1,13 +1,11 @@
 /** A run waiting when its process is killed (kill -9) completes after the restart, each step once, on both drivers. */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { ADMIN, eachBackend, SECRET, signIn, type Site } from '../auth/authHarness.ts';
 import { sendAs } from '../access/accessWorld.ts';
 import { POSTGRES_URL } from '../harness/databases.ts';
+import { spawnFlowServer } from './fixtures/flowCluster.ts';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const OPS = 'test/flows/fixtures/ops';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const JOBS = { pollMs: 50, leaseMs: 1500 };
@@ -21,35 +19,6 @@ function configOf(site: Site) {
     apps: [OPS],
     plugins: { email: { enabled: false }, jobs: JOBS },
     ...(site.backend === 'postgres' ? { database: { url: POSTGRES_URL } } : {}),
-  };
-}
-
-/** test/flows/fixtures/flowServer.ts in its own process: send() injects a request there. */
-async function spawnFlowServer(t: Test, config: unknown) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/flows/fixtures/flowServer.ts'], {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLOWS_CONFIG: JSON.stringify(config) }, stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? String(code))));
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
-  const lines = createInterface({ input: child.stdout! });
-  const waiting: Array<(line: string) => void> = [];
-  const queued: string[] = [];
-  lines.on('line', (line) => { const next = waiting.shift(); if (next) next(line); else queued.push(line); });
-  const nextLine = () => new Promise<string>((resolve, reject) => {
-    const early = queued.shift();
-    if (early !== undefined) return resolve(early);
-    waiting.push(resolve);
-    void exited.then((how) => reject(new Error(`flow server exited (${how}): ${err.slice(-2000)}`)));
-  });
-  const ready = JSON.parse(await nextLine());
-  return {
-    pid: ready.pid as number, child, exited,
-    async send(method: string, url: string, token?: string, payload?: unknown) {
-      child.stdin!.write(`${JSON.stringify({ method, url, headers: token ? { authorization: `Bearer ${token}` } : {}, payload })}\n`);
-      return JSON.parse(await nextLine()) as { status: number; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
-    },
   };
 }
 
