@@ -17,9 +17,26 @@ export interface Provider {
 /** A transport replaced by new settings is closed this long after, once mails in flight on it are done. */
 const CLOSE_AFTER_MS = 30_000;
 
-export function providerOf(options: EmailOptions, production: boolean, log: Logger, outbox: () => DevOutbox | undefined = () => undefined): Provider {
-  const settings = resolveEmailSettings(options, process.env, production);
+export function providerOf(options: EmailOptions, production: boolean, log: Logger, outbox: () => DevOutbox | undefined = () => undefined, env: NodeJS.ProcessEnv = process.env): Provider {
+  const settings = resolveEmailSettings(options, env, production);
   return settings.provider === 'smtp' ? smtpProvider(settings.smtp, log) : logProvider(log, () => (production ? undefined : outbox()));
+}
+
+/**
+ * The options of an environment's settings merged over the config file's, and the environment
+ * variables they may read. A server named in settings gets only the login named in settings:
+ * never the config file's user and password, nor SMTP_USER, SMTP_PASSWORD or the variable the
+ * config file's `passwordEnv` names (a tenant admin would otherwise send them to a host it chose).
+ */
+export function settingsOptions(base: EmailOptions, values: Record<string, unknown>): { options: EmailOptions; env: NodeJS.ProcessEnv } {
+  const merged = mergeSettings(base as Record<string, unknown>, values);
+  const chosen = values.smtp as Record<string, unknown> | undefined;
+  if (chosen?.host === undefined) return { options: emailOptionsSchema.parse(merged), env: process.env };
+  const { user: _user, password: _password, passwordEnv, ...rest } = merged.smtp as Record<string, unknown>;
+  const smtp = { ...rest, ...(chosen.user !== undefined ? { user: chosen.user } : {}), ...(chosen.password !== undefined ? { password: chosen.password } : {}) };
+  const env = { ...process.env };
+  for (const name of ['SMTP_USER', 'SMTP_PASSWORD', typeof passwordEnv === 'string' ? passwordEnv : 'SMTP_PASSWORD']) delete env[name];
+  return { options: emailOptionsSchema.parse({ ...merged, smtp }), env };
 }
 
 /**
@@ -44,8 +61,8 @@ export function environmentProviders(deps: { options: EmailOptions; fallback: Pr
         return deps.fallback;
       }
       if (current?.revision === settings.revision) return current.provider;
-      const options = emailOptionsSchema.parse(mergeSettings(deps.options as Record<string, unknown>, settings.values));
-      const provider = providerOf(options, deps.production, deps.log.child({ environmentId }), deps.outbox);
+      const { options, env } = settingsOptions(deps.options, settings.values);
+      const provider = providerOf(options, deps.production, deps.log.child({ environmentId }), deps.outbox, env);
       built.set(environmentId, { revision: settings.revision, provider });
       if (current) retire(current.provider);
       return provider;

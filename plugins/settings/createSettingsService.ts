@@ -1,4 +1,4 @@
-import type { DataDatabase } from '../../capabilities/dataDatabase.ts';
+import { READS_ONLY, type DataDatabase, type WithDatabaseOptions } from '../../capabilities/dataDatabase.ts';
 import type { EventsBus } from '../../capabilities/eventsBus.ts';
 import type { SecretsKeys } from '../../capabilities/secretsKeys.ts';
 import type { EffectiveSettings, SettingsNamespace } from '../../capabilities/settingsStore.ts';
@@ -7,7 +7,9 @@ import type { Logger } from '../../kernel/logger.ts';
 import { openSecret, sealSecret, SETTINGS_KEY_PURPOSE } from './sealSecret.ts';
 import { joinSecrets, secretSlots, SET_MARKER, splitSecrets } from './secretPaths.ts';
 import { NAMESPACES } from './settingsNamespaces.ts';
-import { ensureSettingsTable, readSettingsRow, writeSettingsRow, type SettingsRow } from './settingsTable.ts';
+import { ensureSettingsTable, readSettingsRow, SETTINGS_TABLE, writeSettingsRow, type SettingsRow } from './settingsTable.ts';
+
+const WRITES_SETTINGS: WithDatabaseOptions = Object.freeze({ touches: Object.freeze([SETTINGS_TABLE]) });
 
 /** A lost cross-process message costs at most this long (docs/settings.md). */
 export const SETTINGS_CACHE_MS = 30_000;
@@ -41,8 +43,6 @@ export interface SettingsServiceDeps {
   keys: SecretsKeys;
   bus: EventsBus | undefined;
   log: Logger;
-  /** Called once per change, after it committed (the audit trail's place). */
-  onChange?: (change: SettingsChange) => void | Promise<void>;
 }
 
 type Json = Record<string, unknown>;
@@ -58,14 +58,15 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   const ready = new Set<string>();
   const keyOf = (environmentId: string) => deps.keys.derive(SETTINGS_KEY_PURPOSE, environmentId);
 
-  const withTable = <T>(environmentId: string, work: (knex: Parameters<Parameters<DataDatabase['withDatabase']>[1]>[0]['knex']) => Promise<T>) =>
+  /** Reads leave every remembered total alone; a write names the one table it writes. */
+  const withTable = <T>(environmentId: string, writes: boolean, work: (knex: Parameters<Parameters<DataDatabase['withDatabase']>[1]>[0]['knex']) => Promise<T>) =>
     deps.database.withDatabase(environmentId, async ({ knex }) => {
       if (!ready.has(environmentId)) {
         await ensureSettingsTable(knex);
         ready.add(environmentId);
       }
       return work(knex);
-    });
+    }, undefined, writes ? WRITES_SETTINGS : READS_ONLY);
 
   function forget(environmentId: string): void {
     for (const key of cache.keys()) if (key.startsWith(`${environmentId}\u0000`)) cache.delete(key);
@@ -84,17 +85,16 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   }
 
   async function load(environmentId: string, namespace: SettingsNamespace): Promise<EffectiveSettings | null> {
-    const row = await withTable(environmentId, (knex) => readSettingsRow(knex, namespace));
+    const row = await withTable(environmentId, false, (knex) => readSettingsRow(knex, namespace));
     if (!row) return null;
     return { values: joinSecrets(row.values, openAll(environmentId, row), NAMESPACES[namespace].secrets), revision: `${row.revision}@${row.updatedAt}` };
   }
 
-  /** The one place a change is announced: caches here and in every process, the log, and `onChange`. */
+  /** The one place a change is announced: caches here and in every process, and the log (the audit trail: the route). */
   async function settingsChanged(change: SettingsChange): Promise<void> {
     forget(change.environmentId);
     deps.bus?.publish('settings.changed', { environmentId: change.environmentId });
     deps.log.info({ environmentId: change.environmentId, namespace: change.namespace, actor: change.actor, revision: change.revision, changedKeys: change.changedKeys, secretsChanged: change.secretsChanged }, 'settings changed');
-    await deps.onChange?.(change);
   }
 
   function viewOf(environmentId: string, namespace: SettingsNamespace, row: SettingsRow | null): SettingsView {
@@ -119,7 +119,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
     },
 
     async view(environmentId: string, namespace: SettingsNamespace): Promise<SettingsView> {
-      return viewOf(environmentId, namespace, await withTable(environmentId, (knex) => readSettingsRow(knex, namespace)));
+      return viewOf(environmentId, namespace, await withTable(environmentId, false, (knex) => readSettingsRow(knex, namespace)));
     },
 
     /**
@@ -133,7 +133,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ path: 'body', message: `must be an object: the keys of ${definition.configPath}` }]);
       const split = splitSecrets(body as Json, definition.secrets);
       const key = keyOf(environmentId);
-      const { row, change } = await withTable(environmentId, (knex) => knex.transaction(async (trx) => {
+      const { row, change } = await withTable(environmentId, true, (knex) => knex.transaction(async (trx) => {
         const previous = await readSettingsRow(trx, namespace);
         const stored = previous ? openAll(environmentId, previous) : new Map<string, string>();
         const secrets = new Map<string, string>();

@@ -47,10 +47,8 @@ export interface SplitSecrets {
   values: Json;
   /** Secrets given as text, by concrete path. */
   given: Map<string, string>;
-  /** Paths whose secret is cleared (null). */
+  /** Paths whose secret is cleared (null). Any other path keeps its stored secret (absent, or the read's `{ set: true }`). */
   cleared: Set<string>;
-  /** Paths whose secret the body leaves as it was (absent, or the read's `{ set: true }`). */
-  kept: Set<string>;
 }
 
 /** Takes the secrets out of a body a client sent (a copy; the body is not changed). */
@@ -58,18 +56,16 @@ export function splitSecrets(body: Json, patterns: readonly SecretPattern[]): Sp
   const values = structuredClone(body);
   const given = new Map<string, string>();
   const cleared = new Set<string>();
-  const kept = new Set<string>();
   for (const pattern of patterns) {
     for (const slot of slots(values, pattern)) {
       const value = slot.holder[slot.key];
       if (typeof value === 'string') given.set(slot.path, value);
       else if (value === null) cleared.add(slot.path);
-      else if (value === undefined || isMarker(value)) kept.add(slot.path);
-      else continue; // Not a secret's shape: left for the schema to refuse, naming its path.
+      else if (value !== undefined && !isMarker(value)) continue; // Not a secret's shape: left for the schema to refuse, naming its path.
       delete slot.holder[slot.key];
     }
   }
-  return { values, given, cleared, kept };
+  return { values, given, cleared };
 }
 
 /** `values` with each secret put back at its path (paths whose parent is gone are dropped). */

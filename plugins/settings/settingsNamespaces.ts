@@ -21,11 +21,17 @@ export interface NamespaceDefinition {
 }
 
 /**
+ * The `email` settings: the config file's keys, less `smtp.passwordEnv`. A tenant admin names no
+ * environment variable of the process: its value would go as the password to a server it chose.
+ */
+const emailSettingsSchema = emailOptionsSchema.extend({ smtp: emailOptionsSchema.shape.smtp.unwrap().omit({ passwordEnv: true }).optional() });
+
+/**
  * The namespaces, each validated by the schema its config section uses. Keys that hold for the
  * whole process and not for one environment (a log's retention) stay in the config file.
  */
 export const NAMESPACES: Record<SettingsNamespace, NamespaceDefinition> = {
-  email: { schema: emailOptionsSchema, secrets: ['smtp.password'], configPath: 'plugins.email', applied: true },
+  email: { schema: emailSettingsSchema, secrets: ['smtp.password'], configPath: 'plugins.email', applied: true },
   sms: { schema: smsOptionsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms', applied: false },
   auth: {
     schema: z.strictObject({ oidcProviders: oidcProvidersSchema.optional(), socialProviders: socialProvidersSchema.optional() }),
