@@ -20,7 +20,6 @@ export class ChangeFeed {
   private readonly tag = randomBytes(4).toString('hex');
   private seq = 0;
   private readonly remoteInterest = new Map<string, number>();
-  private readonly seen = new Set<string>();
   private readonly listeners: Array<(entry: BufferedChange) => void> = [];
 
   constructor(
@@ -75,9 +74,8 @@ export class ChangeFeed {
   }
 
   private learn(change: RecordChange): void {
-    if (this.seen.has(change.id)) return;
-    this.seen.add(change.id);
-    if (this.seen.size > this.options.replaySize * 2) this.seen.delete(this.seen.values().next().value!);
+    // A transport that delivers a message twice: the second is dropped (the hub also drops a version sent before).
+    if (this.buffer.has(change.id)) return;
     const entry = this.buffer.add(change);
     for (const listener of this.listeners) listener(entry);
   }

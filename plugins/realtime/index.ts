@@ -1,3 +1,5 @@
+import type { AuthSession } from '../../capabilities/authSession.ts';
+import { READS_ONLY } from '../../capabilities/dataDatabase.ts';
 import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { ChangeFeed } from './changeFeed.ts';
@@ -19,6 +21,7 @@ const ANNOUNCE_MS = 2_000;
 const HOOK_PRIORITY = 1100;
 
 interface State {
+  auth: AuthSession;
   hub: SubscriptionHub;
   feed: ChangeFeed;
   counts: StreamCounts;
@@ -48,8 +51,9 @@ export default definePlugin({
     feedRef = feed;
     feed.onChange((entry) => hub.changed(entry));
     const counts = new StreamCounts();
-    states.set(ctx, { hub, feed, counts, timers: [] });
-    addRealtimeRoute(ctx.resolve('http.routes'), { engine, metadata: ctx.resolve('metadata.registry'), auth: ctx.resolve('auth.session'), hub, feed, options }, counts);
+    const auth = ctx.resolve('auth.session');
+    states.set(ctx, { auth, hub, feed, counts, timers: [] });
+    addRealtimeRoute(ctx.resolve('http.routes'), { engine, metadata: ctx.resolve('metadata.registry'), auth, hub, feed, options }, counts);
 
     // A write is announced once its transaction committed; a rolled-back one never is.
     const announce = (event: HookEvent, op: RecordChange['op'], record: DataRecord | undefined, delayMs = 0) => {
@@ -62,7 +66,7 @@ export default definePlugin({
           if (delayMs === 0) feed.committed(env, event.object, String(record.id), op, version);
           else setTimeout(() => feed.committed(env, event.object, String(record.id), op, version), delayMs).unref();
         });
-      }, event.engine, { touches: [] });
+      }, event.engine, READS_ONLY);
     };
     const appliesTo = (object: string, environmentId: string) => feed.interested(environmentId, object);
     ctx.hook('data.afterInsert', (event: HookEvent) => announce(event, 'created', event.record), { priority: HOOK_PRIORITY, batched: true, appliesTo });
@@ -84,13 +88,13 @@ export default definePlugin({
   },
   async ready(ctx) {
     const state = states.get(ctx)!;
-    const { hub, feed, counts } = state;
+    const { auth, hub, feed, counts } = state;
     state.timers.push(
       setInterval(() => {
         for (const member of hub.members()) member.stream.heartbeat();
       }, ctx.options.heartbeatMs),
       setInterval(() => {
-        for (const check of counts.rechecks.values()) void check();
+        void counts.recheckAll(auth);
       }, ctx.options.recheckMs),
       setInterval(() => feed.announce(hub.followed()), ANNOUNCE_MS),
     );

@@ -27,7 +27,34 @@ export interface RealtimeDeps {
 export class StreamCounts {
   private readonly perUser = new Map<string, number>();
   total = 0;
-  readonly rechecks = new Map<Member, () => Promise<void>>();
+  /** Each open stream's request, whose credential is checked again every round. */
+  readonly streams = new Map<Member, FastifyRequest>();
+  private checking = false;
+
+  /**
+   * One round of credential checks: streams that share a credential are checked once, and a round
+   * still running when the next is due is not doubled (while the cache is not trusted, each check
+   * goes to the database).
+   */
+  async recheckAll(auth: AuthSession): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      const byCredential = new Map<string, Member[]>();
+      for (const [member, request] of this.streams) {
+        const key = credentialOf(request);
+        const group = byCredential.get(key);
+        if (group) group.push(member);
+        else byCredential.set(key, [member]);
+      }
+      await Promise.all([...byCredential.values()].map(async (members) => {
+        const outcome = await authenticateAgain(auth, this.streams.get(members[0]!)!);
+        if (outcome !== 'unknown') for (const member of members) endIfChanged(member, outcome);
+      }));
+    } finally {
+      this.checking = false;
+    }
+  }
 
   count(userKey: string): number {
     return this.perUser.get(userKey) ?? 0;
@@ -84,14 +111,15 @@ async function open(deps: RealtimeDeps, counts: StreamCounts, request: FastifyRe
   if (!principal || principal.kind === 'system') throw codedError('UNAUTHENTICATED');
   const subscriptions = parseSubscription(request.query as Record<string, unknown>, deps.options.maxObjects);
   for (const subscription of subscriptions) checkObject(deps.metadata, subscription.object);
-  // The where and fields are checked as on /data (fields the caller may not read, cost, read permission).
-  const ctx = dataContextOf(request);
-  for (const subscription of subscriptions) await deps.engine.query(subscription.object, probe(subscription), ctx, { total: false });
+  // A caller at its limit costs nothing more: the limits come before the checking reads.
   const userKey = `${request.environmentId}\u0000${principal.userId}`;
   if (counts.count(userKey) >= deps.options.maxConnectionsPerUser || counts.total >= deps.options.maxConnections) {
     reply.header('retry-after', '5');
     throw codedError('RATE_LIMITED', { retryAfter: 5, limit: counts.total >= deps.options.maxConnections ? 'plugins.realtime.maxConnections' : 'plugins.realtime.maxConnectionsPerUser' });
   }
+  // The where and fields are checked as on /data (fields the caller may not read, cost, read permission).
+  const ctx = dataContextOf(request);
+  for (const subscription of subscriptions) await deps.engine.query(subscription.object, probe(subscription), ctx, { total: false });
   const lastId = headerValue(request.headers['last-event-id']) ?? (request.query as { lastEventId?: string }).lastEventId;
   const replay = lastId ? deps.feed.buffer.after(lastId, RESUME_OVERLAP_MS) : undefined;
 
@@ -105,8 +133,8 @@ async function open(deps: RealtimeDeps, counts: StreamCounts, request: FastifyRe
   const stream = new EventStream(res, deps.options.queueLimit);
   const member: Member = { stream, principal, environmentId: request.environmentId, groups: new Set() };
   stream.onClose(release);
-  stream.onClose(() => counts.rechecks.delete(member));
-  counts.rechecks.set(member, () => recheck(deps.auth, request, member));
+  stream.onClose(() => counts.streams.delete(member));
+  counts.streams.set(member, request);
   if (lastId && !replay) stream.send({ event: 'reset', data: { reason: 'replay_window', message: 'The changes after this Last-Event-ID are no longer kept: read again; this stream goes on with new changes.' } });
   await deps.hub.join(member, subscriptions, replay);
   stream.send({ event: 'ready', data: { objects: subscriptions.map((s) => s.object), resumed: replay !== undefined } });
@@ -122,15 +150,23 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return one && one.length <= 100 ? one : undefined;
 }
 
-/** The stream's credential checked again: no longer valid ends it; a principal that reads differently now makes it reconnect. */
-async function recheck(auth: AuthSession, request: FastifyRequest, member: Member): Promise<void> {
-  let now: Principal | null;
+/** What identifies a request's credential: the headers the authenticator reads. */
+function credentialOf(request: FastifyRequest): string {
+  const { authorization, cookie } = request.headers;
+  return JSON.stringify([request.environmentId, authorization ?? null, request.headers['x-api-key'] ?? null, cookie ?? null]);
+}
+
+/** The credential checked again: the principal, null when it is no longer valid, `unknown` when the check itself failed. */
+async function authenticateAgain(auth: AuthSession, request: FastifyRequest): Promise<Principal | null | 'unknown'> {
   try {
-    now = await auth.authenticate(request);
+    return await auth.authenticate(request);
   } catch (error) {
-    if (isCodedError(error) && error.status < 500) now = null;
-    else return;
+    return isCodedError(error) && error.status < 500 ? null : 'unknown';
   }
+}
+
+/** No longer valid ends the stream; a principal that reads differently now makes it reconnect. */
+function endIfChanged(member: Member, now: Principal | null): void {
   if (member.stream.closed) return;
   if (!now) {
     member.stream.end({ event: 'error', data: { code: 'UNAUTHENTICATED', message: 'The credential of this stream is no longer valid.' } });

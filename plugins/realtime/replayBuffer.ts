@@ -26,6 +26,11 @@ export class ReplayBuffer {
     return entry;
   }
 
+  /** Whether the change is kept (learned already). */
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
   /**
    * The changes after the one with id `lastId`, in this process's order, plus those learned within
    * `overlapMs` before it (another process may have learned of them in another order): undefined
