@@ -47,6 +47,8 @@ export function runPrimary(count, onServing) {
 
     /** @param {boolean} first */
     const fork = (first) => {
+      // A stop that came first (a signal may arrive before the first worker's ready message) starts nothing more.
+      if (stopping) return;
       const worker = cluster.fork({ OSR_WORKERS: String(count) });
       workers.add(worker);
       let serving = false;

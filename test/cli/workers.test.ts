@@ -109,3 +109,31 @@ t.test('osr start --workers 2 on PostgreSQL', async (t) => {
   });
   await body(t, { environments: [{ id }], database: { url: POSTGRES_URL } });
 });
+
+t.test('a SIGTERM that comes as the first worker begins serving starts no other worker: the primary exits', async (t) => {
+  // The serving line is printed before the ready message reaches the primary: a signal sent on the
+  // line often comes first. Before the fix, that ready message started the second worker anyway.
+  const dir = mkdtempSync(join(tmpdir(), 'osr-workers-stop-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  for (let round = 0; round < 3; round++) {
+    const port = await freePort();
+    const config = join(dir, 'runtime.config.json');
+    writeFileSync(config, JSON.stringify({ apps: [], dataDir: dir, log: { level: 'warn' }, server: { port, host: '127.0.0.1', logRequests: false }, auth: { secret: 'workers-secret-0123456789-0123456789-abcdef', admin: ADMIN } }));
+    const child = spawn(process.execPath, [join(ROOT, 'bin/osr.js'), 'start', '--config', config, '--workers', '2'], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    t.teardown(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    let output = '';
+    child.stderr!.on('data', (chunk) => (output += String(chunk)));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => child.stdout!.on('data', (chunk) => {
+      output += String(chunk);
+      if (/serving http/.test(output)) resolve();
+    }));
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000).unref())]);
+    t.equal(code, 0, `round ${round}: the primary exits 0${code !== 0 ? `:\n${output}` : ''}`);
+    const pids = [...output.matchAll(/\(worker (\d+), one of 2\)/g)].map((m) => Number(m[1]));
+    t.same(pids.filter((pid) => { try { process.kill(pid, 0); return true; } catch { return false; } }), [], 'no worker is left running');
+  }
+});

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { z } from 'zod';
+import { AUDIT_ACTIONS } from '../../capabilities/auditRecord.ts';
 import { isCapabilityToken } from '../../capabilities/registry.ts';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.ts';
 import { configSchema, PLUGIN_ENTRY_KEYS } from '../../runtime/configSchema.ts';
@@ -58,6 +59,7 @@ function hasPath(schema: Zod, path: string[]): boolean {
 
 function exists(key: string): boolean {
   if (isCapabilityToken(key)) return true; // a capability token, not a key
+  if ((AUDIT_ACTIONS as readonly string[]).includes(key)) return true; // an audited action's name, not a key
   const plugin = /^plugins\.(\$\{[^}]*\}|[^.]+)((?:\.\w+)*)$/.exec(key);
   if (!plugin) return hasPath(configSchema as unknown as Zod, key.split('.'));
   const name = plugin[1]!;
@@ -84,4 +86,6 @@ t.test('the check itself refuses keys that do not exist', async (t) => {
   t.equal(exists('plugins.data.schemaSync'), true);
   t.equal(exists('plugins.email.smtp.host'), true);
   t.equal(exists('api.requireAuth'), true);
+  t.equal(exists('auth.sign_in_failed'), true, 'an audited action is not taken for a key');
+  t.equal(exists('auth.sign_in_failure'), false, 'a name that is neither is still refused');
 });
