@@ -21,6 +21,8 @@ export const realtimeOptionsSchema = z.strictObject({
   recheckMs: z.number().int().min(100).max(60_000).default(1_000),
   /** Records each access group remembers having sent (for `updated` against `entered`, and `left`). */
   knownPerGroup: z.number().int().min(100).max(1_000_000).default(50_000),
+  /** Records every group of this process remembers together (the largest group forgets first). */
+  knownTotal: z.number().int().min(100).max(50_000_000).default(1_000_000),
 });
 
 export type RealtimeOptions = z.infer<typeof realtimeOptionsSchema>;

@@ -33,6 +33,8 @@ export interface AccessGroup {
 export interface HubOptions {
   /** Records each group remembers having sent (for `updated` against `entered`, and `left`). */
   knownPerGroup: number;
+  /** Records all groups of this process remember together; past it, the largest group forgets its oldest. */
+  knownTotal: number;
 }
 
 const objectKey = (environmentId: string, object: string) => `${environmentId}\u0000${object}`;
@@ -56,6 +58,8 @@ export class SubscriptionHub {
   private readonly groups = new Map<string, AccessGroup>();
   private readonly byObject = new Map<string, Set<AccessGroup>>();
   private readonly queues = new Map<string, Promise<void>>();
+  /** Entries in every group's `known`, together. */
+  private knownCount = 0;
 
   constructor(
     private readonly engine: DataEngine, private readonly log: Logger, private readonly options: HubOptions,
@@ -154,7 +158,7 @@ export class SubscriptionHub {
       const { change } = entry;
       if (outcome === null) continue;
       if (outcome === 'deleted' || outcome === 'left') {
-        group.known.delete(change.recordId);
+        this.forget(group, change.recordId);
         member.stream.send({ event: outcome, id: change.id, data: { object: change.object, id: change.recordId } });
         continue;
       }
@@ -165,7 +169,7 @@ export class SubscriptionHub {
       }
       const record = await this.read(group, change.recordId);
       if (!record) continue;
-      group.known.set(change.recordId, Number(record.version));
+      this.remember(group, change.recordId, Number(record.version));
       member.stream.send({ event: outcome ?? change.op, id: change.id, data: { object: change.object, record } });
     }
   }
@@ -176,7 +180,7 @@ export class SubscriptionHub {
     const ref = { object: change.object, id: recordId };
     if (change.op === 'deleted') {
       if (sent === undefined) return null;
-      group.known.delete(recordId);
+      this.forget(group, recordId);
       return { event: 'deleted', id: change.id, data: ref };
     }
     let record: DataRecord | undefined;
@@ -193,7 +197,7 @@ export class SubscriptionHub {
     }
     if (!record) {
       if (sent === undefined) return null;
-      group.known.delete(recordId);
+      this.forget(group, recordId);
       return { event: 'left', id: change.id, data: ref };
     }
     const version = Number(record.version);
@@ -209,9 +213,29 @@ export class SubscriptionHub {
   }
 
   private remember(group: AccessGroup, recordId: string, version: number): void {
-    group.known.delete(recordId);
+    this.forget(group, recordId);
     group.known.set(recordId, version);
-    if (group.known.size > this.options.knownPerGroup) group.known.delete(group.known.keys().next().value!);
+    this.knownCount++;
+    if (group.known.size > this.options.knownPerGroup) this.forgetOldest(group);
+    if (this.knownCount > this.options.knownTotal) {
+      let largest = group;
+      for (const other of this.groups.values()) if (other.known.size > largest.known.size) largest = other;
+      this.forgetOldest(largest);
+    }
+  }
+
+  private forget(group: AccessGroup, recordId: string): void {
+    if (group.known.delete(recordId)) this.knownCount--;
+  }
+
+  private forgetOldest(group: AccessGroup): void {
+    const oldest = group.known.keys().next();
+    if (!oldest.done) this.forget(group, oldest.value);
+  }
+
+  /** Records remembered by every group together (bounded by `knownTotal`). */
+  get knownSize(): number {
+    return this.knownCount;
   }
 
   private leave(member: Member): void {
@@ -225,6 +249,8 @@ export class SubscriptionHub {
   private dropEmpty(group: AccessGroup): void {
     if (group.members.size > 0 || !this.groups.has(group.key)) return;
     this.groups.delete(group.key);
+    this.knownCount -= group.known.size;
+    group.known.clear();
     const okey = objectKey(group.environmentId, group.subscription.object);
     const set = this.byObject.get(okey);
     set?.delete(group);

@@ -15,7 +15,7 @@ t.test('realtime on one process', async (t) => {
     const world: World = await buildWorld(t, site, {
       config: {
         server: { listen: true, port: 0, host: '127.0.0.1' },
-        plugins: { auth: { rateLimit: { enabled: false } }, realtime: { maxConnectionsPerUser: 3, replay: { size: 50, ageMs: 60_000 } } },
+        plugins: { auth: { rateLimit: { enabled: false } }, realtime: { maxConnectionsPerUser: 3, replay: { size: 50, ageMs: 60_000 }, knownPerGroup: 100, knownTotal: 100 } },
       } as never,
     });
     const base = world.rt.runtime.http().url()!.replace(/\/$/, '');
@@ -145,6 +145,25 @@ t.test('realtime on one process', async (t) => {
       const over = await open('other', 'objects=doc');
       t.equal(over.status, 429, 'past it: 429');
       t.equal(over.body.error.code, 'RATE_LIMITED', 'RATE_LIMITED');
+      await closeAll();
+    });
+
+    await t.test('what every group remembers together is bounded: past knownTotal the oldest is forgotten', async (t) => {
+      // Two groups (different fields) of 60 records each: 120 remembered, over the bound of 100.
+      const whole = await open('owner', 'objects=doc');
+      const narrow = await open('owner', 'objects=doc&fields.doc=title');
+      await whole.next((e) => e.event === 'ready');
+      await narrow.next((e) => e.event === 'ready');
+      const ids: string[] = [];
+      for (let i = 0; i < 60; i++) ids.push(await create('owner', { title: `KNOWN-${i}` }));
+      await whole.next(recordOf(ids[59]!));
+      await narrow.next(recordOf(ids[59]!));
+      await world.as('owner', 'PATCH', `/api/v1/data/doc/${ids[0]}`, { title: 'KNOWN-0-CHANGED' });
+      await world.as('owner', 'PATCH', `/api/v1/data/doc/${ids[59]}`, { title: 'KNOWN-59-CHANGED' });
+      const first = (s: SseStream) => s.next((e) => recordOf(ids[0]!)(e) && e.event !== 'created');
+      const last = (s: SseStream) => s.next((e) => recordOf(ids[59]!)(e) && e.event !== 'created');
+      t.same([(await first(whole)).event, (await first(narrow)).event], ['entered', 'entered'], 'the oldest record was forgotten by both groups: its change is sent as entered');
+      t.same([(await last(whole)).event, (await last(narrow)).event], ['updated', 'updated'], 'a recent one is still known: updated');
       await closeAll();
     });
 
