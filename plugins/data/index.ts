@@ -163,7 +163,12 @@ export default definePlugin({
         // Writes by other programs reach every process through the tables' triggers (changeTriggers.ts).
         if (db.dialect === 'postgres' && countsOf.has(ctx)) {
           try {
-            await ensureChangeTriggers(db.knex, db.schema, desiredSchema(objects, 'postgres').map((t) => t.name));
+            const lacking = await ensureChangeTriggers(db.knex, db.schema, desiredSchema(objects, 'postgres').map((t) => t.name), ctx.options.schemaSync !== 'off');
+            if (lacking.length > 0) {
+              // schemaSync 'off': the schema is the operator's; without the triggers another program's writes go unheard.
+              blindOf.get(ctx)!.add(env.id);
+              ctx.log.warn({ environment: env.id, tables: lacking.slice(0, 20) }, `totals and pages: ${lacking.length} object tables have no change trigger and plugins.data.schemaSync is 'off' (the runtime creates none); nothing is remembered in this environment. Start once with schemaSync 'additive' to create them (docs/data-api.md)`);
+            }
           } catch (error) {
             blindOf.get(ctx)!.add(env.id);
             ctx.log.warn({ environment: env.id, err: (error as Error).message }, 'totals and pages: the object tables\' change triggers could not be created; nothing is remembered in this environment');

@@ -72,6 +72,31 @@ t.test('a row changed by another program is read fresh by every process within t
   });
 });
 
+t.test('schemaSync off: no trigger is created, and a table without one is never answered from memory', async (t) => {
+  await eachBackend(t, ['freshoff'], async (t, site) => {
+    if (site.backend !== 'postgres') return;
+    const a = await site.boot({ config: APP });
+    const environment = site.ids[0]!;
+    const triggers = async () => (await site.query(environment, "select c.relname as name from pg_trigger g join pg_class c on c.oid = g.tgrelid join pg_namespace n on n.oid = c.relnamespace where g.tgname = 'osr_changed' and n.nspname = current_schema() and c.relname = 'fresh_item'")).length;
+    t.equal(await triggers(), 1, 'a start with the schema sync on creates the trigger');
+    await site.query(environment, 'drop trigger osr_changed on fresh_item');
+    await a.close();
+    const b = await site.boot({ config: { ...APP, plugins: { data: { schemaSync: 'off' } } } });
+    t.equal(await triggers(), 0, 'a start with schemaSync off creates none: the schema is the operator\'s');
+    const token = (await signIn(b)).token;
+    const created = await b.inject({ method: 'POST', url: '/api/v1/data/fresh_item', headers: bearer(token), payload: { label: 'off', n: 1, status: 'open' } });
+    t.equal(created.statusCode, 201, 'the runtime serves');
+    const x = created.json().id as string;
+    for (let i = 0; i < 5; i++) {
+      await readAll(b, token, x);
+      await readAll(b, token, x);
+      await site.query(environment, 'update fresh_item set n = ? where id = ?', [100 + i, x]);
+      const seen = await readAll(b, token, x);
+      t.same([seen.record.n, seen.page.items[0]?.n], [100 + i, 100 + i], `round ${i}: another program's change is read at once (nothing remembered)`);
+    }
+  });
+});
+
 t.test('a write through one process, read through another with its token: 1,000 of 1,000 trials', async (t) => {
   await eachBackend(t, ['freshtoken'], async (t, site) => {
     const a = await site.boot({ config: APP });

@@ -31,12 +31,13 @@ const LOCK_KEY = 0x05a1_c4a9;
 /**
  * Creates the function (in the schema) and the trigger of each table that lacks it, in one
  * transaction under an advisory lock. Throws when it cannot (no privilege): the caller then keeps
- * nothing remembered for that database.
+ * nothing remembered for that database. With `create: false` (plugins.data.schemaSync 'off': the
+ * runtime changes nothing in the schema) it only looks, and returns the tables that lack one.
  */
-export async function ensureChangeTriggers(knex: Knex, schema: string | null, tables: readonly string[]): Promise<void> {
-  if (tables.length === 0) return;
+export async function ensureChangeTriggers(knex: Knex, schema: string | null, tables: readonly string[], create = true): Promise<string[]> {
+  if (tables.length === 0) return [];
   const channel = writeChannel(schema);
-  await knex.transaction(async (trx) => {
+  return knex.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEY]);
     const present = (await trx.raw(
       `select c.relname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
@@ -51,11 +52,12 @@ export async function ensureChangeTriggers(knex: Knex, schema: string | null, ta
     const has = new Set(present.rows.map((r) => r.name));
     // A table the schema sync did not create (plugins.data.schemaSync: 'off') gets its trigger once it exists.
     const missing = existing.rows.map((r) => r.name).filter((t) => !has.has(t));
-    if (missing.length === 0) return;
+    if (missing.length === 0 || !create) return missing;
     await trx.raw(FUNCTION_SQL);
     for (const table of missing) {
       await trx.raw(`create trigger ${CHANGE_TRIGGER} after insert or update or delete or truncate on ${quoteIdent(table)}
         for each statement execute function ${CHANGE_FUNCTION}('${channel}')`);
     }
+    return [];
   });
 }
