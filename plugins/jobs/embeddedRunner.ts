@@ -109,6 +109,8 @@ export function createEmbeddedRunner(deps: {
       try {
         // The next occurrence of a repeatable job is queued first, so a crash in the handler loses no slot.
         if (job.repeatKey) await queueNextOccurrence(job, environmentId);
+        // A claim is an attempt: a job whose last attempt was interrupted (its process died) has none left.
+        if (job.attempts > job.maxAttempts) throw new Error(`interrupted on its last attempt: its ${job.maxAttempts} attempt(s) are used up (the process running it stopped before it finished)`);
         await handlers.get(job.name)!({ id: job.id, name: job.name, data: job.data, attempt: job.attempts, environmentId });
         await db(environmentId, (d) => completeJob(d, worker, job.id, new Date()));
       } catch (error) {

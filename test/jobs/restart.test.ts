@@ -34,4 +34,29 @@ await forEachBackend(t, async (t, driver) => {
     if (driver !== 'redis') t.ok(await waitFor(async () => (await j.queue.get(slowId))?.attempts === 2, 10_000), 'the cut job is claimed again');
     t.same((await j.effects()).map((e) => e.job_id), [delayedId], 'the delayed job ran once');
   });
+
+  // Embedded: a claim is an attempt. BullMQ counts interruptions apart (test/flows/bullmqStalls.test.ts).
+  if (driver !== 'redis') {
+    await t.test('a job killed on its last attempt is dead when claimed again, not run again and again', async (t) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'osr-jobs-'));
+      t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+      const env = environmentFor('last');
+      const server = await spawnJobServer(t, {
+        JOBS_ENV: env.id,
+        JOBS_DATA_DIR: dataDir,
+        JOBS_OPTIONS: JSON.stringify({ pollMs: 50, leaseMs: 1000 }),
+        ...(driver === 'postgres' ? { DATABASE_URL: POSTGRES_URL } : {}),
+      });
+      const slow = await server.send({ cmd: 'add', name: 'probe.slow', data: { ms: 60_000 }, options: { attempts: 1 } });
+      const [id] = slow.ids;
+      t.ok(await waitFor(async () => (await server.send({ cmd: 'get', id })).job.state === 'active'), 'its one attempt runs');
+      server.child.kill('SIGKILL');
+      t.equal(await server.exited, 'SIGKILL');
+      const j = await bootJobs(t, driver, { environment: env.id, dataDir });
+      t.ok(await waitFor(async () => (await j.queue.get(id))?.state === 'dead', 10_000), 'after the lease it goes dead');
+      const job = await j.queue.get(id);
+      t.equal(job?.attempts, 2, 'claimed once more, and not run');
+      t.match(job?.lastError, /^interrupted on its last attempt: its 1 attempt\(s\) are used up/, 'naming why');
+    });
+  }
 });
