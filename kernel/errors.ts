@@ -94,6 +94,7 @@ export const ERRORS = {
   IMPORT_REJECTED: { status: 400, message: 'Nothing was imported: {failed} of {total} rows are not valid (first: {first}). details.errors lists every row; fix them, or send atomic: false to import the valid rows only.' },
   // Jobs.
   JOBS_UNAVAILABLE: { status: 503, message: "Redis did not answer within {timeoutMs} ms, so job '{name}' may not be queued: it is queued if Redis takes the add later, which this answer cannot tell. Fix: try again; a job sent with an idempotencyKey queues once however often it is sent." },
+  JOBS_BACKEND_TIMEOUT: { status: 503, message: 'Redis did not answer within {timeoutMs} ms ({operation}), so nothing was read or changed that this answer can tell. Fix: try again once Redis answers.' },
   JOB_UNKNOWN_NAME: { status: 400, message: "No handler is registered for job '{name}': a plugin registers it with jobs.queue's handle() in its register phase." },
   JOB_OPTIONS_INVALID: { status: 400, message: 'The job options are not valid: {reason}' },
   JOB_NOT_DEAD: { status: 409, message: 'Job {id} is {state}, not dead: only a dead job can be retried.' },

@@ -6,6 +6,7 @@ import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { bullmqPrefix, jobIdFor, parseJobId } from './bullmqNames.ts';
 import { MAX_ATTEMPTS } from './jobOptions.ts';
+import { withinTimeout } from './withinTimeout.ts';
 import { infoIn, infoOf, stateOf } from './bullmqJobInfo.ts';
 import type { BullmqMirror, MirroredJob } from './bullmqMirror.ts';
 import { checkRepeat, newJob } from './jobOptions.ts';
@@ -111,6 +112,8 @@ export function createBullmqQueue(deps: {
       return { id, added: true };
   };
 
+  /** A call on a request's path waits for Redis at most enqueueTimeoutMs (withinTimeout.ts). */
+  const bounded = <T>(operation: string, work: () => Promise<T>) => withinTimeout(work(), deps.enqueueTimeoutMs ?? 1000, operation);
   const queue: JobsQueue = {
     backend: 'bullmq',
     handle: deps.handle,
@@ -159,52 +162,64 @@ export function createBullmqQueue(deps: {
         { name, data: job.data, opts: jobOptions(job) },
       );
     },
-    async unschedule(name, key, environmentId) {
-      known(name);
-      return (await queueOf(env(environmentId), name).removeJobScheduler(key)) ? 1 : 0;
+    unschedule(name, key, environmentId) {
+      return bounded('unschedule', async () => {
+        known(name);
+        return (await queueOf(env(environmentId), name).removeJobScheduler(key)) ? 1 : 0;
+      });
     },
-    async cancel(id, environmentId) {
-      const job = await findJob(id, env(environmentId));
-      if (!job) return false;
-      const state = stateOf(await job.getState(), job.attemptsMade);
-      if (state !== 'waiting' && state !== 'delayed' && state !== 'failed') return false;
-      await job.remove();
-      deps.mirror?.removed(id, env(environmentId));
-      return true;
+    cancel(id, environmentId) {
+      return bounded('cancel', async () => {
+        const job = await findJob(id, env(environmentId));
+        if (!job) return false;
+        const state = stateOf(await job.getState(), job.attemptsMade);
+        if (state !== 'waiting' && state !== 'delayed' && state !== 'failed') return false;
+        await job.remove();
+        deps.mirror?.removed(id, env(environmentId));
+        return true;
+      });
     },
-    async get(id, environmentId) {
-      const job = await findJob(id, env(environmentId));
-      return job ? infoOf(job, env(environmentId)) : null;
+    get(id, environmentId) {
+      return bounded('get', async () => {
+        const job = await findJob(id, env(environmentId));
+        return job ? infoOf(job, env(environmentId)) : null;
+      });
     },
-    async counts(environmentId) {
-      const out: JobCount[] = [];
-      for (const name of [...handlers.keys()].sort()) {
-        const counts = await queueOf(env(environmentId), name).getJobCounts(...COUNTED);
-        const byState = new Map<JobState, number>();
-        for (const state of COUNTED) {
-          const ours = stateOf(state === 'prioritized' ? 'waiting' : state, 0);
-          byState.set(ours, (byState.get(ours) ?? 0) + (counts[state] ?? 0));
+    counts(environmentId) {
+      return bounded('counts', async () => {
+        const out: JobCount[] = [];
+        for (const name of [...handlers.keys()].sort()) {
+          const counts = await queueOf(env(environmentId), name).getJobCounts(...COUNTED);
+          const byState = new Map<JobState, number>();
+          for (const state of COUNTED) {
+            const ours = stateOf(state === 'prioritized' ? 'waiting' : state, 0);
+            byState.set(ours, (byState.get(ours) ?? 0) + (counts[state] ?? 0));
+          }
+          for (const [state, count] of byState) if (count > 0) out.push({ name, state, count });
         }
-        for (const [state, count] of byState) if (count > 0) out.push({ name, state, count });
-      }
-      return out;
+        return out;
+      });
     },
-    async dead(environmentId, limit = 100) {
-      const out = [];
-      for (const name of handlers.keys()) {
-        const jobs = await queueOf(env(environmentId), name).getJobs(['failed'], 0, Math.min(Math.max(1, limit), 1000) - 1);
-        for (const job of jobs) out.push(await infoOf(job, env(environmentId)));
-      }
-      return out.sort((a, b) => (b.finishedAt ?? '').localeCompare(a.finishedAt ?? '')).slice(0, limit);
+    dead(environmentId, limit = 100) {
+      return bounded('dead', async () => {
+        const out = [];
+        for (const name of handlers.keys()) {
+          const jobs = await queueOf(env(environmentId), name).getJobs(['failed'], 0, Math.min(Math.max(1, limit), 1000) - 1);
+          for (const job of jobs) out.push(await infoOf(job, env(environmentId)));
+        }
+        return out.sort((a, b) => (b.finishedAt ?? '').localeCompare(a.finishedAt ?? '')).slice(0, limit);
+      });
     },
-    async retry(id, environmentId) {
-      const job = await findJob(id, env(environmentId));
-      if (!job) throw codedError('NOT_FOUND', { what: `Job ${id}` });
-      const state = stateOf(await job.getState(), job.attemptsMade);
-      if (state !== 'dead') throw codedError('JOB_NOT_DEAD', { id, state });
-      await job.retry('failed', { resetAttemptsMade: true });
-      mirrorChange(job, env(environmentId), job.name);
-      return (await this.get(id, environmentId))!;
+    retry(id, environmentId) {
+      return bounded('retry', async () => {
+        const job = await findJob(id, env(environmentId));
+        if (!job) throw codedError('NOT_FOUND', { what: `Job ${id}` });
+        const state = stateOf(await job.getState(), job.attemptsMade);
+        if (state !== 'dead') throw codedError('JOB_NOT_DEAD', { id, state });
+        await job.retry('failed', { resetAttemptsMade: true });
+        mirrorChange(job, env(environmentId), job.name);
+        return (await queue.get(id, environmentId))!;
+      });
     },
   };
 

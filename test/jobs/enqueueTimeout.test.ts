@@ -52,6 +52,15 @@ t.test('a hung Redis: the add answers JOBS_UNAVAILABLE within the bound, and the
   t.equal((error as { status?: number }).status, 503);
   t.equal((error as Error).message, formatErrorMessage('JOBS_UNAVAILABLE', { timeoutMs: 1000, name: 'mail' }));
   t.ok(waited < 3000, `answered within the bound and a loaded machine's margin (${waited} ms)`);
+  // Reads and changes of jobs on a request's path are bounded the same way.
+  for (const [operation, call] of [['get', () => bull.queue.get(first.id)], ['counts', () => bull.queue.counts()], ['dead', () => bull.queue.dead()], ['retry', () => bull.queue.retry(first.id)]] as const) {
+    const began = Date.now();
+    const failed = await (call() as Promise<unknown>).then(() => null, (e: unknown) => e);
+    const took = Date.now() - began;
+    t.same([(failed as { code?: string })?.code, (failed as { status?: number })?.status], ['JOBS_BACKEND_TIMEOUT', 503], `${operation}: JOBS_BACKEND_TIMEOUT`);
+    t.equal((failed as Error).message, formatErrorMessage('JOBS_BACKEND_TIMEOUT', { timeoutMs: 1000, operation }), `${operation}: naming it`);
+    t.ok(took < 3000, `${operation}: within the bound (${took} ms)`);
+  }
 
   server.kill('SIGCONT');
   const counts = new Queue('mail', { connection: { url, maxRetriesPerRequest: 1 }, prefix: bullmqPrefix('default') });
