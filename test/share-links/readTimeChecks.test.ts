@@ -1,10 +1,14 @@
 /**
  * Share links are checked again at every read, on both drivers: a field hidden from the creator
  * after the link was made is no longer served (and comes back when the grant goes); object access
- * the creator held when making the link and lost since answers the one 404; an expired link made
- * by an account an administrator provisioned answers exactly the documented 404.
+ * the creator held when making the link and lost since answers the one 404; a stored link to an
+ * object the API does not serve for reads by id is not served; an expired link made by an account
+ * an administrator provisioned answers exactly the documented 404.
  */
 import t from 'tap';
+import type { DataEngine } from '../../capabilities/dataEngine.ts';
+import { SHARE_LINK } from '../../plugins/share-links/createShareLinks.ts';
+import { hashToken, mintToken } from '../../plugins/share-links/shareLinkToken.ts';
 import { addUser, sendAs } from '../access/accessWorld.ts';
 import { eachBackend, signIn } from '../auth/authHarness.ts';
 
@@ -13,7 +17,7 @@ const DOCUMENTED_404 = { error: { code: 'NOT_FOUND', message: 'Share link was no
 
 t.test('share links: what is served is decided at read time', async (t) => {
   await eachBackend(t, ['links-recheck'], async (t, site) => {
-    const rt = await site.boot({ config: { apps: ['test/access/fixtures/app'], plugins: { email: { enabled: false } } } });
+    const rt = await site.boot({ config: { apps: ['test/access/fixtures/app', 'test/share-links/fixtures/app'], plugins: { email: { enabled: false } } } });
     const [env] = site.ids as [string];
     const admin = await signIn(rt);
     const owner = await addUser(rt, admin.token, 'Owner');
@@ -65,6 +69,35 @@ t.test('share links: what is served is decided at read time', async (t) => {
       t.same(lost.json(), DOCUMENTED_404, 'the documented body');
       t.notOk(lost.body.includes('DOC-ADMIN'));
       t.equal((await anonymous(link.pageUrl)).statusCode, 404, 'the page too');
+    });
+
+    await t.test('a stored link to an object the API does not serve by id: the one 404', async (t) => {
+      // Links stored as the plugin stores them, whatever was checked when they were made: the read decides alone.
+      const engine = rt.runtime.kernel.service<DataEngine>('data.engine')!;
+      const system = { environmentId: env, principal: null, system: true };
+      let lastId = '';
+      const stored = async (object: string, recordId: string) => {
+        const token = mintToken();
+        const row = await engine.create(SHARE_LINK, { object, record_id: recordId, fields: null, token_hash: hashToken(token), creator_id: owner.id, expires_at: new Date(Date.now() + 86_400_000).toISOString() }, system);
+        lastId = String(row.id);
+        return `/api/v1/share-links/${token}`;
+      };
+      const doc = await must(owner.token, 'POST', '/api/v1/data/doc', { title: 'DOC-S' }, 201);
+      const served = await anonymous(await stored('doc', String(doc.id)));
+      t.equal(served.statusCode, 200, 'a stored link to a served object reads');
+      t.same(served.json().record.title, 'DOC-S');
+      const memo = await must(owner.token, 'POST', '/api/v1/data/memo', { title: 'MEMO-S' }, 201);
+      t.equal((await sendAs(rt, owner.token, 'GET', `/api/v1/data/memo/${memo.id}`)).status, 405, 'memo has no get in apiMethods');
+      const noGet = await anonymous(await stored('memo', String(memo.id)));
+      t.equal(noGet.statusCode, 404, 'apiMethods without get: not found');
+      t.same(noGet.json(), DOCUMENTED_404);
+      const note = await engine.create('internal_note', { title: 'NOTE-S' }, system);
+      const internal = await anonymous(await stored('internal_note', String(note.id)));
+      t.equal(internal.statusCode, 404, 'apiEnabled false: not found');
+      t.notOk(internal.body.includes('NOTE-S'));
+      const engineOwned = await anonymous(await stored(SHARE_LINK, lastId));
+      t.equal(engineOwned.statusCode, 404, 'an engine-owned object (a link row itself): not found');
+      t.notOk(engineOwned.body.includes('token_hash'));
     });
 
     await t.test('an expired link of a provisioned account answers the documented 404', async (t) => {
