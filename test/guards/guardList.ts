@@ -754,4 +754,20 @@ export const GUARDS: Guard[] = [
     tests: ["test/settings/settingsAccess.test.ts"],
     what: "a settings secret is stored in plain",
   },
+
+  // datasets
+  {
+    id: "datasets.freshnessDroppedOnAccessChange", area: "datasets", file: "plugins/reports/runDataset.ts",
+    original: "if (hit && ctx.writeToken === undefined && stamp !== null && hit.stamp === stamp && Date.now() - hit.at < freshness) return hit.run;",
+    mutation: "if (hit && ctx.writeToken === undefined && stamp !== null && Date.now() - hit.at < freshness) return hit.run;",
+    tests: ["test/reports/datasets.test.ts"],
+    what: "a dataset answer remembered before a share was taken (or a permission set changed) is served after it",
+  },
+  {
+    id: "datasets.freshnessSkippedForWriteToken", area: "datasets", file: "plugins/reports/runDataset.ts",
+    original: "if (hit && ctx.writeToken === undefined && stamp !== null && hit.stamp === stamp && Date.now() - hit.at < freshness) return hit.run;",
+    mutation: "if (hit && stamp !== null && hit.stamp === stamp && Date.now() - hit.at < freshness) return hit.run;",
+    tests: ["test/reports/datasets.test.ts"],
+    what: "a request carrying X-OSR-Write-Token is answered a dataset's remembered numbers from before its write",
+  },
 ];
