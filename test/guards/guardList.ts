@@ -770,4 +770,34 @@ export const GUARDS: Guard[] = [
     tests: ["test/reports/datasets.test.ts"],
     what: "a request carrying X-OSR-Write-Token is answered a dataset's remembered numbers from before its write",
   },
+
+  // metadata views
+  {
+    id: "metaViews.objectItems", area: "metadata views", file: "plugins/meta/api/metaView.ts",
+    original: "    if (!keep) return layers;",
+    mutation: "    return layers;",
+    tests: ["test/meta/views.test.ts"],
+    what: "object items, their layers and the views section show a member view columns, sorts and filters on fields it may not read",
+  },
+  {
+    id: "metaViews.history", area: "metadata views", file: "plugins/meta/api/metaView.ts",
+    original: "      if (!keep) return history;",
+    mutation: "      return history;",
+    tests: ["test/meta/views.test.ts"],
+    what: "the overlay history shows a member view definitions naming fields it may not read",
+  },
+  {
+    id: "metaViews.hiddenWhere", area: "metadata views", file: "plugins/meta/api/readableView.ts",
+    original: "if ([...fieldsOf(definition.where)].some((f) => !can(f))) return null;",
+    mutation: "if (false) return null;",
+    tests: ["test/meta/views.test.ts"],
+    what: "a view filtering on a field the caller may not read is served (its condition tells about the field)",
+  },
+  {
+    id: "metaViews.authorsOnlySeeAll", area: "metadata views", file: "plugins/meta/api/readableView.ts",
+    original: "return principal !== null && (principal.isAdmin || principal.permissions.includes(AUTHOR_PERMISSION));",
+    mutation: "return principal !== null;",
+    tests: ["test/meta/views.test.ts"],
+    what: "every signed-in caller sees view definitions as declared",
+  },
 ];
