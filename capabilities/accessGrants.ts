@@ -78,6 +78,13 @@ export interface AccessGrants {
    * indexes that must not match a caller on what it may not read.
    */
   readableFields(ctx: DataContext, object: string, fields: readonly string[]): Promise<string[]>;
+  /**
+   * A stamp of what decides access in an environment: it changes whenever a permission set,
+   * position, assignment, delegation, share or sharing rule changes there (in any process), so an
+   * answer kept with the stamp taken before it was read is stale once the stamp differs. Null while
+   * changes made elsewhere may be unheard: keep and serve nothing then.
+   */
+  accessStamp(environmentId: string): string | null;
 }
 
 export const accessGrants = defineCapability<AccessGrants>()({

@@ -9,9 +9,11 @@ export interface DatasetQueryProblem {
 /**
  * The structured query (`object` plus the body of POST /data/:object/query) a use of a dataset
  * runs: the chosen dimensions as groupBy, the chosen measures as aggregations aliased by their
- * names, and the use's filters ANDed with the dataset's. Problems name the use's keys.
+ * names, the use's filters ANDed with the dataset's, and the use's limit (at most the dataset's,
+ * which is the default). `labels`: each chosen measure's label by its name, the column label of
+ * its output key. Problems name the use's keys.
  */
-export function datasetQuery(dataset: ResolvedDataset, use: Omit<DatasetUse, 'dataset'>): { query: Record<string, unknown> & { object: string }; problems: DatasetQueryProblem[] } {
+export function datasetQuery(dataset: ResolvedDataset, use: Omit<DatasetUse, 'dataset'>): { query: Record<string, unknown> & { object: string }; labels: Record<string, string>; problems: DatasetQueryProblem[] } {
   const problems: DatasetQueryProblem[] = [];
   const dimensionNames = use.dimensions ?? dataset.dimensions.map((d) => d.field);
   const measureNames = use.measures ?? dataset.measures.map((m) => m.name);
@@ -34,6 +36,11 @@ export function datasetQuery(dataset: ResolvedDataset, use: Omit<DatasetUse, 'da
   if (groupBy.length === 0 && aggregations.length === 0 && problems.length === 0) {
     problems.push({ path: 'measures', reason: 'a use of a dataset needs at least one dimension or measure' });
   }
+  if (use.limit !== undefined && dataset.limit !== undefined && use.limit > dataset.limit) {
+    problems.push({ path: 'limit', reason: `dataset '${dataset.name}' answers at most ${dataset.limit} rows (its limit); ask for at most ${dataset.limit}` });
+  }
+  const limit = use.limit ?? dataset.limit;
+  const labels = Object.fromEntries(measureNames.flatMap((name) => dataset.measures.filter((m) => m.name === name).map((m) => [m.name, m.label] as const)));
   const where = dataset.where && use.where ? { $and: [dataset.where, use.where] } : (use.where ?? dataset.where);
   return {
     query: {
@@ -42,8 +49,9 @@ export function datasetQuery(dataset: ResolvedDataset, use: Omit<DatasetUse, 'da
       ...(groupBy.length > 0 ? { groupBy } : {}),
       ...(aggregations.length > 0 ? { aggregations } : {}),
       ...(use.orderBy !== undefined ? { orderBy: use.orderBy } : {}),
-      ...(use.limit !== undefined ? { limit: use.limit } : {}),
+      ...(limit !== undefined ? { limit } : {}),
     },
+    labels,
     problems,
   };
 }

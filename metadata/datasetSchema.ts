@@ -35,6 +35,8 @@ export const datasetDefinitionSchema = z.strictObject({
   measures: z.array(measureSchema).max(20, 'a dataset has at most 20 measures').default([]),
   /** Group counts may be served from memory this long after they were computed, whatever is written meanwhile. */
   freshnessMs: z.number().int().min(0).max(3_600_000, 'must be at most 3600000 (one hour)').optional(),
+  /** The most rows a use answers (and a use's default); at most the object's maxPageSize, checked at load. */
+  limit: z.number().int('must be an integer').min(1, 'must be at least 1').optional(),
 });
 
 /** How a widget or a report uses a dataset: which dimensions and measures, extra filters, order and limit. */

@@ -8,6 +8,8 @@ export interface ResolvedDataset {
   dimensions: Array<{ field: string; dateGranularity?: 'day' | 'week' | 'month' | 'quarter' | 'year' }>;
   measures: Array<{ name: string; aggregation: string; field?: string; label: string }>;
   freshnessMs?: number;
+  /** The most rows a use answers; within the object's maxPageSize (checked at load). */
+  limit?: number;
   source: string;
   app: string;
 }

@@ -36,11 +36,13 @@ function resolveDataset(file: string, app: string, parsed: ParsedDataset, object
     dimensions,
     measures: parsed.measures.map((m) => ({ name: m.name, aggregation: m.aggregation, ...(m.field !== undefined ? { field: m.field } : {}), label: m.label ?? humanize(m.name) })),
     ...(parsed.freshnessMs !== undefined ? { freshnessMs: parsed.freshnessMs } : {}),
+    ...(parsed.limit !== undefined ? { limit: parsed.limit } : {}),
     source: file,
     app,
   };
   if (problems.length > 0) return { dataset: null, problems };
-  // The whole dataset (every dimension and measure, its base filter) is one query the engine's parser checks.
+  // The whole dataset (every dimension and measure, its base filter, its limit against the object's
+  // maxPageSize) is one query the engine's parser checks.
   const { query } = datasetQuery(dataset, {});
   for (const problem of checkStructuredQuery(query, '', objects)) {
     problems.push({ path: datasetPath(problem.path, dataset), reason: problem.reason });
@@ -60,7 +62,8 @@ function datasetPath(path: string, dataset: ResolvedDataset): string {
 
 /**
  * Reads datasets/<name>.{json,ts} of every app: strict at every level, names unique across apps,
- * each dataset's query (base filter, dimensions, measures) type-checked against its object.
+ * each dataset's query (base filter, dimensions, measures, limit within the object's maxPageSize)
+ * type-checked against its object.
  */
 export async function loadDatasets(sources: DatasetSource[], objects: ReadonlyMap<string, ResolvedObject>): Promise<{ datasets: Map<string, ResolvedDataset[]>; errors: CodedError[] }> {
   const errors: CodedError[] = [];

@@ -18,7 +18,8 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['data.engine', 'metadata.registry', 'http.routes', 'jobs.queue', 'io.export'],
-  optional: ['email.send', 'auth.identity'],
+  // access.grants: remembered dataset answers are dropped when what decides access changes.
+  optional: ['email.send', 'auth.identity', 'access.grants'],
   register(ctx) {
     ctx.resolve('metadata.registry').contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
     const engine = ctx.resolve('data.engine');
@@ -35,6 +36,6 @@ export default definePlugin({
     queue.handle<DeliverData>(DELIVER_JOB, (job: JobRun<DeliverData>) => delivery.deliver(job.environmentId, job.data));
     const routes = ctx.resolve('http.routes');
     addReportRoutes(routes, { engine, metadata, store, delivery, files, canSchedule: () => ctx.resolve('email.send') !== undefined && ctx.resolve('auth.identity') !== undefined });
-    addDashboardRoutes(routes, { engine, metadata, store, datasets: createDatasetRunner(engine, metadata) });
+    addDashboardRoutes(routes, { engine, metadata, store, datasets: createDatasetRunner(engine, metadata, ctx.resolve('access.grants')) });
   },
 });

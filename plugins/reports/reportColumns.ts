@@ -22,13 +22,14 @@ function label(object: ResolvedObject, key: string): string {
  * The columns of a report's answer, in order: an aggregate query's group-by fields then its
  * aggregation aliases; a plain query's fields (or select) as asked, else the keys of its first
  * row. With neither, only `id` is named: listing the object's fields could name one the caller
- * may not read (the same rule as the data export).
+ * may not read (the same rule as the data export). A key in `labels` (a dataset measure's
+ * declared label) takes that label; other aliases their humanized name, fields their own label.
  */
-export function reportColumns(object: ResolvedObject, query: Record<string, unknown>, items: readonly DataRecord[]): ExportColumn[] {
+export function reportColumns(object: ResolvedObject, query: Record<string, unknown>, items: readonly DataRecord[], labels: Readonly<Record<string, string>> = {}): ExportColumn[] {
   const aliases = Array.isArray(query.aggregations) ? query.aggregations.map((a) => String((a as { alias?: unknown }).alias ?? '')).filter((a) => a !== '') : [];
   const groups = names(query.groupBy) ?? [];
   let keys: string[];
   if (groups.length > 0 || aliases.length > 0) keys = [...groups, ...aliases];
   else keys = names(query.fields ?? query.select) ?? (items[0] ? Object.keys(items[0]) : ['id']);
-  return keys.map((key) => ({ key, label: aliases.includes(key) ? humanize(key) : label(object, key) }));
+  return keys.map((key) => ({ key, label: Object.hasOwn(labels, key) ? labels[key]! : aliases.includes(key) ? humanize(key) : label(object, key) }));
 }

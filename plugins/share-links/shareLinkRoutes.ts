@@ -47,6 +47,14 @@ function linkPath(environmentId: string, defaultEnvironment: string, token: stri
   return `${prefix}/share-links/${token}`;
 }
 
+/**
+ * Where a link is read: `url` is `GET /share-links/:token` (JSON), as the contract names it;
+ * `pageUrl` the HTML page; `apiUrl`, the same as `url`, is kept for clients written against it.
+ */
+export function linkUrls(json: string): { url: string; apiUrl: string; pageUrl: string } {
+  return { url: json, apiUrl: json, pageUrl: `${json}/page` };
+}
+
 function noStore(reply: FastifyReply): FastifyReply {
   // The token is in the URL: never cached, never sent on as a Referer.
   return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex').header('x-content-type-options', 'nosniff');
@@ -73,7 +81,7 @@ export function addShareLinkRoutes(routes: HttpRoutes, deps: ShareLinkRouteDeps)
 
   routes.add({
     method: 'POST', path: '/data/:object/:id/share-links', tags: ['share-links'], successStatus: 201, errorStatuses: [405],
-    summary: 'Make an anonymous read-only link to a record the caller may read: { id, url, token }, the token shown once',
+    summary: 'Make an anonymous read-only link to a record the caller may read: { id, url, token } (url: the JSON read; pageUrl: the HTML page), the token shown once',
     schema: { params: { type: 'object', properties: { object: NAME, id: ID }, required: ['object', 'id'] }, body: createBody },
     handler: async (request, reply) => {
       const principal = caller(request);
@@ -85,7 +93,7 @@ export function addShareLinkRoutes(routes: HttpRoutes, deps: ShareLinkRouteDeps)
       reply.code(201);
       noStore(reply);
       const { token, ...view } = created;
-      return { ...view, id: created.id, token, url: `${deps.publicOrigin ?? ''}${path}/page`, apiUrl: `${deps.publicOrigin ?? ''}${path}` };
+      return { ...view, id: created.id, token, ...linkUrls(`${deps.publicOrigin ?? ''}${path}`) };
     },
   });
   routes.add({

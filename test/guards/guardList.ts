@@ -643,4 +643,161 @@ export const GUARDS: Guard[] = [
     tests: ["test/access/hiddenReferences.test.ts"],
     what: "a lookup names a record its writer cannot read",
   },
+
+  // share links
+  {
+    id: "shareLinks.readAsCreator", area: "share links", file: "plugins/share-links/createShareLinks.ts",
+    original: "record = await deps.engine.get(object.name, view.recordId, {}, { environmentId, principal: creator });",
+    mutation: "record = await deps.engine.get(object.name, view.recordId, {}, { environmentId, principal: creator, system: true });",
+    tests: ["test/share-links/readTimeChecks.test.ts"],
+    what: "a link reads its record as the engine, not as its creator now (lost access and hidden fields are served)",
+  },
+  {
+    id: "shareLinks.onlyFieldsTheCreatorReads", area: "share links", file: "plugins/share-links/createShareLinks.ts",
+    original: "const shown = chosen.filter((name) => name !== 'id' && Object.hasOwn(record, name) && Object.hasOwn(object.fields, name));",
+    mutation: "const shown = chosen.filter((name) => name !== 'id' && Object.hasOwn(object.fields, name));",
+    tests: ["test/share-links/readTimeChecks.test.ts"],
+    what: "a chosen field hidden from the creator (at creation or since) is named in the link's answer",
+  },
+  {
+    id: "shareLinks.objectServedAtRead", area: "share links", file: "plugins/share-links/createShareLinks.ts",
+    original: "if (!object || !object.apiEnabled || object.system || (object.apiMethods && !object.apiMethods.includes('get'))) throw linkNotFound();",
+    mutation: "if (!object) throw linkNotFound();",
+    tests: ["test/share-links/readTimeChecks.test.ts"],
+    what: "a link to an object the API does not serve by id (apiEnabled false, no get, engine-owned) is read",
+  },
+  {
+    id: "shareLinks.expired", area: "share links", file: "plugins/share-links/createShareLinks.ts",
+    original: "if (view.status !== 'active') throw linkNotFound();",
+    mutation: "if (view.status === 'revoked') throw linkNotFound();",
+    tests: ["test/share-links/readTimeChecks.test.ts"],
+    what: "an expired link is still read",
+  },
+  {
+    id: "shareLinks.revokeOwnOnly", area: "share links", file: "plugins/share-links/createShareLinks.ts",
+    original: "if (!row || (String(row.creator_id) !== principal.userId && !principal.isAdmin)) throw",
+    mutation: "if (!row) throw",
+    tests: ["test/share-links/shareLinks.test.ts"],
+    what: "a member revokes another user's link",
+  },
+  {
+    id: "shareLinks.listAllAdminsOnly", area: "share links", file: "plugins/share-links/createShareLinks.ts",
+    original: "if (all && !principal.isAdmin) throw codedError('PERMISSION_DENIED'",
+    mutation: "if (false) throw codedError('PERMISSION_DENIED'",
+    tests: ["test/share-links/shareLinks.test.ts"],
+    what: "a member lists every user's links",
+  },
+
+  // realtime
+  {
+    id: "realtime.objectServed", area: "realtime", file: "plugins/realtime/realtimeRoute.ts",
+    original: "if (!object || !object.apiEnabled) throw codedError('NOT_FOUND'",
+    mutation: "if (!object) throw codedError('NOT_FOUND'",
+    tests: ["test/realtime/subscribeRefusals.test.ts"],
+    what: "a stream follows an object with apiEnabled false",
+  },
+  {
+    id: "realtime.listMethod", area: "realtime", file: "plugins/realtime/realtimeRoute.ts",
+    original: "if (object.apiMethods !== null && !object.apiMethods.includes('list')) throw",
+    mutation: "if (false) throw",
+    tests: ["test/realtime/subscribeRefusals.test.ts"],
+    what: "a stream follows an object whose apiMethods lack list",
+  },
+  {
+    id: "realtime.checkedLikeAList", area: "realtime", file: "plugins/realtime/realtimeRoute.ts",
+    original: "for (const subscription of subscriptions) await deps.engine.query(subscription.object, probe(subscription), ctx, { total: false });",
+    mutation: "for (const subscription of subscriptions) void probe;",
+    tests: ["test/realtime/realtime.test.ts"],
+    what: "a stream opens with a where or fields naming a field hidden from the caller (a filter oracle)",
+  },
+  {
+    id: "realtime.readAsGroup", area: "realtime", file: "plugins/realtime/subscriptionHub.ts",
+    original: "const result = await this.engine.query(group.subscription.object, recordQuery(group, recordId), group.ctx, { total: false });",
+    mutation: "const result = await this.engine.query(group.subscription.object, recordQuery(group, recordId), { ...group.ctx, system: true }, { total: false });",
+    tests: ["test/realtime/realtime.test.ts"],
+    what: "changes are sent as the engine reads them, not as the subscriber may (others' records, hidden fields)",
+  },
+  {
+    id: "realtime.revokedCredential", area: "realtime", file: "plugins/realtime/realtimeRoute.ts",
+    original: "if (outcome !== 'unknown') for (const member of members) endIfChanged(member, outcome);",
+    mutation: "if (outcome !== 'unknown' && outcome !== null) for (const member of members) endIfChanged(member, outcome);",
+    tests: ["test/realtime/realtime.test.ts"],
+    what: "a stream whose session was revoked goes on",
+  },
+  {
+    id: "realtime.perUserLimit", area: "realtime", file: "plugins/realtime/realtimeRoute.ts",
+    original: "if (counts.count(userKey) >= deps.options.maxConnectionsPerUser || counts.total >= deps.options.maxConnections) {",
+    mutation: "if (counts.total >= deps.options.maxConnections) {",
+    tests: ["test/realtime/realtime.test.ts"],
+    what: "one user opens every stream of the process",
+  },
+
+  // settings
+  {
+    id: "settings.adminsOnly", area: "settings", file: "plugins/settings/routes/settingsRoutes.ts",
+    original: "if (!principal.isAdmin) throw codedError('PERMISSION_DENIED', { permission: 'admin'",
+    mutation: "if (false) throw codedError('PERMISSION_DENIED', { permission: 'admin'",
+    tests: ["test/settings/settingsAccess.test.ts"],
+    what: "a member reads and writes the environment's settings (its providers and credentials)",
+  },
+  {
+    id: "settings.secretsWriteOnly", area: "settings", file: "plugins/settings/createSettingsService.ts",
+    original: "values: joinSecrets(row.values, markers, patterns), secrets,",
+    mutation: "values: joinSecrets(row.values, openAll(environmentId, row), patterns), secrets,",
+    tests: ["test/settings/settingsAccess.test.ts"],
+    what: "a settings read answers a secret's value",
+  },
+  {
+    id: "settings.sealedAtRest", area: "settings", file: "plugins/settings/createSettingsService.ts",
+    original: "for (const [path, value] of secrets) sealed[path] = sealSecret(key, value, namespace);",
+    mutation: "for (const [path, value] of secrets) sealed[path] = value;",
+    tests: ["test/settings/settingsAccess.test.ts"],
+    what: "a settings secret is stored in plain",
+  },
+
+  // datasets
+  {
+    id: "datasets.freshnessDroppedOnAccessChange", area: "datasets", file: "plugins/reports/runDataset.ts",
+    original: "if (hit && ctx.writeToken === undefined && stamp !== null && hit.stamp === stamp && Date.now() - hit.at < freshness) return hit.run;",
+    mutation: "if (hit && ctx.writeToken === undefined && stamp !== null && Date.now() - hit.at < freshness) return hit.run;",
+    tests: ["test/reports/datasets.test.ts"],
+    what: "a dataset answer remembered before a share was taken (or a permission set changed) is served after it",
+  },
+  {
+    id: "datasets.freshnessSkippedForWriteToken", area: "datasets", file: "plugins/reports/runDataset.ts",
+    original: "if (hit && ctx.writeToken === undefined && stamp !== null && hit.stamp === stamp && Date.now() - hit.at < freshness) return hit.run;",
+    mutation: "if (hit && stamp !== null && hit.stamp === stamp && Date.now() - hit.at < freshness) return hit.run;",
+    tests: ["test/reports/datasets.test.ts"],
+    what: "a request carrying X-OSR-Write-Token is answered a dataset's remembered numbers from before its write",
+  },
+
+  // metadata views
+  {
+    id: "metaViews.objectItems", area: "metadata views", file: "plugins/meta/api/metaView.ts",
+    original: "    if (!keep) return layers;",
+    mutation: "    return layers;",
+    tests: ["test/meta/views.test.ts"],
+    what: "object items, their layers and the views section show a member view columns, sorts and filters on fields it may not read",
+  },
+  {
+    id: "metaViews.history", area: "metadata views", file: "plugins/meta/api/metaView.ts",
+    original: "      if (!keep) return history;",
+    mutation: "      return history;",
+    tests: ["test/meta/views.test.ts"],
+    what: "the overlay history shows a member view definitions naming fields it may not read",
+  },
+  {
+    id: "metaViews.hiddenWhere", area: "metadata views", file: "plugins/meta/api/readableView.ts",
+    original: "if ([...fieldsOf(definition.where)].some((f) => !can(f))) return null;",
+    mutation: "if (false) return null;",
+    tests: ["test/meta/views.test.ts"],
+    what: "a view filtering on a field the caller may not read is served (its condition tells about the field)",
+  },
+  {
+    id: "metaViews.authorsOnlySeeAll", area: "metadata views", file: "plugins/meta/api/readableView.ts",
+    original: "return principal !== null && (principal.isAdmin || principal.permissions.includes(AUTHOR_PERMISSION));",
+    mutation: "return principal !== null;",
+    tests: ["test/meta/views.test.ts"],
+    what: "every signed-in caller sees view definitions as declared",
+  },
 ];

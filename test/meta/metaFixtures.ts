@@ -18,6 +18,7 @@ export const USERS: Record<string, Pick<Principal, 'isAdmin' | 'permissionSets' 
   auditor: { isAdmin: false, permissionSets: ['crm_admin'], permissions: [] },
   director: { isAdmin: false, permissionSets: ['sales_manager', 'crm_admin'], permissions: [] },
   steward: { isAdmin: false, permissionSets: [], permissions: ['sharing:manage'] },
+  author: { isAdmin: false, permissionSets: [], permissions: ['metadata:write'] },
 };
 
 export const as = (user: string): Record<string, string> => ({ authorization: `Test ${user}` });

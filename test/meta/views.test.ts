@@ -1,7 +1,9 @@
 /**
  * View metadata: views/*.json validated at load (an unknown key or field named at its path), the
  * same thing as the object's `views` section (overlays add to it), a default view for an object
- * without one, and `/meta/view` serving them as the caller may use them, on both drivers.
+ * without one, and `/meta/view` serving them as the caller may use them, on both drivers; object
+ * items, their layers, the views section and overlay history show a member no view field it may
+ * not read.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -122,5 +124,58 @@ await onEachDriver(t, 'meta-views', async (t, meta) => {
     const bad = await meta.send('POST', '/api/v1/meta/object/views/memo.odd', { user: 'admin', payload: { label: 'Odd', columns: ['subject'], filter: {} } });
     t.equal(bad.status, 400, 'the section refuses an unknown key like the file does');
     t.match(bad.body.error.details.errors, [{ path: /filter/ }]);
+  });
+
+  await t.test('a member: view definitions in object items, layers, sections and history name no field it may not read', async (t) => {
+    const byCode = { label: 'By code', columns: ['title', 'secret'], orderBy: [{ field: 'secret', order: 'asc' }] };
+    t.equal((await meta.send('POST', '/api/v1/meta/object/views/doc.by_code', { user: 'admin', payload: byCode })).status, 200);
+    const filtered = await meta.send('POST', '/api/v1/meta/object/views/doc.code_filter', { user: 'admin', payload: { label: 'Code filter', columns: ['title'], where: { secret: { $eq: 'S-1' } } } });
+    t.equal(filtered.status, 200, filtered.text);
+    const viewsText = (views: unknown) => JSON.stringify(views);
+
+    const item = await meta.send('GET', '/api/v1/meta/object/doc', { user: 'alice' });
+    t.equal(item.status, 200);
+    t.same(Object.keys(item.body.views).sort(), ['by_code', 'open_docs'], 'views whose where names the hidden field are left out');
+    t.same(item.body.views.open_docs.columns, ['title', 'score', 'created_at'], 'columns it may read');
+    t.same(item.body.views.open_docs.orderBy, [{ field: 'score', order: 'desc' }], 'sorts on what it may read');
+    t.same(item.body.views.open_docs.form, { sections: [{ label: 'Main', fields: ['title', 'status'] }] }, 'form fields it may read');
+    t.same(item.body.views.by_code, { label: 'By code', columns: ['title'], orderBy: [] }, 'an overlay view, as it may see it');
+    t.notOk(viewsText(item.body.views).includes('secret') || viewsText(item.body.views).includes('S-1'), 'no view names the hidden field or its filter value');
+    t.ok('secret' in item.body.fields, 'the declaration of the field itself stays (a schema, not a value)');
+
+    const listed = await meta.send('GET', '/api/v1/meta/object', { user: 'alice' });
+    t.same(listed.body.items.find((o: { name: string }) => o.name === 'doc').views, item.body.views, 'the list shows the same');
+
+    const layers = await meta.send('GET', '/api/v1/meta/object/doc?layers=true', { user: 'alice' });
+    t.equal(layers.status, 200);
+    t.same(Object.keys(layers.body.base.views), ['open_docs'], 'the base layer without the view filtering on it');
+    t.same(Object.keys(layers.body.overlay.views), ['by_code'], 'the overlay layer too');
+    t.same(layers.body.effective.views, item.body.views);
+    t.notOk(viewsText([layers.body.base.views, layers.body.package, layers.body.overlay, layers.body.effective.views]).match(/secret|S-1/), 'no layer names it');
+
+    const hiddenEntry = await meta.send('GET', '/api/v1/meta/object/views/doc.code_filter', { user: 'alice' });
+    t.equal(hiddenEntry.status, 404, 'a view filtering on the hidden field is not found as a section entry');
+    t.notOk(hiddenEntry.text.includes('S-1'));
+    t.equal((await meta.send('GET', '/api/v1/meta/object/views/doc.secret_docs', { user: 'alice' })).status, 404, 'a declared one neither');
+    const entry = await meta.send('GET', '/api/v1/meta/object/views/doc.open_docs', { user: 'alice' });
+    t.equal(entry.status, 200);
+    t.same(entry.body.base.columns, ['title', 'score', 'created_at']);
+    t.same(entry.body.effective.columns, ['title', 'score', 'created_at']);
+    t.notOk(entry.text.includes('secret'), 'the entry names it nowhere');
+
+    const history = await meta.send('GET', '/api/v1/meta/object/doc/history', { user: 'alice' });
+    t.equal(history.status, 200);
+    t.same(history.body.items.map((h: { name: string }) => h.name), ['doc.by_code'], 'the change of a view it cannot use is left out');
+    t.same(history.body.items[0].after, { label: 'By code', columns: ['title'], orderBy: [] }, 'the change of one it can, as it may see it');
+    t.notOk(history.text.match(/secret|S-1/));
+
+    for (const who of ['admin', 'manager', 'author']) {
+      const full = await meta.send('GET', '/api/v1/meta/object/doc', { user: who });
+      t.same(full.body.views.by_code, byCode, `${who}: the view as declared`);
+      t.same(full.body.views.code_filter.where, { secret: { $eq: 'S-1' } }, `${who}: with its where`);
+      t.same(full.body.views.secret_docs.where, { secret: { $null: false } });
+    }
+    const authorHistory = await meta.send('GET', '/api/v1/meta/object/doc/history', { user: 'author' });
+    t.same(authorHistory.body.items.map((h: { name: string }) => h.name).sort(), ['doc.by_code', 'doc.code_filter'], 'an author sees every change');
   });
 }, { apps: APPS });

@@ -95,3 +95,21 @@ t.test('widget rules are enforced', async (t) => {
   const hidden = await problems(t, { objects: { internal_note: { name: 'internal_note', apiEnabled: false, fields: { body: { type: 'text' } } } }, datasets: { notes: { name: 'notes', object: 'internal_note', measures: [{ name: 'n', aggregation: 'count' }] } } });
   t.match(hidden, [{ path: 'object', reason: /apiEnabled false/ }], 'an object off the API cannot feed a dataset');
 });
+
+t.test("a dataset's limit is checked at load against its object's maxPageSize", async (t) => {
+  const over = await problems(t, { datasets: { docs: { ...DOCS, limit: 201 } } });
+  t.equal(over.length, 1, JSON.stringify(over));
+  t.match(over[0], { code: 'METADATA_INVALID', path: 'limit', reason: /limit 201 is over the page size cap of 200 for object 'doc' \(maxPageSize\)/ });
+  t.match(over[0]!.file, /datasets\/docs\.json$/, 'naming the file');
+  t.match(over[0]!.message, /datasets\/docs\.json/);
+  const small = await problems(t, { objects: { tiny: { name: 'tiny', maxPageSize: 5, fields: { body: { type: 'text' } } } }, datasets: { tinies: { name: 'tinies', object: 'tiny', dimensions: ['body'], limit: 6 } } });
+  t.match(small, [{ path: 'limit', reason: /over the page size cap of 5 for object 'tiny'/ }], "the object's own maxPageSize, not the default");
+  t.match((await problems(t, { datasets: { docs: { ...DOCS, limit: 0 } } }))[0], { path: 'limit', reason: /at least 1/ });
+  t.same(await problems(t, { datasets: { docs: { ...DOCS, limit: 200 } } }), [], 'at the cap: loads');
+
+  const { errors, apps } = await loadApps([ACCESS_APP, appWith(t, { datasets: { docs: { ...DOCS, limit: 10 } }, dashboards: { board: { name: 'board', widgets: [{ id: 'a', type: 'table', dataset: 'docs', limit: 10 }] } } })]);
+  t.same(errors, []);
+  t.equal(apps[1]!.datasets![0]!.limit, 10, 'the limit is kept');
+  const wider = await problems(t, { datasets: { docs: { ...DOCS, limit: 10 } }, dashboards: { board: { name: 'board', widgets: [{ id: 'a', type: 'table', dataset: 'docs', limit: 11 }] } } });
+  t.match(wider, [{ path: 'widgets[0].limit', reason: /dataset 'docs' answers at most 10 rows/ }], "a widget asks for no more than the dataset's limit");
+});

@@ -44,7 +44,12 @@ t.test('share links', async (t) => {
       const { id, token, url } = created.body;
       tokens.push(token);
       t.match(token, /^[A-Za-z0-9_-]{43}$/);
-      t.equal(url, `/api/v1/share-links/${token}/page`);
+      t.equal(url, `/api/v1/share-links/${token}`, 'url is the JSON read');
+      t.equal(created.body.apiUrl, url, 'apiUrl, kept, is the same');
+      t.equal(created.body.pageUrl, `/api/v1/share-links/${token}/page`, 'pageUrl is the HTML page');
+      const byUrl = await rt.inject({ method: 'GET', url });
+      t.equal(byUrl.statusCode, 200);
+      t.match(byUrl.headers['content-type'], /^application\/json/, 'url answers JSON');
       t.same(created.body.fields, ['title', 'secret', 'secret_shout']);
       const read = await anonymous(token);
       t.equal(read.statusCode, 200, read.body);

@@ -56,6 +56,9 @@ export function createAccessGrants(metadata: MetadataRegistry, access: AccessSer
       if (principal.kind === 'system') return principal;
       return resolved(principal, await access.profile(knexOf(principal.environmentId), principal.environmentId, principal));
     },
+    accessStamp(environmentId) {
+      return access.stamp(environmentId);
+    },
     resolveKnown(principal) {
       if (principal.kind === 'system') return principal;
       const profile = access.known(principal.environmentId, principal);

@@ -31,6 +31,12 @@ export interface AccessService {
   known(environmentId: string, principal: Principal): AccessProfile | undefined;
   /** Drops the cached grants of an environment (the permission model or a share changed). */
   invalidate(environmentId: string): void;
+  /**
+   * A stamp that changes whenever the environment's grants or shares change (here or, heard on the
+   * events bus, in another process) and whenever the bus lapsed; null while the bus is not trusted
+   * (a change elsewhere may be unheard). For caches of answers that depend on what a caller may read.
+   */
+  stamp(environmentId: string): string | null;
 }
 
 interface EnvEntry {
@@ -61,7 +67,13 @@ export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS, 
     return fields && Object.hasOwn(fields, field) ? fields[field]!.compiled?.reads : undefined;
   };
   const envs = new Map<string, EnvEntry>();
-  const freshness = new CacheFreshness(bus, () => envs.clear());
+  /** Changes heard per environment, and lapses of the bus (after which any change may have been missed). */
+  const changes = new Map<string, number>();
+  let lapses = 0;
+  const freshness = new CacheFreshness(bus, () => {
+    envs.clear();
+    lapses++;
+  });
 
   async function rows(knex: Knex, name: string): Promise<Record<string, unknown>[]> {
     const object = metadata.object(name);
@@ -156,6 +168,11 @@ export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS, 
     },
     invalidate(environmentId) {
       envs.delete(environmentId);
+      changes.set(environmentId, (changes.get(environmentId) ?? 0) + 1);
+    },
+    stamp(environmentId) {
+      if (!freshness.usable()) return null;
+      return `${lapses}.${changes.get(environmentId) ?? 0}`;
     },
   };
 }

@@ -6,7 +6,7 @@ import type { ResolvedAction } from '../../../metadata/actionTypes.ts';
 import type { ResolvedDashboard } from '../../../metadata/dashboardTypes.ts';
 import type { ResolvedFlow } from '../../../metadata/flowTypes.ts';
 import type { ResolvedForm } from '../../../metadata/formTypes.ts';
-import type { ObjectPatch, ResolvedBook, ResolvedObject } from '../../../metadata/types.ts';
+import type { ObjectPatch, ResolvedBook, ResolvedObject, ViewDefinition } from '../../../metadata/types.ts';
 import { applyObjectPatch, mergePatches } from './applyPatch.ts';
 import { describeAction, describeAgent, describeFlow, describeApp, describeBook, describeDashboard, describeDataset, describeObject, type Doc, type ObjectDoc } from './describeItems.ts';
 import { describeForm } from './describeForm.ts';
@@ -15,6 +15,7 @@ import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
 import { seesPolicies } from './policyAudience.ts';
 import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } from './objectSections.ts';
 import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
+import { readableViews } from './readableView.ts';
 import { splitViewName, viewNotFound, type ViewCatalog, type ViewDoc } from './viewCatalog.ts';
 
 export const METADATA_TYPES = ['app', 'object', 'view', 'book', 'action', 'form', 'flow', 'dataset', 'dashboard', 'agent'] as const;
@@ -85,6 +86,26 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
     return { base, package: pkg.patch, packages: pkg.apps, overlay, effective: applyObjectPatch(applyObjectPatch(base, pkg.patch), overlay) };
   }
 
+  /**
+   * The layers as the caller may see them: in each, the views it may not use are left out and the
+   * others lose the fields it may not read (readableView.ts); authors see them as declared. A
+   * package or overlay layer left with nothing is null, as when there is none.
+   */
+  async function layersFor(object: ResolvedObject, overlay: ObjectPatch | null, caller: Caller): Promise<Layers & { effective: ObjectDoc }> {
+    const layers = objectLayers(object, overlay, caller);
+    const keep = await catalog.viewFilter(object, caller.environmentId, caller.principal);
+    if (!keep) return layers;
+    const doc = (d: ObjectDoc): ObjectDoc => ({ ...d, views: readableViews(d.views, keep) });
+    const patch = (p: ObjectPatch | null): ObjectPatch | null => {
+      if (!p?.views) return p;
+      const { views, ...rest } = p;
+      const seen = readableViews(views, keep);
+      const out: ObjectPatch = Object.keys(seen).length > 0 ? { ...rest, views: seen } : rest;
+      return Object.keys(out).length > 0 ? out : null;
+    };
+    return { ...layers, base: doc(layers.base as ObjectDoc), package: patch(layers.package), overlay: patch(layers.overlay), effective: doc(layers.effective) };
+  }
+
   function bookDoc(book: ResolvedBook, principal: Principal | null): Doc {
     const doc = describeBook(book, dirs());
     return principal?.isAdmin ? doc : { ...doc, nodes: gateNodes(book.nodes, principal) };
@@ -101,7 +122,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
     const address = parseEntry(section, name);
     if (!address) throw codedError('VALIDATION_ERROR', { summary: `name must be ${SECTION_NAMES[section]}`, errors: [{ path: 'name', message: `must be ${SECTION_NAMES[section]}` }] });
     const target = object(address.object);
-    const layers = objectLayers(target, (await overlays(caller, target.name)).get(target.name) ?? null, caller);
+    const layers = await layersFor(target, (await overlays(caller, target.name)).get(target.name) ?? null, caller);
     return { address, target, layers };
   }
 
@@ -150,7 +171,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
       else if (type === 'view') items = (await viewDocs(caller, null)).map((v) => ({ ...v }));
       else {
         const patches = await overlays(caller, null);
-        items = registry.objects().map((o) => objectLayers(o, patches.get(o.name) ?? null, caller).effective);
+        items = await Promise.all(registry.objects().map(async (o) => (await layersFor(o, patches.get(o.name) ?? null, caller)).effective));
       }
       return pkg === undefined ? items : items.filter((i) => (type === 'app' ? i.name : i.package) === pkg);
     },
@@ -159,7 +180,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
       const type = asType(rawType);
       if (type === 'object') {
         const target = object(name);
-        return objectLayers(target, (await overlays(caller, name)).get(name) ?? null, caller);
+        return layersFor(target, (await overlays(caller, name)).get(name) ?? null, caller);
       }
       let doc: Doc | undefined;
       if (type === 'view') {
@@ -200,9 +221,22 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
 
     async history(rawType: string, name: string, page: { limit: number; cursor?: string }, caller: Caller): Promise<{ items: HistoryEntry[]; nextCursor: string | null }> {
       const type = asType(rawType);
-      if (type === 'object') object(name);
-      else await this.item(type, name, caller);
-      return store.history(type, name, page, caller);
+      if (type !== 'object') {
+        await this.item(type, name, caller);
+        return store.history(type, name, page, caller);
+      }
+      const keep = await catalog.viewFilter(object(name), caller.environmentId, caller.principal);
+      const history = await store.history(type, name, page, caller);
+      if (!keep) return history;
+      // A view's change shows it before and after as the caller may see it; one it can see neither way is left out.
+      const seen = (value: unknown) => (value === null ? null : keep(value as ViewDefinition));
+      const items = history.items.flatMap((entry) => {
+        if (entry.section !== 'views') return [entry];
+        const before = seen(entry.before);
+        const after = seen(entry.after);
+        return before === null && after === null ? [] : [{ ...entry, before, after }];
+      });
+      return { ...history, items };
     },
 
     tree(name: string, principal: Principal | null): { name: string; label: string; description?: string; nodes: TreeNode[] } {

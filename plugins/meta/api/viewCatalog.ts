@@ -3,6 +3,7 @@ import type { Principal } from '../../../capabilities/authSession.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import { SYSTEM_FIELDS, type ResolvedObject, type ViewDefinition } from '../../../metadata/types.ts';
 import { describeField, type FieldDoc } from './describeItems.ts';
+import { fieldReader, readableView, seesEveryView } from './readableView.ts';
 
 /** A view as `/meta/view` serves it: the definition as this caller may use it, and its object's names. */
 export interface ViewDoc {
@@ -53,40 +54,25 @@ export function defaultView(object: ResolvedObject): ViewDefinition {
   };
 }
 
-/** Field names a condition of the structured query names. */
-function fieldsOf(condition: unknown, out: Set<string>, depth = 0): Set<string> {
-  if (depth > 32 || typeof condition !== 'object' || condition === null) return out;
-  if (Array.isArray(condition)) {
-    for (const c of condition) fieldsOf(c, out, depth + 1);
-    return out;
-  }
-  for (const [key, value] of Object.entries(condition)) {
-    if (key.startsWith('$')) fieldsOf(value, out, depth + 1);
-    else out.add(key);
-  }
-  return out;
-}
-
 /**
  * A view as one caller may use it, or null when it may not: the object must be readable; a
  * `where` naming a field the caller may not read makes the view unusable (its query would be
- * refused), so it is not served; columns, sort and form fields it may not read are left out.
+ * refused), so it is not served; columns, sort and form fields it may not read are left out
+ * (readableView.ts).
  */
-export function viewFor(object: ResolvedObject, key: string, definition: ViewDefinition, readable: ReadonlySet<string>, isDefault: boolean): ViewDoc | null {
-  const can = (field: string) => readable.has(field) || (SYSTEM_FIELDS as readonly string[]).includes(field);
-  if ([...fieldsOf(definition.where, new Set())].some((f) => !can(f))) return null;
-  const columns = definition.columns.filter(can);
-  const sections = definition.form?.sections.map((s) => ({ label: s.label, fields: s.fields.filter(can) })).filter((s) => s.fields.length > 0);
+export function viewFor(object: ResolvedObject, key: string, declared: ViewDefinition, readable: ReadonlySet<string>, isDefault: boolean): ViewDoc | null {
+  const definition = readableView(declared, fieldReader(readable));
+  if (!definition) return null;
   return {
     name: `${object.name}.${key}`,
     object: object.name,
     label: definition.label,
     ...(definition.description ? { description: definition.description } : {}),
-    columns: columns.length > 0 ? columns : ['id'],
+    columns: definition.columns,
     ...(definition.where ? { where: definition.where } : {}),
-    orderBy: (definition.orderBy ?? []).filter((node) => can(node.field)),
+    orderBy: definition.orderBy ?? [],
     pageSize: Math.min(definition.pageSize ?? DEFAULT_PAGE_SIZE, object.maxPageSize),
-    ...(sections && sections.length > 0 ? { form: { sections } } : {}),
+    ...(definition.form ? { form: definition.form } : {}),
     default: isDefault,
     objectLabel: object.label,
     pluralLabel: object.pluralLabel,
@@ -118,6 +104,20 @@ export function createViewCatalog(grants: AccessGrants | null) {
         ? entries.map(([key, definition]) => viewFor(object, key, definition, readable, false))
         : [viewFor(object, 'default', defaultView(object), readable, true)];
       return views.filter((v): v is ViewDoc => v !== null);
+    },
+
+    /**
+     * How the caller may see view definitions of an object wherever metadata shows them (object
+     * items, their layers, the `views` section, overlay history): null for authors (admins and
+     * holders of metadata:write), who see them as declared; else each definition as readableView
+     * makes it, and none at all of an object the caller may not list.
+     */
+    async viewFilter(object: ResolvedObject, environmentId: string, principal: Principal | null): Promise<((definition: ViewDefinition) => ViewDefinition | null) | null> {
+      if (seesEveryView(principal)) return null;
+      const readable = await access(object, environmentId, principal);
+      if (!readable) return () => null;
+      const can = fieldReader(readable);
+      return (definition) => readableView(definition, can);
     },
 
     /** One view with the fields the caller may read, for a screen that renders it. */
