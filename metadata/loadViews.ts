@@ -24,6 +24,8 @@ export async function loadViews(sources: ViewSource[], objects: ReadonlyMap<stri
   const errors: CodedError[] = [];
   const views = new Map<string, ResolvedView[]>();
   const declaredIn = new Map<string, string>();
+  /** The file of each object's view marked `default`. */
+  const defaultOf = new Map<string, string>();
   for (const { dir, app } of sources) {
     const read = await readDeclarationDir(join(dir, 'views'), 'views');
     errors.push(...read.errors);
@@ -43,6 +45,9 @@ export async function loadViews(sources: ViewSource[], objects: ReadonlyMap<stri
           const other = declaredIn.get(name);
           if (other) problems.push({ path: 'object', reason: `view '${name}' is already declared in ${other}` });
           else declaredIn.set(name, file);
+          const marked = definition.default ? defaultOf.get(object.name) : undefined;
+          if (marked) problems.push({ path: 'default', reason: `${object.name} has one default view, and ${marked} is marked default already` });
+          else if (definition.default) defaultOf.set(object.name, file);
           if (problems.length === 0) loaded.push({ ...asViewDefinition(definition), name, object: object.name, source: file, app });
         }
       }

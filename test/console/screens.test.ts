@@ -1,6 +1,7 @@
 /**
  * The console's Trash, Search and Device screens and a record's Comments tab in Debian's Chromium
- * against `osr start`, on SQLite and PostgreSQL: the trash lists the deleted records and a restore
+ * against `osr start`, on SQLite and PostgreSQL: the navigation opens each object's default view;
+ * the trash lists the deleted records and a restore
  * brings one back; the comments posted through the API and through the tab are listed newest
  * first, and the API's refusal is shown; a member's search finds a record by a readable field and
  * neither shows nor finds it by a field hidden from them; the device page signs in first, keeps
@@ -37,6 +38,7 @@ if (chromiumPresent(t)) {
       const { token } = await adminFirstRun(server, page, NEW_PASSWORD);
       const run: Run = { server, page, token, accessible, shoot };
 
+      await navigation(t, run);
       await trash(t, run);
       await comments(t, run);
       await search(t, run);
@@ -47,6 +49,19 @@ if (chromiumPresent(t)) {
       await page.close();
     });
   }
+}
+
+async function navigation(t: Test, { page }: Run): Promise<void> {
+  await t.test("navigation and home open each object's default view", async (t) => {
+    await page.locator('#nav a[data-object="ticket"]').waitFor(WAIT);
+    const links = await page.locator('#nav a[data-object]').evaluateAll((as) => as.map((a) => [a.getAttribute('data-object'), a.getAttribute('href')]));
+    t.same(links.filter(([object]) => ['case', 'project', 'ticket'].includes(object!)).sort(), [
+      ['case', '/console/views/case.default'],
+      ['project', '/console/views/project.default'],
+      ['ticket', '/console/views/ticket.open_tickets'],
+    ], 'one link an object: the view marked default (declared after another), or the one made for an object without views');
+    t.same(await page.locator('.tiles a', { hasText: 'Tickets' }).getAttribute('href'), '/console/views/ticket.open_tickets', 'the home tile too');
+  });
 }
 
 async function trash(t: Test, { server, page, token, accessible, shoot }: Run): Promise<void> {

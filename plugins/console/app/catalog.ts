@@ -66,11 +66,20 @@ export function viewDetail(name: string): Promise<ViewDetail> {
   return found;
 }
 
-/** The first view of an object the user may use, or null when it may read none. */
+/** The default view of each object the user may read (the API marks exactly one per object). */
+export function defaultViews(list: ViewDoc[]): ViewDoc[] {
+  return list.filter((v) => v.default);
+}
+
+/** The object's default view, or undefined when the user may read no view of it. */
+export function defaultViewOf(list: ViewDoc[], object: string): ViewDoc | undefined {
+  return list.find((v) => v.object === object && v.default);
+}
+
+/** The default view of an object with what renders it, or null when the user may read none. */
 export async function objectView(object: string): Promise<ViewDetail | null> {
-  const list = views.value ?? await loadViews();
-  const first = list.find((v) => v.object === object);
-  return first ? viewDetail(first.name) : null;
+  const view = defaultViewOf(views.value ?? await loadViews(), object);
+  return view ? viewDetail(view.name) : null;
 }
 
 export function forgetCatalog(): void {

@@ -15,7 +15,11 @@ export interface ViewDoc {
   orderBy: Array<{ field: string; order: 'asc' | 'desc' }>;
   pageSize: number;
   form?: ViewDefinition['form'];
-  /** Made for an object that declares no view. */
+  /**
+   * The object's default view for this caller (exactly one of its views): the first it may use
+   * that is marked `default`, else the first it may use, in declaration order; the view made for
+   * an object that declares none.
+   */
   default: boolean;
   objectLabel: string;
   pluralLabel: string;
@@ -50,6 +54,7 @@ export function defaultView(object: ResolvedObject): ViewDefinition {
     columns: columns.length > 0 ? columns : ['id'],
     orderBy: [{ field: 'created_at', order: 'desc' }],
     pageSize: Math.min(DEFAULT_PAGE_SIZE, object.maxPageSize),
+    default: true,
   };
 }
 
@@ -72,7 +77,7 @@ function fieldsOf(condition: unknown, out: Set<string>, depth = 0): Set<string> 
  * `where` naming a field the caller may not read makes the view unusable (its query would be
  * refused), so it is not served; columns, sort and form fields it may not read are left out.
  */
-export function viewFor(object: ResolvedObject, key: string, definition: ViewDefinition, readable: ReadonlySet<string>, isDefault: boolean): ViewDoc | null {
+export function viewFor(object: ResolvedObject, key: string, definition: ViewDefinition, readable: ReadonlySet<string>): ViewDoc | null {
   const can = (field: string) => readable.has(field) || (SYSTEM_FIELDS as readonly string[]).includes(field);
   if ([...fieldsOf(definition.where, new Set())].some((f) => !can(f))) return null;
   const columns = definition.columns.filter(can);
@@ -87,7 +92,7 @@ export function viewFor(object: ResolvedObject, key: string, definition: ViewDef
     orderBy: (definition.orderBy ?? []).filter((node) => can(node.field)),
     pageSize: Math.min(definition.pageSize ?? DEFAULT_PAGE_SIZE, object.maxPageSize),
     ...(sections && sections.length > 0 ? { form: { sections } } : {}),
-    default: isDefault,
+    default: definition.default === true,
     objectLabel: object.label,
     pluralLabel: object.pluralLabel,
     system: object.system,
@@ -114,10 +119,11 @@ export function createViewCatalog(grants: AccessGrants | null) {
       const readable = await access(object, environmentId, principal);
       if (!readable) return [];
       const entries = Object.entries(effective) as Array<[string, ViewDefinition]>;
-      const views = entries.length > 0
-        ? entries.map(([key, definition]) => viewFor(object, key, definition, readable, false))
-        : [viewFor(object, 'default', defaultView(object), readable, true)];
-      return views.filter((v): v is ViewDoc => v !== null);
+      const views = (entries.length > 0
+        ? entries.map(([key, definition]) => viewFor(object, key, definition, readable))
+        : [viewFor(object, 'default', defaultView(object), readable)]).filter((v): v is ViewDoc => v !== null);
+      const chosen = views.find((v) => v.default) ?? views[0];
+      return views.map((v) => ({ ...v, default: v === chosen }));
     },
 
     /** One view with the fields the caller may read, for a screen that renders it. */
