@@ -1,6 +1,7 @@
 /**
  * The console's Trash, Search and Device screens and a record's Comments tab in Debian's Chromium
  * against `osr start`, on SQLite and PostgreSQL: the navigation opens each object's default view;
+ * a record's form is laid out by the view the user came from, else the first view with a form;
  * the trash lists the deleted records and a restore
  * brings one back; the comments posted through the API and through the tab are listed newest
  * first, and the API's refusal is shown; a member's search finds a record by a readable field and
@@ -39,6 +40,7 @@ if (chromiumPresent(t)) {
       const run: Run = { server, page, token, accessible, shoot };
 
       await navigation(t, run);
+      await recordForm(t, run);
       await trash(t, run);
       await comments(t, run);
       await search(t, run);
@@ -61,6 +63,46 @@ async function navigation(t: Test, { page }: Run): Promise<void> {
       ['ticket', '/console/views/ticket.open_tickets'],
     ], 'one link an object: the view marked default (declared after another), or the one made for an object without views');
     t.same(await page.locator('.tiles a', { hasText: 'Tickets' }).getAttribute('href'), '/console/views/ticket.open_tickets', 'the home tile too');
+  });
+}
+
+async function recordForm(t: Test, { server, page, token }: Run): Promise<void> {
+  await t.test('the record form is laid out by the view the user came from, else the first view with a form', async (t) => {
+    const ticket = (await server.api('POST', '/data/ticket', { title: 'Wobbly desk', status: 'open', score: 3 }, token)).body;
+    const legends = () => page.locator('.record-form legend').allTextContents();
+    const fromList = async (view: string) => {
+      await page.goto(`${server.url}/console/views/${view}`);
+      await page.locator(`tbody tr[data-id="${ticket.id}"] a`).click();
+      await page.locator('h1', { hasText: 'Wobbly desk' }).waitFor(WAIT);
+      await page.locator('.record-form legend').first().waitFor(WAIT);
+    };
+    await fromList('ticket.open_tickets');
+    t.same(await legends(), ['Ticket', 'Details'], "from Open tickets: that view's sections");
+    t.equal(new URL(page.url()).search, '?view=ticket.open_tickets', 'the address names the view');
+    t.equal(await page.locator('#field-project').count(), 1, 'with its fields');
+    await fromList('ticket.by_score');
+    t.same(await legends(), ['Scoring'], "from By score: that view's section");
+    t.equal(await page.locator('#field-project').count(), 0, 'and only its fields');
+    t.equal(await page.locator('.crumbs a').getAttribute('href'), '/console/views/ticket.by_score', 'the way back is to that view');
+    await fromList('ticket.all_tickets');
+    t.same(await legends(), ['Scoring'], 'from All tickets (no form): the first view with a form, By score, not the default view');
+    t.equal(await page.locator('.crumbs a').getAttribute('href'), '/console/views/ticket.all_tickets', 'the way back is still to the view the user came from');
+    await page.goto(`${server.url}/console/records/ticket/${ticket.id}`);
+    await page.locator('h1', { hasText: 'Wobbly desk' }).waitFor(WAIT);
+    t.same(await legends(), ['Scoring'], 'from nowhere: the first view with a form');
+    await page.goto(`${server.url}/console/records/ticket/${ticket.id}?view=project.default`);
+    await page.locator('h1', { hasText: 'Wobbly desk' }).waitFor(WAIT);
+    t.same(await legends(), ['Scoring'], "a view of another object is not the record's");
+
+    await page.goto(`${server.url}/console/views/ticket.by_score`);
+    await page.locator('#new-record').click();
+    await page.locator('#field-title').waitFor(WAIT);
+    t.same(await legends(), ['Scoring'], "a new record from By score: that view's form");
+    await page.locator('#field-title').fill('Squeaky door');
+    await page.locator('#save-record').click();
+    await page.locator('h1', { hasText: 'Squeaky door' }).waitFor(WAIT);
+    t.equal(new URL(page.url()).search, '?view=ticket.by_score', 'once created, the record keeps the view');
+    t.same(await legends(), ['Scoring']);
   });
 }
 

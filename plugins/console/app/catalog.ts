@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
 import { api } from './api.ts';
+import { formViewOf } from './formView.ts';
 
 export interface FieldDoc {
   type: string;
@@ -80,6 +81,19 @@ export function defaultViewOf(list: ViewDoc[], object: string): ViewDoc | undefi
 export async function objectView(object: string): Promise<ViewDetail | null> {
   const view = defaultViewOf(views.value ?? await loadViews(), object);
   return view ? viewDetail(view.name) : null;
+}
+
+/**
+ * What a record page renders: the view whose form it shows (formViewOf) with the fields the user
+ * may read, and the list to go back to (the view the user came from when it is one of the
+ * object's, else the view shown). Null when the user may use no view of the object.
+ */
+export async function recordView(object: string, from: string | null): Promise<{ detail: ViewDetail; back: string } | null> {
+  const list = views.value ?? await loadViews();
+  const view = formViewOf(list, object, from);
+  if (!view) return null;
+  const came = list.find((v) => v.object === object && v.name === from);
+  return { detail: await viewDetail(view.name), back: came?.name ?? view.name };
 }
 
 export function forgetCatalog(): void {
