@@ -16,8 +16,8 @@ export interface ViewSource {
 
 /**
  * Reads views/<name>.{json,ts} of every app: the schema (an unknown key is refused at its path),
- * the object known, columns, sort, `where` and form fields checked against it (checkView, the
- * same check as the object's `views` section). A view is named `<object>.<file name>`, the name
+ * the object known, columns, sort and form fields checked against it and `where` by the data
+ * engine's query parser (checkView, the same check as the object's `views` section). A view is named `<object>.<file name>`, the name
  * the sectioned metadata API gives the same entry; two apps declaring one name is a problem.
  */
 export async function loadViews(sources: ViewSource[], objects: ReadonlyMap<string, ResolvedObject>): Promise<{ views: Map<string, ResolvedView[]>; errors: CodedError[] }> {
@@ -40,7 +40,7 @@ export async function loadViews(sources: ViewSource[], objects: ReadonlyMap<stri
           const near = suggest(objectName, [...objects.keys()]);
           problems.push({ path: 'object', reason: `unknown object '${objectName}'${near ? ` (did you mean '${near}'?)` : ''}` });
         } else {
-          problems.push(...checkView(object, stem, asViewDefinition(definition), '').map((p) => (p.path === 'name' ? { ...p, path: '(file name)' } : p)));
+          problems.push(...checkView(object, stem, asViewDefinition(definition), '', objects).map((p) => (p.path === 'name' ? { ...p, path: '(file name)' } : p)));
           const name = `${object.name}.${stem}`;
           const other = declaredIn.get(name);
           if (other) problems.push({ path: 'object', reason: `view '${name}' is already declared in ${other}` });
