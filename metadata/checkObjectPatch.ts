@@ -1,9 +1,9 @@
+import { queryProblems } from './checkStructuredQuery.ts';
 import { nameProblem } from './names.ts';
 import type { MetadataProblem } from './metadataError.ts';
 import { SYSTEM_FIELDS, type FieldPatch, type ObjectPatch, type ResolvedObject, type ViewDefinition } from './types.ts';
 
 const CHOICE_TYPES = new Set(['select', 'multiselect']);
-const LOGICAL = new Set(['$and', '$or', '$not']);
 const NOT_SORTABLE = new Set(['json', 'multiselect', 'formula']);
 
 /** Columns a view may show: declared fields and the system fields of the object. */
@@ -36,8 +36,12 @@ export function checkFieldPatch(object: ResolvedObject, field: string, patch: Fi
   return problems;
 }
 
-/** A view: its name, columns, sort fields and filter fields must fit the object. */
-export function checkView(object: ResolvedObject, view: string, definition: ViewDefinition, at: string): MetadataProblem[] {
+/**
+ * A view: its name, columns, sort fields and form fields must fit the object, and its `where` is a
+ * condition the data API takes (checked by the engine's own query parser: fields, operators and
+ * values), since the view's list sends it as is.
+ */
+export function checkView(object: ResolvedObject, view: string, definition: ViewDefinition, at: string, objects: ReadonlyMap<string, ResolvedObject>): MetadataProblem[] {
   const problems: MetadataProblem[] = [];
   const prefix = at ? `${at}.` : '';
   const nameIssue = nameProblem(view);
@@ -50,7 +54,7 @@ export function checkView(object: ResolvedObject, view: string, definition: View
     if (!columns.has(node.field)) problems.push({ path: `${prefix}orderBy[${i}].field`, reason: `'${node.field}' is not a field of ${object.name}` });
     else if (NOT_SORTABLE.has(object.fields[node.field]?.type ?? '')) problems.push({ path: `${prefix}orderBy[${i}].field`, reason: `'${node.field}' is a ${object.fields[node.field]!.type} field, which cannot be sorted on` });
   });
-  if (definition.where) checkFilter(definition.where, `${prefix}where`, columns, object.name, problems, 0);
+  if (definition.where) problems.push(...queryProblems({ where: definition.where }, object, at, objects));
   const placed = new Set<string>();
   definition.form?.sections.forEach((section, s) => section.fields.forEach((field, i) => {
     const at = `${prefix}form.sections[${s}].fields[${i}]`;
@@ -61,24 +65,10 @@ export function checkView(object: ResolvedObject, view: string, definition: View
   return problems;
 }
 
-/** Field names of a filter condition; operators and values are the query language's business at run time. */
-function checkFilter(condition: unknown, at: string, columns: Set<string>, object: string, problems: MetadataProblem[], depth: number): void {
-  if (depth > 16 || typeof condition !== 'object' || condition === null) return;
-  if (Array.isArray(condition)) {
-    condition.forEach((c, i) => checkFilter(c, `${at}[${i}]`, columns, object, problems, depth + 1));
-    return;
-  }
-  for (const [key, value] of Object.entries(condition)) {
-    if (LOGICAL.has(key)) checkFilter(value, `${at}.${key}`, columns, object, problems, depth + 1);
-    else if (key.startsWith('$')) problems.push({ path: `${at}.${key}`, reason: `'${key}' is not a logical combinator ($and, $or, $not); field operators go inside a field's condition` });
-    else if (!columns.has(key)) problems.push({ path: `${at}.${key}`, reason: `'${key}' is not a field of ${object}` });
-  }
-}
-
 /** Every problem of a whole object patch (a package override file), paths from the file's root. */
-export function checkObjectPatch(object: ResolvedObject, patch: ObjectPatch): MetadataProblem[] {
+export function checkObjectPatch(object: ResolvedObject, patch: ObjectPatch, objects: ReadonlyMap<string, ResolvedObject>): MetadataProblem[] {
   const problems: MetadataProblem[] = [];
   for (const [field, fieldPatch] of Object.entries(patch.fields ?? {})) problems.push(...checkFieldPatch(object, field, fieldPatch, `fields.${field}`));
-  for (const [view, definition] of Object.entries(patch.views ?? {})) problems.push(...checkView(object, view, definition, `views.${view}`));
+  for (const [view, definition] of Object.entries(patch.views ?? {})) problems.push(...checkView(object, view, definition, `views.${view}`, objects));
   return problems;
 }

@@ -31,7 +31,7 @@ export async function loadOverrides(sources: BookSource[], objects: ReadonlyMap<
       } else if (target && target.app === app) {
         problems.push({ path: '', reason: `app '${app}' declares '${stem}' itself: change objects/${stem} instead of overriding it` });
       } else if (target && parsed.success) {
-        problems.push(...checkObjectPatch(target, asObjectPatch(parsed.data)));
+        problems.push(...checkObjectPatch(target, asObjectPatch(parsed.data), objects));
       }
       errors.push(...problems.map((p) => metadataError(file, p.path, p.reason)));
       if (parsed.success && problems.length === 0 && target) loaded.push({ object: stem, app, source: file, patch: asObjectPatch(parsed.data) });

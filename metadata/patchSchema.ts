@@ -39,6 +39,7 @@ export const viewDefinitionSchema = z.strictObject({
   where: z.record(z.string(), z.unknown(), { error: 'must be a filter condition of the structured query (a JSON object)' }).optional(),
   pageSize: z.number().int('must be an integer').min(1, 'must be at least 1').max(200, 'must be at most 200').optional(),
   form: viewFormSchema.optional(),
+  default: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
 /** views/<name>.json: a view names its object; its name is the file's. */

@@ -310,6 +310,8 @@ export interface ViewDefinition {
   pageSize?: number;
   /** The record form's layout: sections of fields, in order (default: every field, one section). */
   form?: ViewForm;
+  /** The object's default view, the one its navigation opens (none marked: the first declared). */
+  default?: boolean;
 }
 
 export interface ViewForm {

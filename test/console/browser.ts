@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,17 @@ import type { Test } from 'tap';
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = new URL('../../docs/console/', import.meta.url).pathname;
+
+/**
+ * Whether Debian's Chromium is there to drive. When it is not, the file fails under CI (a green CI
+ * must have run the browser) and is planned as skipped elsewhere.
+ */
+export function chromiumPresent(t: Test): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI === 'true') t.fail(`Chromium is required when CI=true but was not found at ${CHROMIUM} (apt-get install chromium)`);
+  else t.plan(0, `Chromium not found at ${CHROMIUM}`);
+  return false;
+}
 
 /** One headless Chromium for the whole file, closed at its end. */
 export async function launch(t: Test): Promise<BrowserContext> {

@@ -21,13 +21,14 @@ export interface ConsoleServer {
 /**
  * `osr start` as a newcomer runs it, in a fresh workspace with the desk app: on SQLite (a file
  * under the workspace) or on PostgreSQL (the environment's own schema, dropped afterwards).
+ * `config` adds top-level keys to the workspace's runtime.config.json (e.g. `auth`).
  */
-export async function startConsoleServer(t: Test, driver: 'sqlite' | 'postgres'): Promise<ConsoleServer> {
+export async function startConsoleServer(t: Test, driver: 'sqlite' | 'postgres', config: Record<string, unknown> = {}): Promise<ConsoleServer> {
   const cwd = mkdtempSync(join(tmpdir(), 'osr-console-'));
   const environment = `console-${process.pid}`;
   // Named, so that on PostgreSQL it has a schema of its own (env_<id>) rather than the shared public one.
   // A 5,000-row import on a machine shared by other test runs may take longer than the default 30 s.
-  writeFileSync(join(cwd, 'runtime.config.json'), JSON.stringify({ apps: [DESK_APP], environments: [{ id: environment }], server: { requestTimeoutMs: 300_000 } }));
+  writeFileSync(join(cwd, 'runtime.config.json'), JSON.stringify({ apps: [DESK_APP], environments: [{ id: environment }], server: { requestTimeoutMs: 300_000 }, ...config }));
   const port = await freePort();
   if (driver === 'postgres') await dropEnvironmentSchemas(environment);
   const child = spawn(process.execPath, [BIN, 'start', '--port', String(port), '--workers', '1'], {

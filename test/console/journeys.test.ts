@@ -144,8 +144,8 @@ async function adminRecord(t: Test, server: ConsoleServer, page: Page, context: 
     await shoot('record-error');
     await page.locator('#field-score').fill('5');
     await page.locator('#save-record').click();
-    await page.waitForURL(/\/console\/records\/ticket\/(?!new$)[^/]+$/, WAIT);
-    const id = decodeURIComponent(page.url().split('/').pop()!);
+    await page.waitForURL(/\/console\/records\/ticket\/(?!new(?:\?|$))[^/?]+(?:\?.*)?$/, WAIT);
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
     const created = (await server.api('GET', `/data/ticket/${id}`, undefined, token)).body;
     t.match(created, { title: 'Printer on fire', project: apollo.id, score: 5, status: 'open' }, 'stored as typed, with the project chosen by search');
     await page.locator('h1', { hasText: 'Printer on fire' }).waitFor(WAIT);

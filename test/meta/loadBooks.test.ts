@@ -130,7 +130,7 @@ t.test('package override semantics: fields, options, views', async (t) => {
         objects: {
           'note.json': json({
             fields: { title: { label: 'Title' }, body: { options: { a: 'A' } }, mood: { options: { stormy: 'Stormy' } } },
-            views: { All: { label: 'All', columns: ['body', 'nickname'], orderBy: [{ field: 'nickname', order: 'asc' }], where: { $where: 1, ghost: 2, $or: [{ mood: 'x' }, { spirit: 1 }] } } },
+            views: { All: { label: 'All', columns: ['body', 'nickname'], orderBy: [{ field: 'nickname', order: 'asc' }], where: { $where: 1, ghost: 2, $or: [{ mood: 'x' }, { spirit: 1 }, { mood: { $like: 'c%' } }] } } },
           }),
         },
       },
@@ -144,9 +144,10 @@ t.test('package override semantics: fields, options, views', async (t) => {
     ['views.All', "view 'All' must be snake_case (lowercase letters, digits and single underscores, starting with a letter)"],
     ['views.All.columns[1]', "'nickname' is not a field of note"],
     ['views.All.orderBy[0].field', "'nickname' is not a field of note"],
-    ['views.All.where.$where', "'$where' is not a logical combinator ($and, $or, $not); field operators go inside a field's condition"],
-    ['views.All.where.ghost', "'ghost' is not a field of note"],
-    ['views.All.where.$or[1].spirit', "'spirit' is not a field of note"],
+    ['views.All.where.$where', "unknown logical operator '$where': use $and, $or or $not, or a field name"],
+    ['views.All.where.ghost', "unknown field 'ghost' on object 'note'"],
+    ['views.All.where.$or[1].spirit', "unknown field 'spirit' on object 'note'"],
+    ['views.All.where.$or[2].mood.$like', "unknown operator '$like'; operators are $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $between, $contains, $notContains, $startsWith, $endsWith, $null, $exists"],
   ]);
   t.same(apps[1]!.overrides, [], 'not loaded');
 });

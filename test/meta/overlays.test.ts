@@ -38,7 +38,11 @@ await onEachDriver(t, 'meta-overlay', async (t, meta) => {
         { path: 'body.orderBy[0].field', message: "'segments' is a multiselect field, which cannot be sorted on" },
       ]],
       ['/api/v1/meta/object/views/account.Mine', { label: 'Mine', columns: ['name'] }, [{ path: 'name', message: 'must be <object>.<view>, e.g. account.key_accounts' }]],
-      ['/api/v1/meta/object/views/account.mine', { label: 'Mine', columns: ['name'], where: { $where: 'x' } }, [{ path: 'body.where.$where', message: /not a logical combinator/ }]],
+      ['/api/v1/meta/object/views/account.mine', { label: 'Mine', columns: ['name'], where: { $where: 'x' } }, [{ path: 'body.where.$where', message: /unknown logical operator '\$where'/ }]],
+      ['/api/v1/meta/object/views/account.mine', { label: 'Mine', columns: ['name'], where: { name: { $near: 'x' }, rating: { $in: 'hot' } } }, [
+        { path: 'body.where.name.$near', message: /^unknown operator '\$near'/ },
+        { path: 'body.where.rating.$in', message: "$in takes an array of values, not 'hot'" },
+      ]],
       ['/api/v1/meta/object/labels/sys_meta_overlay', { label: 'x' }, [{ path: 'name', message: 'names an engine-owned object' }]],
     ];
     for (const [url, payload, errors] of cases) {

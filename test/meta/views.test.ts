@@ -1,5 +1,6 @@
 /**
- * View metadata: views/*.json validated at load (an unknown key or field named at its path), the
+ * View metadata: views/*.json validated at load (an unknown key or field named at its path, the
+ * `where` by the data API's query parser), the
  * same thing as the object's `views` section (overlays add to it), a default view for an object
  * without one, and `/meta/view` serving them as the caller may use them, on both drivers; object
  * items, their layers, the views section and overlay history show a member no view field it may
@@ -21,13 +22,17 @@ t.test('views/*.json are validated at load, every problem at its path', async (t
   mkdirSync(join(dir, 'objects'));
   mkdirSync(join(dir, 'views'));
   writeFileSync(join(dir, 'app.json'), JSON.stringify({ name: 'bad', version: '1.0.0', protocol: '^16.0.0' }));
-  writeFileSync(join(dir, 'objects', 'note.json'), JSON.stringify({ name: 'note', fields: { body: { type: 'text' }, tags: { type: 'json' } } }));
+  writeFileSync(join(dir, 'objects', 'note.json'), JSON.stringify({ name: 'note', fields: { body: { type: 'text' }, tags: { type: 'json' }, count: { type: 'integer' } } }));
   const view = (name: string, body: object) => writeFileSync(join(dir, 'views', `${name}.json`), JSON.stringify(body));
   view('old_key', { label: 'Old', object: 'note', columns: ['body'], filter: { body: { $eq: 'x' } } });
   view('wrong_object', { label: 'W', object: 'nots', columns: ['body'] });
   view('bad_fields', { label: 'B', object: 'note', columns: ['body', 'ghost'], orderBy: [{ field: 'tags', order: 'asc' }], where: { spirit: { $eq: 1 } }, form: { sections: [{ label: 'S', fields: ['body', 'body', 'nope'], columns: 2 }] } });
   view('Bad_Name', { label: 'N', object: 'note', columns: ['body'] });
   view('fine', { label: 'Fine', object: 'note', columns: ['body'], form: { sections: [{ label: 'Main', fields: ['body'] }] } });
+  view('bad_where', { label: 'W', object: 'note', columns: ['body'], where: { $or: [{ body: { $near: 'x' } }, { count: { $gt: 'many' } }, { ghost: 1 }], body: { $in: 'x' } } });
+  view('good_where', { label: 'G', object: 'note', columns: ['body'], where: { $or: [{ body: { $startsWith: 'a' } }, { count: { $between: [1, 5] } }], created_at: { $gte: '2026-01-01' } } });
+  view('first_default', { label: 'First', object: 'note', columns: ['body'], default: true });
+  view('second_default', { label: 'Second', object: 'note', columns: ['body'], default: true });
   const { apps, errors } = await loadApps([dir]);
   const problems = errors.map((e) => [String(e.details.file).replace(`${dir}/`, ''), e.details.path, e.details.reason]);
   const at = (file: string) => problems.filter((p) => p[0] === `views/${file}.json`).map((p) => `${p[1]}: ${p[2]}`);
@@ -38,7 +43,16 @@ t.test('views/*.json are validated at load, every problem at its path', async (t
   t.match(at('bad_fields')[0], /^form\.sections\[0\]\.columns: /, 'an unknown key inside a section, at its path');
   t.same(at('Bad_Name'), ["(file name): view 'Bad_Name' must be snake_case (lowercase letters, digits and single underscores, starting with a letter)"]);
   t.same(at('fine'), [], 'a good view has no problem');
-  t.same(apps[0]?.views?.map((v) => v.name), ['note.fine'], 'the valid view is loaded, named <object>.<file>');
+  t.same(at('bad_where'), [
+    "where.$or[0].body.$near: unknown operator '$near'; operators are $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $between, $contains, $notContains, $startsWith, $endsWith, $null, $exists",
+    "where.$or[1].count.$gt: an integer field compares with a number, not 'many'",
+    "where.$or[2].ghost: unknown field 'ghost' on object 'note'",
+    "where.body.$in: $in takes an array of values, not 'x'",
+  ], "the where is checked by the data API's query parser: operators, value types and fields, each at its path");
+  t.same(at('good_where'), [], 'a where the data API takes is loaded');
+  t.same(at('first_default'), [], 'a view marked default');
+  t.same(at('second_default'), [`default: note has one default view, and ${dir}/views/first_default.json is marked default already`], 'a second one of the same object is refused');
+  t.same(apps[0]?.views?.map((v) => v.name), ['note.fine', 'note.first_default', 'note.good_where'], 'the valid views are loaded, named <object>.<file>');
 
   view('bad_fields', { label: 'B', object: 'note', columns: ['body', 'ghost'], orderBy: [{ field: 'tags', order: 'asc' }], where: { spirit: { $eq: 1 } }, form: { sections: [{ label: 'S', fields: ['body', 'body', 'nope'] }] } });
   const again = await loadApps([dir]);
@@ -46,9 +60,9 @@ t.test('views/*.json are validated at load, every problem at its path', async (t
   t.same(fields, [
     "columns[1]: 'ghost' is not a field of note",
     "orderBy[0].field: 'tags' is a json field, which cannot be sorted on",
-    "where.spirit: 'spirit' is not a field of note",
+    "where.spirit: unknown field 'spirit' on object 'note'",
     "form.sections[0].fields[1]: 'body' is placed twice in the form",
-    "form.sections[0].fields[2]: 'nope' is not a declared field of note (declared: body, tags)",
+    "form.sections[0].fields[2]: 'nope' is not a declared field of note (declared: body, tags, count)",
   ], 'columns, sort, where and form fields are checked against the object');
 });
 
@@ -71,6 +85,8 @@ await onEachDriver(t, 'meta-views', async (t, meta) => {
     const list = names(res.body);
     t.ok(list.includes('doc.open_docs') && list.includes('doc.secret_docs'), 'the declared views');
     t.notOk(list.includes('doc.default'), 'an object with a view has no default one');
+    const defaults = res.body.items.filter((v: { object: string; default: boolean }) => v.object === 'doc').map((v: { name: string; default: boolean }) => [v.name, v.default]);
+    t.same(defaults, [['doc.open_docs', true], ['doc.secret_docs', false]], 'none marked default: the first declared view is the default one');
     t.ok(list.includes('memo.default'), 'an object without one gets a default view');
     t.ok(list.includes('sys_record_history.default'), 'admin-only objects too, for an admin');
     const memo = res.body.items.find((v: { name: string }) => v.name === 'memo.default');
@@ -121,6 +137,15 @@ await onEachDriver(t, 'meta-views', async (t, meta) => {
     const list = names((await meta.send('GET', '/api/v1/meta/view', { user: 'alice' })).body);
     t.ok(list.includes('memo.recent'), 'the overlay view is served');
     t.notOk(list.includes('memo.default'), 'and replaces the default view');
+    const recent = (await meta.send('GET', '/api/v1/meta/view/memo.recent', { user: 'alice' })).body;
+    t.equal(recent.default, true, 'the only view of its object is its default one');
+
+    const marked = await meta.send('POST', '/api/v1/meta/object/views/doc.with_secret', { user: 'admin', payload: { label: 'With a secret', columns: ['title'], where: { secret: { $null: false } }, default: true } });
+    t.equal(marked.status, 200, marked.text);
+    const defaultsOf = async (user: string) => (await meta.send('GET', '/api/v1/meta/view', { user })).body.items
+      .filter((v: { object: string; default: boolean }) => v.object === 'doc' && v.default).map((v: { name: string }) => v.name);
+    t.same(await defaultsOf('admin'), ['doc.with_secret'], 'a view marked default is the default one, though declared last');
+    t.same(await defaultsOf('alice'), ['doc.open_docs'], 'for a caller who may not use it, the first view it may use');
     const bad = await meta.send('POST', '/api/v1/meta/object/views/memo.odd', { user: 'admin', payload: { label: 'Odd', columns: ['subject'], filter: {} } });
     t.equal(bad.status, 400, 'the section refuses an unknown key like the file does');
     t.match(bad.body.error.details.errors, [{ path: /filter/ }]);

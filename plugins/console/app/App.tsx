@@ -19,7 +19,7 @@ function Screen() {
   const { path, query } = location.value;
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'views' && parts[1]) return <ListView name={parts[1]} />;
-  if (parts[0] === 'records' && parts[1] && parts[2]) return <RecordPage object={parts[1]} id={parts[2]} />;
+  if (parts[0] === 'records' && parts[1] && parts[2]) return <RecordPage object={parts[1]} id={parts[2]} from={query.get('view')} />;
   if (parts[0] === 'trash' && parts[1]) return <Trash object={parts[1]} />;
   if (parts[0] === 'import' && parts[1]) return <Import object={parts[1]} />;
   if (parts[0] === 'search') return <Search q={query.get('q') ?? ''} />;

@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
 import { api } from './api.ts';
+import { formViewOf } from './formView.ts';
 
 export interface FieldDoc {
   type: string;
@@ -66,11 +67,33 @@ export function viewDetail(name: string): Promise<ViewDetail> {
   return found;
 }
 
-/** The first view of an object the user may use, or null when it may read none. */
+/** The default view of each object the user may read (the API marks exactly one per object). */
+export function defaultViews(list: ViewDoc[]): ViewDoc[] {
+  return list.filter((v) => v.default);
+}
+
+/** The object's default view, or undefined when the user may read no view of it. */
+export function defaultViewOf(list: ViewDoc[], object: string): ViewDoc | undefined {
+  return list.find((v) => v.object === object && v.default);
+}
+
+/** The default view of an object with what renders it, or null when the user may read none. */
 export async function objectView(object: string): Promise<ViewDetail | null> {
+  const view = defaultViewOf(views.value ?? await loadViews(), object);
+  return view ? viewDetail(view.name) : null;
+}
+
+/**
+ * What a record page renders: the view whose form it shows (formViewOf) with the fields the user
+ * may read, and the list to go back to (the view the user came from when it is one of the
+ * object's, else the view shown). Null when the user may use no view of the object.
+ */
+export async function recordView(object: string, from: string | null): Promise<{ detail: ViewDetail; back: string } | null> {
   const list = views.value ?? await loadViews();
-  const first = list.find((v) => v.object === object);
-  return first ? viewDetail(first.name) : null;
+  const view = formViewOf(list, object, from);
+  if (!view) return null;
+  const came = list.find((v) => v.object === object && v.name === from);
+  return { detail: await viewDetail(view.name), back: came?.name ?? view.name };
 }
 
 export function forgetCatalog(): void {

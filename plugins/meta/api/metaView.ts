@@ -269,7 +269,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
       if (target.system) {
         throw codedError('VALIDATION_ERROR', { summary: `'${target.name}' is engine-owned; its metadata is not customizable`, errors: [{ path: 'name', message: 'names an engine-owned object' }] });
       }
-      const checked = validateEntry(target, section, address.key, body);
+      const checked = validateEntry(target, section, address.key, body, new Map(registry.objects().map((o) => [o.name, o])));
       if ('problems' in checked) {
         const errors = checked.problems.map((p) => ({ path: p.path, message: p.reason }));
         throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });

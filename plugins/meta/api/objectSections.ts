@@ -53,10 +53,11 @@ export function entryIn(doc: ObjectDoc, section: ObjectSection, key: string | nu
 
 /**
  * Checks an overlay body as files are checked: the section's zod schema, then the rules that need
- * the object (the field exists, the options exist, the view's columns exist). Paths start at
+ * the object (the field exists, the options exist, the view's columns exist and its `where` is a
+ * condition the data API takes; `objects` resolves what a query names). Paths start at
  * `body` for the body, `name` for the entry named in the URL.
  */
-export function validateEntry(object: ResolvedObject, section: ObjectSection, key: string | null, body: unknown): { value: unknown } | { problems: MetadataProblem[] } {
+export function validateEntry(object: ResolvedObject, section: ObjectSection, key: string | null, body: unknown, objects: ReadonlyMap<string, ResolvedObject>): { value: unknown } | { problems: MetadataProblem[] } {
   const schema = OBJECT_SECTIONS[section];
   const parsed = schema.safeParse(body);
   const at = (path: string) => (path === '' ? 'body' : `body.${path}`);
@@ -68,7 +69,7 @@ export function validateEntry(object: ResolvedObject, section: ObjectSection, ke
     return { problems: [{ path: 'body', reason: `set at least one of ${Object.keys(schema.shape).join(', ')}` }] };
   }
   const semantic = section === 'fields' ? checkFieldPatch(object, key!, value as FieldPatch, '')
-    : section === 'views' ? checkView(object, key!, value as ViewDefinition, '') : [];
+    : section === 'views' ? checkView(object, key!, value as ViewDefinition, '', objects) : [];
   if (semantic.length > 0) return { problems: semantic.map((p) => ({ path: p.path === 'name' ? 'name' : at(p.path), reason: p.reason })) };
   return { value };
 }

@@ -16,7 +16,11 @@ export interface ViewDoc {
   orderBy: Array<{ field: string; order: 'asc' | 'desc' }>;
   pageSize: number;
   form?: ViewDefinition['form'];
-  /** Made for an object that declares no view. */
+  /**
+   * The object's default view for this caller (exactly one of its views): the first it may use
+   * that is marked `default`, else the first it may use, in declaration order; the view made for
+   * an object that declares none.
+   */
   default: boolean;
   objectLabel: string;
   pluralLabel: string;
@@ -51,6 +55,7 @@ export function defaultView(object: ResolvedObject): ViewDefinition {
     columns: columns.length > 0 ? columns : ['id'],
     orderBy: [{ field: 'created_at', order: 'desc' }],
     pageSize: Math.min(DEFAULT_PAGE_SIZE, object.maxPageSize),
+    default: true,
   };
 }
 
@@ -60,7 +65,7 @@ export function defaultView(object: ResolvedObject): ViewDefinition {
  * refused), so it is not served; columns, sort and form fields it may not read are left out
  * (readableView.ts).
  */
-export function viewFor(object: ResolvedObject, key: string, declared: ViewDefinition, readable: ReadonlySet<string>, isDefault: boolean): ViewDoc | null {
+export function viewFor(object: ResolvedObject, key: string, declared: ViewDefinition, readable: ReadonlySet<string>): ViewDoc | null {
   const definition = readableView(declared, fieldReader(readable));
   if (!definition) return null;
   return {
@@ -73,7 +78,7 @@ export function viewFor(object: ResolvedObject, key: string, declared: ViewDefin
     orderBy: definition.orderBy ?? [],
     pageSize: Math.min(definition.pageSize ?? DEFAULT_PAGE_SIZE, object.maxPageSize),
     ...(definition.form ? { form: definition.form } : {}),
-    default: isDefault,
+    default: definition.default === true,
     objectLabel: object.label,
     pluralLabel: object.pluralLabel,
     system: object.system,
@@ -100,10 +105,11 @@ export function createViewCatalog(grants: AccessGrants | null) {
       const readable = await access(object, environmentId, principal);
       if (!readable) return [];
       const entries = Object.entries(effective) as Array<[string, ViewDefinition]>;
-      const views = entries.length > 0
-        ? entries.map(([key, definition]) => viewFor(object, key, definition, readable, false))
-        : [viewFor(object, 'default', defaultView(object), readable, true)];
-      return views.filter((v): v is ViewDoc => v !== null);
+      const views = (entries.length > 0
+        ? entries.map(([key, definition]) => viewFor(object, key, definition, readable))
+        : [viewFor(object, 'default', defaultView(object), readable)]).filter((v): v is ViewDoc => v !== null);
+      const chosen = views.find((v) => v.default) ?? views[0];
+      return views.map((v) => ({ ...v, default: v === chosen }));
     },
 
     /**

@@ -1,23 +1,24 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { loadViews, views, type ViewDoc } from '../catalog.ts';
+import { defaultViewOf, defaultViews, loadViews, views, type ViewDoc } from '../catalog.ts';
 import { href, location, navigate } from '../route.ts';
 import { session, signOut } from '../session.ts';
 
 interface BookNode { name: string; kind: 'section' | 'page'; label: string; object?: string; view?: string; children?: BookNode[] }
 interface Book { name: string; label: string; nodes: BookNode[] }
 
-function firstViewOf(list: ViewDoc[], object: string, view?: string): string | null {
+/** A book page's view: the one it names when the user may use it, else its object's default view. */
+function viewOfPage(list: ViewDoc[], object: string, view?: string): string | null {
   const named = view ? list.find((v) => v.name === `${object}.${view}`) : undefined;
-  return (named ?? list.find((v) => v.object === object))?.name ?? null;
+  return (named ?? defaultViewOf(list, object))?.name ?? null;
 }
 
 function BookNodes({ nodes, list }: { nodes: BookNode[]; list: ViewDoc[] }) {
   return (
     <ul>
       {nodes.map((node) => {
-        const target = node.object ? firstViewOf(list, node.object, node.view) : null;
+        const target = node.object ? viewOfPage(list, node.object, node.view) : null;
         if (node.kind === 'page' && node.object && !target) return null;
         return (
           <li key={node.name}>
@@ -30,7 +31,7 @@ function BookNodes({ nodes, list }: { nodes: BookNode[]; list: ViewDoc[] }) {
   );
 }
 
-/** The frame of every signed-in screen: navigation (books, then the objects the user may read), search, sign-out. */
+/** The frame of every signed-in screen: navigation (books, then the objects the user may read, each to its default view), search, sign-out. */
 export function Shell({ children }: { children: ComponentChildren }) {
   const [books, setBooks] = useState<Book[]>([]);
   const [query, setQuery] = useState(location.value.query.get('q') ?? '');
@@ -48,10 +49,9 @@ export function Shell({ children }: { children: ComponentChildren }) {
     })();
   }, []);
   const list = views.value ?? [];
-  const objects = new Map<string, ViewDoc>();
-  for (const view of list) if (!objects.has(view.object)) objects.set(view.object, view);
-  const own = [...objects.values()].filter((v) => !v.system);
-  const system = [...objects.values()].filter((v) => v.system);
+  const objects = defaultViews(list);
+  const own = objects.filter((v) => !v.system);
+  const system = objects.filter((v) => v.system);
   const user = session.value.status === 'signedIn' ? session.value.user : null;
   return (
     <div class={`shell${menuOpen ? ' menu-open' : ''}`}>

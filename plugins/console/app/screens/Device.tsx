@@ -3,15 +3,21 @@ import { api } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { location } from '../route.ts';
 
-/** The device-flow verification page: the signed-in user approves or denies the code a device shows. */
+/**
+ * The device-flow verification page: the signed-in user approves or denies the code a device shows.
+ * The code is claimed for the user first (`GET /auth/device?user_code=`): the API decides only on a
+ * code its user has claimed.
+ */
 export function Device() {
   const [code, setCode] = useState(location.value.query.get('user_code') ?? '');
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
   const decide = async (approve: boolean) => {
     setError(null);
+    const userCode = code.trim().toUpperCase();
     try {
-      await api(approve ? '/auth/device/approve' : '/auth/device/deny', { method: 'POST', body: { userCode: code.trim().toUpperCase() } });
+      await api('/auth/device', { query: { user_code: userCode } });
+      await api(approve ? '/auth/device/approve' : '/auth/device/deny', { method: 'POST', body: { userCode } });
       setDone(approve ? 'The device is signed in. You can close this page.' : 'The request was denied.');
     } catch (e) {
       setError(e);

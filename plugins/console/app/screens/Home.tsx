@@ -1,12 +1,11 @@
-import { views } from '../catalog.ts';
+import { defaultViews, views } from '../catalog.ts';
 import { href } from '../route.ts';
 import { session } from '../session.ts';
 
-/** The landing screen: the objects the user may read, each opening its first view. */
+/** The landing screen: the objects the user may read, each opening its default view. */
 export function Home() {
   const user = session.value.status === 'signedIn' ? session.value.user : null;
-  const seen = new Set<string>();
-  const objects = (views.value ?? []).filter((v) => !v.system && !seen.has(v.object) && seen.add(v.object));
+  const objects = defaultViews(views.value ?? []).filter((v) => !v.system);
   return (
     <section class="home">
       <h1>Welcome{user ? `, ${user.name}` : ''}</h1>

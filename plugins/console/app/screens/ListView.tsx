@@ -113,7 +113,7 @@ export function ListView({ name }: { name: string }) {
           </label>
         ) : null}
         <div class="actions">
-          <a class="button primary" id="new-record" href={href(`/records/${detail.object}/new`)}>New</a>
+          <a class="button primary" id="new-record" href={href(`/records/${detail.object}/new?view=${encodeURIComponent(detail.name)}`)}>New</a>
           <button type="button" id="toggle-filters" aria-expanded={showFilters} onClick={() => setShowFilters(!showFilters)}>Filter{filters.length ? ` (${filters.length})` : ''}</button>
           <button type="button" id="export-csv" onClick={() => void exportCsv()}>Export CSV</button>
           <a class="button" id="open-import" href={href(`/import/${detail.object}`)}>Import CSV</a>
@@ -160,7 +160,7 @@ export function ListView({ name }: { name: string }) {
                     const text = formatValue(row[column], detail.fields[column], column);
                     return (
                       <td key={column} class={`type-${detail.fields[column]?.type ?? 'system'}`}>
-                        {i === 0 ? <a href={href(`/records/${detail.object}/${encodeURIComponent(id)}`)}>{text || id}</a> : text}
+                        {i === 0 ? <a href={href(`/records/${detail.object}/${encodeURIComponent(id)}?view=${encodeURIComponent(detail.name)}`)}>{text || id}</a> : text}
                       </td>
                     );
                   })}

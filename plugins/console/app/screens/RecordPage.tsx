@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
-import { objectView, type ViewDetail } from '../catalog.ts';
+import { recordView, type ViewDetail } from '../catalog.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { FieldInput } from '../components/FieldInput.tsx';
 import { RecordTabs } from '../components/RecordTabs.tsx';
@@ -12,13 +12,15 @@ type Row = Record<string, unknown>;
 const COMPUTED = new Set(['formula', 'autonumber']);
 
 /**
- * One record: a form generated from the view's fields and layout (only fields the user may read),
- * rules evaluated as the user types (the server decides on save), errors on their fields, a 409
- * offering to reload or reapply, delete to the trash and restore.
+ * One record: a form generated from the view's fields and layout (only fields the user may read;
+ * the layout of the view the user came from, `from`, when it has a form, else of the object's
+ * first view with one), rules evaluated as the user types (the server decides on save), errors on
+ * their fields, a 409 offering to reload or reapply, delete to the trash and restore.
  */
-export function RecordPage({ object, id }: { object: string; id: string }) {
+export function RecordPage({ object, id, from }: { object: string; id: string; from: string | null }) {
   const creating = id === 'new';
   const [detail, setDetail] = useState<ViewDetail | null>(null);
+  const [back, setBack] = useState<string | null>(null);
   const [stored, setStored] = useState<Row | null>(null);
   const [values, setValues] = useState<Row>({});
   const [changed, setChanged] = useState<Set<string>>(new Set());
@@ -33,12 +35,14 @@ export function RecordPage({ object, id }: { object: string; id: string }) {
   const fail = (e: unknown) => { noticeAuthError(e); setError(e); };
 
   useEffect(() => {
-    setDetail(null); setStored(null); setValues({}); setChanged(new Set()); setErrors({}); setError(null); setMissing(false); setConflict(false); setTrashed(false); setSaved(null);
+    setDetail(null); setBack(null); setStored(null); setValues({}); setChanged(new Set()); setErrors({}); setError(null); setMissing(false); setConflict(false); setTrashed(false); setSaved(null);
     void (async () => {
       try {
-        const view = await objectView(object);
-        if (!view) { setMissing(true); return; }
+        const shown = await recordView(object, from);
+        if (!shown) { setMissing(true); return; }
+        const view = shown.detail;
         setDetail(view);
+        setBack(shown.back);
         if (creating) {
           const defaults: Row = {};
           for (const [name, field] of Object.entries(view.fields)) if (field.default !== undefined) defaults[name] = field.default;
@@ -53,7 +57,7 @@ export function RecordPage({ object, id }: { object: string; id: string }) {
         else fail(e);
       }
     })();
-  }, [object, id]);
+  }, [object, id, from]);
 
   if (missing) {
     return (
@@ -97,7 +101,7 @@ export function RecordPage({ object, id }: { object: string; id: string }) {
     try {
       if (creating) {
         const record = await api<Row>(`/data/${object}`, { method: 'POST', body: payload() });
-        navigate(`/records/${object}/${encodeURIComponent(String(record.id))}`, { replace: true });
+        navigate(`/records/${object}/${encodeURIComponent(String(record.id))}${from ? `?view=${encodeURIComponent(from)}` : ''}`, { replace: true });
         return;
       }
       const record = await api<Row>(`/data/${object}/${encodeURIComponent(id)}`, { method: 'PATCH', body: { ...payload(), expectedVersion: stored!.version } });
@@ -127,7 +131,7 @@ export function RecordPage({ object, id }: { object: string; id: string }) {
     try {
       await api(`/data/${object}/${encodeURIComponent(id)}`, { method: 'DELETE', headers: { 'if-match': String(stored!.version) } });
       if (detail.enable.trash) setTrashed(true);
-      else navigate(`/views/${detail.name}`);
+      else navigate(`/views/${back ?? detail.name}`);
     } catch (e) {
       handle(e);
     }
@@ -145,7 +149,7 @@ export function RecordPage({ object, id }: { object: string; id: string }) {
   return (
     <section class="record">
       <header class="screen-head">
-        <p class="crumbs"><a href={href(`/views/${detail.name}`)}>{detail.pluralLabel}</a></p>
+        <p class="crumbs"><a href={href(`/views/${back ?? detail.name}`)}>{detail.pluralLabel}</a></p>
         <h1>{title}</h1>
         {!creating ? (
           <div class="actions">

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { views } from '../catalog.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { href } from '../route.ts';
 import { noticeAuthError } from '../session.ts';
@@ -16,6 +17,7 @@ export function Search({ q }: { q: string }) {
     if (!q.trim()) { setHits([]); return; }
     api<{ items: Hit[] }>('/search', { query: { q } }).then((a) => setHits(a.items), (e) => { noticeAuthError(e); setError(e); });
   }, [q]);
+  const labelOf = (object: string) => (views.value ?? []).find((v) => v.object === object)?.objectLabel ?? object;
   return (
     <section class="search-results">
       <h1>Search: {q}</h1>
@@ -25,7 +27,7 @@ export function Search({ q }: { q: string }) {
         {(hits ?? []).map((h) => {
           const record = h.record ?? {};
           const title = String(record.name ?? record.title ?? record.subject ?? Object.values(record).find((v) => typeof v === 'string' && v !== h.id) ?? h.id);
-          return <li key={`${h.object}:${h.id}`}><a href={href(`/records/${h.object}/${encodeURIComponent(h.id)}`)}>{title}</a> <span class="muted">{h.object}</span></li>;
+          return <li key={`${h.object}:${h.id}`}><a href={href(`/records/${h.object}/${encodeURIComponent(h.id)}`)}>{title}</a> <span class="muted">{labelOf(h.object)}</span></li>;
         })}
       </ul>
     </section>
