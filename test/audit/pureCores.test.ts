@@ -2,7 +2,8 @@
 import t from 'tap';
 import { auditRow } from '../../plugins/audit/createAuditService.ts';
 import { summarize } from '../../plugins/audit/summarize.ts';
-import { engineRouteEvent, enginePath } from '../../plugins/auth/routes/engineRouteAudit.ts';
+import { engineRouteEvent } from '../../plugins/auth/routes/engineRouteAudit.ts';
+import { auditedEnginePath } from '../../plugins/auth/routes/recordAuthEvents.ts';
 
 const source = { environmentId: 'main', actorId: 'u1', actorKind: 'user' as const, ip: '10.0.0.1', userAgent: 'ua', requestId: 'r1' };
 
@@ -33,7 +34,9 @@ t.test('a row: redacted summaries, bounded texts, unknown actions refused', asyn
 });
 
 t.test('auth-engine routes: which are audited and how', async (t) => {
-  t.equal(enginePath('/api/v1/environments/e1/auth/sign-in/email?x=1'), '/sign-in/email');
+  t.equal(auditedEnginePath('/api/v1/environments/e1/auth/sign-in/email?x=1'), '/sign-in/email');
+  t.equal(auditedEnginePath('/api/v1/environments/auth/auth/sign-in/email'), '/sign-in/email', 'an environment named auth is not the engine path');
+  t.equal(auditedEnginePath('/api/v2/auth/admin/ban-user'), '/admin/ban-user');
   t.match(engineRouteEvent('/sign-in/email', 200, { email: 'a@x', password: 'pw' }, { user: { id: 'u1', email: 'a@x' } }), { entry: { action: 'auth.sign_in', target: { id: 'u1' } }, actorId: 'u1' });
   t.equal(engineRouteEvent('/sign-in/email', 200, {}, { twoFactorRedirect: true }), null, 'a first factor asking for the second is not a sign-in yet');
   const failed = engineRouteEvent('/sign-in/email', 401, { email: 'a@x', password: 'pw' }, null)!;

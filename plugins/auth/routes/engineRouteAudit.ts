@@ -6,14 +6,6 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 const userOf = (body: Body): Record<string, unknown> | null =>
   body && typeof body.user === 'object' && body.user !== null ? (body.user as Record<string, unknown>) : null;
 
-/** The auth engine's path below /auth (`/sign-in/email`), from a request URL. */
-export function enginePath(url: string): string {
-  const q = url.indexOf('?');
-  const pathname = q >= 0 ? url.slice(0, q) : url;
-  const at = pathname.indexOf('/auth/');
-  return at >= 0 ? pathname.slice(at + '/auth'.length) : pathname;
-}
-
 /** Routes that sign a user in (a session is made when they succeed). */
 const SIGN_IN = /^\/(sign-in\/[a-z-]+|two-factor\/verify-[a-z-]+|magic-link\/verify|phone-number\/verify|passkey\/verify-authentication|callback\/[a-z0-9_-]+)$/;
 const TWO_FACTOR = /^\/two-factor\/(enable|disable|generate-backup-codes)$/;
