@@ -43,6 +43,8 @@ t.test('auth-engine routes: which are audited and how', async (t) => {
   t.match(failed.entry, { action: 'auth.sign_in_failed', outcome: 'failure', target: { label: 'a@x' } });
   t.notOk(JSON.stringify(failed).includes('pw'), 'the attempted password is not kept');
   t.equal(engineRouteEvent('/change-password', 400, {}, null), null, 'a refused change is not a change');
+  t.equal(engineRouteEvent('/sign-in/email', 429, { email: 'a@x', password: 'pw' }, null), null, 'a rate-limited attempt did nothing: not recorded');
+  t.equal(engineRouteEvent('/sign-in/nothing', 404, { email: 'a@x', password: 'pw' }, null), null, 'nor an unknown route');
   t.match(engineRouteEvent('/admin/ban-user', 200, { userId: 'u2', banReason: 'spam' }, null)!.entry, { action: 'user.banned', target: { id: 'u2' }, after: { reason: 'spam' } });
   t.match(engineRouteEvent('/passkey/delete-passkey', 200, { id: 'pk1' }, null)!.entry, { action: 'auth.passkey_changed', target: { id: 'pk1' } });
   t.equal(engineRouteEvent('/get-session', 200, null, null), null, 'reads are not audited');

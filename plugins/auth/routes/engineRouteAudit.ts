@@ -6,6 +6,12 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 const userOf = (body: Body): Record<string, unknown> | null =>
   body && typeof body.user === 'object' && body.user !== null ? (body.user as Record<string, unknown>) : null;
 
+/**
+ * A refusal that did nothing and is not recorded: a rate limit (429, the attempt never reached the
+ * credentials) or an unknown route or environment (404).
+ */
+export const refusedBeforeActing = (status: number): boolean => status === 404 || status === 429;
+
 /** Routes that sign a user in (a session is made when they succeed). */
 const SIGN_IN = /^\/(sign-in\/[a-z-]+|two-factor\/verify-[a-z-]+|magic-link\/verify|phone-number\/verify|passkey\/verify-authentication|callback\/[a-z0-9_-]+)$/;
 const TWO_FACTOR = /^\/two-factor\/(enable|disable|generate-backup-codes)$/;
@@ -19,7 +25,7 @@ const PASSKEY = /^\/passkey\/(verify-registration|delete-passkey|update-passkey)
 export function engineRouteEvent(path: string, status: number, requestBody: Body, answer: Body): { entry: AuditEntry; actorId?: string | null } | null {
   const ok = status >= 200 && status < 300;
   if (SIGN_IN.test(path)) {
-    if (status < 200 || (status >= 300 && status < 400)) return null;
+    if (status < 200 || (status >= 300 && status < 400) || refusedBeforeActing(status)) return null;
     const user = userOf(answer);
     const method = path.split('/').slice(1).join('.');
     if (ok) {

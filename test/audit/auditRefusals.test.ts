@@ -1,0 +1,34 @@
+/**
+ * What the audit trail does not record, on both drivers: a refusal that did nothing (a rate limit,
+ * an unknown route) and an attempted identifier that is not an email or phone number.
+ */
+import t from 'tap';
+import { ADMIN, eachBackend } from '../auth/authHarness.ts';
+
+type Row = Record<string, unknown>;
+const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+
+t.test('refusals that did nothing are not audit events', async (t) => {
+  await eachBackend(t, ['audit-ref'], async (t, site) => {
+    const rt = await site.boot({ auth: { rateLimit: { signIn: { perIp: { max: 3, windowSeconds: 600 }, perAccount: { max: 100, windowSeconds: 600 } } } } });
+    const env = site.ids[0]!;
+    const failures = async (): Promise<Row[]> => site.query(env, "select * from sys_audit_event where action = 'auth.sign_in_failed' order by occurred_at, id");
+    const post = (url: string, payload: Record<string, unknown>, ip: string) => rt.inject({ method: 'POST', url, payload, remoteAddress: ip });
+
+    await t.test('an unknown sign-in route (404) is not recorded', async (t) => {
+      const res = await post('/api/v1/auth/sign-in/no-such-method', { email: ADMIN.email, password: 'x' }, '10.9.0.1');
+      t.equal(res.statusCode, 404, res.body);
+      t.same(await failures(), [], 'no event');
+    });
+
+    await t.test('a rate-limited sign-in (429) is not recorded; the real failures before it are', async (t) => {
+      const codes: number[] = [];
+      for (const url of ['/api/v1/auth/sign-in', '/api/v1/auth/sign-in/email', '/api/v1/auth/sign-in', '/api/v1/auth/sign-in/email', '/api/v1/auth/sign-in']) {
+        codes.push((await post(url, { email: ADMIN.email, password: 'wrong-password-1' }, '10.9.0.2')).statusCode);
+      }
+      t.same(codes, [401, 401, 401, 429, 429]);
+      const rows = await failures();
+      t.same(rows.map((r) => [r.target_label, r.ip, parse(r.after).status]), [[ADMIN.email, '10.9.0.2', 401], [ADMIN.email, '10.9.0.2', 401], [ADMIN.email, '10.9.0.2', 401]], 'the three credential failures only');
+    });
+  });
+});
