@@ -21,6 +21,17 @@ t.test('refusals that did nothing are not audit events', async (t) => {
       t.same(await failures(), [], 'no event');
     });
 
+    await t.test('a password typed into the email box is never the target label', async (t) => {
+      const typed = 'Tr0ub4dor&3-horse';
+      const codes: number[] = [];
+      for (const url of ['/api/v1/auth/sign-in', '/api/v1/auth/sign-in/email']) codes.push((await post(url, { email: typed, password: 'x' }, '10.9.0.3')).statusCode);
+      t.same(codes, [400, 400], 'refused as an invalid email');
+      const rows = await failures();
+      t.same(rows.map((r) => [r.target_type, r.target_label, r.outcome, parse(r.after).method]), [['user', null, 'failure', 'password'], ['user', null, 'failure', 'sign-in.email']], 'both failures recorded, without a label');
+      t.notOk(JSON.stringify(await site.query(env, 'select * from sys_audit_event')).includes('Tr0ub4dor'), 'the typed value is in no row');
+      await site.query(env, "delete from sys_audit_event where action = 'auth.sign_in_failed'");
+    });
+
     await t.test('a rate-limited sign-in (429) is not recorded; the real failures before it are', async (t) => {
       const codes: number[] = [];
       for (const url of ['/api/v1/auth/sign-in', '/api/v1/auth/sign-in/email', '/api/v1/auth/sign-in', '/api/v1/auth/sign-in/email', '/api/v1/auth/sign-in']) {

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { auditRow } from '../../plugins/audit/createAuditService.ts';
 import { summarize } from '../../plugins/audit/summarize.ts';
-import { engineRouteEvent } from '../../plugins/auth/routes/engineRouteAudit.ts';
+import { attemptedLabel, engineRouteEvent } from '../../plugins/auth/routes/engineRouteAudit.ts';
 import { auditedEnginePath } from '../../plugins/auth/routes/recordAuthEvents.ts';
 
 const source = { environmentId: 'main', actorId: 'u1', actorKind: 'user' as const, ip: '10.0.0.1', userAgent: 'ua', requestId: 'r1' };
@@ -26,6 +26,13 @@ t.test('summaries are bounded', async (t) => {
   t.equal(summarize(null), null);
 });
 
+t.test('a failed sign-in keeps the identifier tried only when it is email- or E.164-shaped', async (t) => {
+  for (const kept of ['ann@example.com', ' Ann.Lee+tag@mail.example.co.uk ', '+4915112345678', '+12025550143']) t.equal(attemptedLabel(kept), kept.trim(), kept);
+  for (const dropped of ['hunter2', 'P@ssw0rd', 'p@ss word.x', 'a@b', '@example.com', 'ann@', '4915112345678', '+0123456789', '+1234', `${'a'.repeat(250)}@example.com`, '', null, 42]) {
+    t.equal(attemptedLabel(dropped), null, String(dropped).slice(0, 20));
+  }
+});
+
 t.test('a row: redacted summaries, bounded texts, unknown actions refused', async (t) => {
   const row = auditRow({ ...source, userAgent: 'u'.repeat(900) }, { action: 'api_key.minted', target: { type: 'api_key', id: 'k1' }, after: { name: 'ci', key: 'osk_secret' } }, new Date('2026-01-01T00:00:00Z'));
   t.match(row, { action: 'api_key.minted', outcome: 'success', occurred_at: '2026-01-01T00:00:00.000Z', actor_id: 'u1', ip: '10.0.0.1', target_id: 'k1', after: { name: 'ci' }, before: null });
@@ -39,8 +46,12 @@ t.test('auth-engine routes: which are audited and how', async (t) => {
   t.equal(auditedEnginePath('/api/v2/auth/admin/ban-user'), '/admin/ban-user');
   t.match(engineRouteEvent('/sign-in/email', 200, { email: 'a@x', password: 'pw' }, { user: { id: 'u1', email: 'a@x' } }), { entry: { action: 'auth.sign_in', target: { id: 'u1' } }, actorId: 'u1' });
   t.equal(engineRouteEvent('/sign-in/email', 200, {}, { twoFactorRedirect: true }), null, 'a first factor asking for the second is not a sign-in yet');
-  const failed = engineRouteEvent('/sign-in/email', 401, { email: 'a@x', password: 'pw' }, null)!;
-  t.match(failed.entry, { action: 'auth.sign_in_failed', outcome: 'failure', target: { label: 'a@x' } });
+  const failed = engineRouteEvent('/sign-in/email', 401, { email: 'a@x.io', password: 'pw' }, null)!;
+  t.match(failed.entry, { action: 'auth.sign_in_failed', outcome: 'failure', target: { label: 'a@x.io' } });
+  const typedPassword = engineRouteEvent('/sign-in/email', 400, { email: 'correct horse battery', password: '' }, null)!;
+  t.equal(typedPassword.entry.target?.label, null, 'a password typed into the email box is not kept as the label');
+  t.notOk(JSON.stringify(typedPassword).includes('horse'));
+  t.equal(engineRouteEvent('/sign-in/phone-number', 401, { phoneNumber: '+4915112345678', password: 'pw' }, null)!.entry.target?.label, '+4915112345678', 'an E.164 number is kept');
   t.notOk(JSON.stringify(failed).includes('pw'), 'the attempted password is not kept');
   t.equal(engineRouteEvent('/change-password', 400, {}, null), null, 'a refused change is not a change');
   t.equal(engineRouteEvent('/sign-in/email', 429, { email: 'a@x', password: 'pw' }, null), null, 'a rate-limited attempt did nothing: not recorded');

@@ -2,7 +2,7 @@ import type { AuthIdentity } from '../../../capabilities/authIdentity.ts';
 import type { HttpRoutes } from '../../../capabilities/httpRoutes.ts';
 import { isCodedError } from '../../../kernel/errors.ts';
 import { requestContext, sendResponse, setCookies, toFetchRequest } from './fetchBridge.ts';
-import { refusedBeforeActing } from './engineRouteAudit.ts';
+import { attemptedLabel, refusedBeforeActing } from './engineRouteAudit.ts';
 import { recordAuth, withEngineAudit, type AuthAudit } from './recordAuthEvents.ts';
 
 const signInBody = {
@@ -32,7 +32,7 @@ export function addSessionRoutes(routes: HttpRoutes, identity: AuthIdentity, aud
         result = await identity.signIn({ email, password }, requestContext(request));
       } catch (error) {
         if (isCodedError(error) && error.status < 500 && !refusedBeforeActing(error.status)) {
-          await recordAuth(audit, request, { action: 'auth.sign_in_failed', outcome: 'failure', target: { type: 'user', label: email }, after: { method: 'password', status: error.status } });
+          await recordAuth(audit, request, { action: 'auth.sign_in_failed', outcome: 'failure', target: { type: 'user', label: attemptedLabel(email) }, after: { method: 'password', status: error.status } });
         }
         throw error;
       }
