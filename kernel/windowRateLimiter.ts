@@ -7,21 +7,44 @@ export interface WindowRule {
   windowSeconds: number;
 }
 
+/**
+ * At most `max` accepted hits per key within any `windowSeconds` (a rolling window over the hits
+ * that were let through), and at least `spacingSeconds` between two of them.
+ */
+export interface RollingRule {
+  max: number;
+  windowSeconds: number;
+  spacingSeconds?: number;
+}
+
+/** Why a rolling rule refused a hit, and the seconds to wait. */
+export interface RollingRefusal {
+  retryAfter: number;
+  by: 'spacing' | 'max';
+}
+
 /** Bounds memory under a flood of distinct addresses; expired windows are swept first. */
 const MAX_KEYS = 100_000;
 
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/** The refusal of a limit: 429 with the seconds to wait; `limit` names it (`signIn`, `form`, `phoneCode.perIp`). */
+export const rateLimited = (retryAfter: number, limit: string) => codedError('RATE_LIMITED', { retryAfter, limit });
+
 /**
- * Fixed-window counts per key (a form and a client IP, a share link's client IP...): in Redis when
- * one is configured (every process behind a load balancer shares the count), else, and while Redis
- * does not answer, in memory. The one limiter of public routes (forms, share links).
+ * The one rate limiter of the runtime (sign-ins and the other auth families, phone codes, forms,
+ * share links). Fixed-window counts per key: in Redis when one is configured (every process behind
+ * a load balancer shares the count), else, and while Redis does not answer, in memory. Rolling
+ * windows over accepted hits (a cooldown and a cap per phone number) are kept in memory.
  */
 export class WindowRateLimiter {
   private windows = new Map<string, { count: number; resetAt: number }>();
+  private logs = new Map<string, { times: number[]; windowMs: number }>();
   private shared: EventsCounter | null = null;
   private prefix = '';
   private onSharedError: (error: unknown) => void = () => undefined;
 
-  /** `limit` names the limit in the RATE_LIMITED error's details (`form`, `share-link`). */
+  /** `limit` names the limit in the RATE_LIMITED error of `hit` (`form`, `share-link`). */
   constructor(private readonly limit: string, private readonly now: () => number = Date.now) {}
 
   /** Count through `counter` (keys prefixed with `prefix`) from now on; a failed call falls back to this process's count. */
@@ -37,15 +60,16 @@ export class WindowRateLimiter {
 
   /** Counts one hit; throws RATE_LIMITED (429, retryAfter in seconds) past the rule's limit. */
   async hit(key: string, rule: WindowRule): Promise<void> {
-    const wait = await this.countAnywhere(key, rule);
-    if (wait > 0) throw codedError('RATE_LIMITED', { retryAfter: wait, limit: this.limit });
+    const wait = await this.wait(key, rule);
+    if (wait > 0) throw rateLimited(wait, this.limit);
   }
 
-  private async countAnywhere(key: string, rule: WindowRule): Promise<number> {
+  /** Counts one hit in the key's fixed window: the seconds to wait, or 0 when the hit is allowed. */
+  async wait(key: string, rule: WindowRule): Promise<number> {
     if (this.shared) {
       try {
         const { count, ttlMs } = await this.shared.hit(`${this.prefix}${key}`, rule.windowSeconds * 1000);
-        return count > rule.max ? Math.max(1, Math.ceil(ttlMs / 1000)) : 0;
+        return count > rule.max ? seconds(ttlMs) : 0;
       } catch (error) {
         this.onSharedError(error);
       }
@@ -58,14 +82,36 @@ export class WindowRateLimiter {
       this.windows.set(key, window);
     }
     window.count += 1;
-    return window.count > rule.max ? Math.max(1, Math.ceil((window.resetAt - now) / 1000)) : 0;
+    return window.count > rule.max ? seconds(window.resetAt - now) : 0;
+  }
+
+  /**
+   * A hit under a rolling rule, in this process: null when allowed (the hit is then recorded),
+   * else why not and the seconds to wait (a refused hit is not recorded).
+   */
+  waitRolling(key: string, rule: RollingRule): RollingRefusal | null {
+    const now = this.now();
+    const windowMs = rule.windowSeconds * 1000;
+    const recent = (this.logs.get(key)?.times ?? []).filter((at) => at > now - windowMs);
+    const last = recent[recent.length - 1];
+    const spacingMs = (rule.spacingSeconds ?? 0) * 1000;
+    if (last !== undefined && now - last < spacingMs) return { retryAfter: seconds(last + spacingMs - now), by: 'spacing' };
+    if (recent.length >= rule.max) return { retryAfter: seconds(recent[recent.length - rule.max]! + windowMs - now), by: 'max' };
+    if (!this.logs.has(key) && this.logs.size >= MAX_KEYS) this.sweep(now);
+    recent.push(now);
+    this.logs.set(key, { times: recent.slice(-rule.max), windowMs });
+    return null;
   }
 
   private sweep(now: number): void {
     for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
-    for (const key of this.windows.keys()) {
-      if (this.windows.size < MAX_KEYS) break;
-      this.windows.delete(key);
+    for (const [key, log] of this.logs) if (log.times[log.times.length - 1]! <= now - log.windowMs) this.logs.delete(key);
+    // Still full: forget the oldest entries rather than grow without bound.
+    for (const map of [this.windows, this.logs] as Array<Map<string, unknown>>) {
+      for (const key of map.keys()) {
+        if (map.size < MAX_KEYS) break;
+        map.delete(key);
+      }
     }
   }
 }

@@ -1,6 +1,7 @@
 import { AUDIT_ACTIONS, type AuditEntry, type AuditRecord, type AuditSource } from '../../capabilities/auditRecord.ts';
 import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { codedError } from '../../kernel/errors.ts';
+import type { Logger } from '../../kernel/logger.ts';
 import { summarize } from './summarize.ts';
 
 /** The engine-owned object the trail is stored in (system-app/objects/sys_audit_event.json). */
@@ -31,12 +32,26 @@ export function auditRow(source: AuditSource, entry: AuditEntry, now: Date): Rec
   };
 }
 
-/** audit.record: each event stored as engine work, in the caller's transaction when given one. */
-export function createAuditService(engine: DataEngine): AuditRecord {
+/**
+ * audit.record: each event stored as engine work. In the caller's transaction when given one (the
+ * event and the change then commit or fail together: a failed write throws). Without one (an HTTP
+ * edge recording after the change succeeded) a failed write is logged and the request goes on.
+ */
+export function createAuditService(engine: DataEngine, log: Logger): AuditRecord {
   return {
     async record(source, entry, options = {}) {
       const row = auditRow(source, entry, new Date());
-      await (options.engine ?? engine).create(AUDIT_EVENT, row, { environmentId: source.environmentId, principal: null, system: true });
+      const context = { environmentId: source.environmentId, principal: null, system: true };
+      if (options.engine) {
+        await options.engine.create(AUDIT_EVENT, row, context);
+        return;
+      }
+      try {
+        await engine.create(AUDIT_EVENT, row, context);
+      } catch (error) {
+        log.error({ err: error, action: entry.action, environmentId: source.environmentId, requestId: source.requestId ?? null, targetType: row.target_type, targetId: row.target_id },
+          'audit: the event could not be stored; the request it records went on');
+      }
     },
   };
 }

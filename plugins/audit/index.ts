@@ -16,7 +16,7 @@ export default definePlugin({
   provides: ['audit.record'],
   register(ctx) {
     ctx.resolve('metadata.registry').contributeApp(fileURLToPath(new URL('./system-app', import.meta.url)));
-    const audit = createAuditService(ctx.resolve('data.engine'));
+    const audit = createAuditService(ctx.resolve('data.engine'), ctx.log);
     ctx.provide('audit.record', audit);
     ctx.retention({
       name: 'audit.log', object: AUDIT_EVENT, keepDays: 90, action: 'archive', ageField: 'occurred_at',

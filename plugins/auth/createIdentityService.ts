@@ -115,7 +115,7 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       if (deps.phone && isPhonePath(routed) && mutating) {
         const normalized = await normalizePhoneRequest(request, env.context.secret);
         request = normalized.request;
-        if (normalized.phone && PHONE_CODE_PATHS.has(routed)) deps.phone.limiter.hit({ environmentId: env.id, ip: context.ip, phone: normalized.phone });
+        if (normalized.phone && PHONE_CODE_PATHS.has(routed)) await deps.phone.limiter.hit({ environmentId: env.id, ip: context.ip, phone: normalized.phone });
       }
       if (mutating) await refusePlaceholderEmail(request, routed);
       const family = rateFamilyOf(path);

@@ -15,7 +15,7 @@ import { RateLimiter } from './rateLimiter.ts';
 
 // One map per kernel: the kernel hands the same context object to every phase of a plugin.
 const states = new WeakMap<object, Map<string, EnvironmentAuth>>();
-const limiters = new WeakMap<object, RateLimiter>();
+const limiters = new WeakMap<object, { auth: RateLimiter; phone: PhoneCodeLimiter | null }>();
 const oauthStates = new WeakMap<object, Map<string, OAuthServer>>();
 
 /**
@@ -42,7 +42,8 @@ export default definePlugin({
     if (bus) cache.share(bus);
     const limiter = new RateLimiter(ctx.options.rateLimit);
     const phone = phoneNumberOptionsOf(ctx.options.phoneNumber);
-    limiters.set(ctx, limiter);
+    const phoneLimiter = phone ? new PhoneCodeLimiter(phone) : null;
+    limiters.set(ctx, { auth: limiter, phone: phoneLimiter });
     const oauthServers = new Map<string, OAuthServer>();
     oauthStates.set(ctx, oauthServers);
     const provider = ctx.options.oauthProvider;
@@ -54,7 +55,7 @@ export default definePlugin({
     ctx.provide('auth.identity', createIdentityService({
       oauth,
       environments, cache, limiter, options: ctx.options, email: () => ctx.resolve('email.send'),
-      phone: phone ? { limiter: new PhoneCodeLimiter(phone), sms: () => ctx.resolve('sms.send') } : null,
+      phone: phoneLimiter ? { limiter: phoneLimiter, sms: () => ctx.resolve('sms.send') } : null,
     }));
     // The engines start once the runtime serves (requests that need no identity are answered
     // meanwhile; those that do wait for their environment's engine), after other ready hooks.
@@ -68,7 +69,9 @@ export default definePlugin({
     const counter = ctx.has('events.counter') ? ctx.resolve('events.counter') : null;
     if (counter?.shared) {
       const onError = (error: unknown) => ctx.log.warn({ err: error }, 'auth: the shared rate-limit count in Redis failed; counting in this process meanwhile');
-      limiters.get(ctx)!.share(counter, onError);
+      const { auth, phone } = limiters.get(ctx)!;
+      auth.share(counter, onError);
+      phone?.share(counter, onError);
     }
     checkMailOrigin(ctx.options, info.production, ctx.has('email.send'));
     const phoneOn = phoneNumberOptionsOf(ctx.options.phoneNumber) !== null;
@@ -103,7 +106,9 @@ export default definePlugin({
     }
   },
   async stop(ctx) {
-    await limiters.get(ctx)?.close();
+    const limiter = limiters.get(ctx);
+    await limiter?.auth.close();
+    await limiter?.phone?.close();
     const environments = states.get(ctx);
     if (environments) await closeAll(environments);
   },

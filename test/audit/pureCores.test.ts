@@ -1,28 +1,16 @@
-/** The audit trail's pure parts: summaries without secrets, bounded rows, the closed action list. */
+/** The audit trail's pure parts: bounded rows, the closed action list, the auth routes' events (summaries: summarize.test.ts). */
 import t from 'tap';
 import { auditRow } from '../../plugins/audit/createAuditService.ts';
-import { summarize } from '../../plugins/audit/summarize.ts';
-import { engineRouteEvent, enginePath } from '../../plugins/auth/routes/engineRouteAudit.ts';
+import { attemptedLabel, engineRouteEvent } from '../../plugins/auth/routes/engineRouteAudit.ts';
+import { auditedEnginePath } from '../../plugins/auth/routes/recordAuthEvents.ts';
 
 const source = { environmentId: 'main', actorId: 'u1', actorKind: 'user' as const, ip: '10.0.0.1', userAgent: 'ua', requestId: 'r1' };
 
-t.test('summaries drop every key that names a secret, at any depth', async (t) => {
-  const out = summarize({
-    name: 'ops', password: 'p1', newPassword: 'p2', currentPassword: 'p3', token: 't1', apiKey: 'k1', key: 'k2', secret_key: 'k3',
-    client_secret: 's1', hash: 'h1', backupCodes: ['c1'], code: '123456', nested: { sessionToken: 't2', label: 'L', deeper: { otp: '1' } },
-    list: [{ authorization: 'Bearer x', id: 1 }], started: 'osk_abcdef',
-  });
-  t.same(out, { name: 'ops', nested: { label: 'L', deeper: {} }, list: [{ id: 1 }], started: '[hidden]' });
-  t.notOk(JSON.stringify(out).match(/p1|p2|p3|t1|t2|k1|k2|k3|s1|h1|c1|123456|Bearer|osk_/), 'none of the secret values is left');
-});
-
-t.test('summaries are bounded', async (t) => {
-  const wide = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, 'x'.repeat(1000)]));
-  const out = summarize(wide)!;
-  t.equal(Object.keys(out).length, 30);
-  t.equal(String(out.f0).length, 201, 'a long text is cut');
-  t.same(summarize({ a: { b: { c: { d: 1 } } } }), { a: { b: { c: '[…]' } } }, 'depth is bounded');
-  t.equal(summarize(null), null);
+t.test('a failed sign-in keeps the identifier tried only when it is email- or E.164-shaped', async (t) => {
+  for (const kept of ['ann@example.com', ' Ann.Lee+tag@mail.example.co.uk ', '+4915112345678', '+12025550143']) t.equal(attemptedLabel(kept), kept.trim(), kept);
+  for (const dropped of ['hunter2', 'P@ssw0rd', 'p@ss word.x', 'a@b', '@example.com', 'ann@', '4915112345678', '+0123456789', '+1234', `${'a'.repeat(250)}@example.com`, '', null, 42]) {
+    t.equal(attemptedLabel(dropped), null, String(dropped).slice(0, 20));
+  }
 });
 
 t.test('a row: redacted summaries, bounded texts, unknown actions refused', async (t) => {
@@ -33,13 +21,21 @@ t.test('a row: redacted summaries, bounded texts, unknown actions refused', asyn
 });
 
 t.test('auth-engine routes: which are audited and how', async (t) => {
-  t.equal(enginePath('/api/v1/environments/e1/auth/sign-in/email?x=1'), '/sign-in/email');
+  t.equal(auditedEnginePath('/api/v1/environments/e1/auth/sign-in/email?x=1'), '/sign-in/email');
+  t.equal(auditedEnginePath('/api/v1/environments/auth/auth/sign-in/email'), '/sign-in/email', 'an environment named auth is not the engine path');
+  t.equal(auditedEnginePath('/api/v2/auth/admin/ban-user'), '/admin/ban-user');
   t.match(engineRouteEvent('/sign-in/email', 200, { email: 'a@x', password: 'pw' }, { user: { id: 'u1', email: 'a@x' } }), { entry: { action: 'auth.sign_in', target: { id: 'u1' } }, actorId: 'u1' });
   t.equal(engineRouteEvent('/sign-in/email', 200, {}, { twoFactorRedirect: true }), null, 'a first factor asking for the second is not a sign-in yet');
-  const failed = engineRouteEvent('/sign-in/email', 401, { email: 'a@x', password: 'pw' }, null)!;
-  t.match(failed.entry, { action: 'auth.sign_in_failed', outcome: 'failure', target: { label: 'a@x' } });
+  const failed = engineRouteEvent('/sign-in/email', 401, { email: 'a@x.io', password: 'pw' }, null)!;
+  t.match(failed.entry, { action: 'auth.sign_in_failed', outcome: 'failure', target: { label: 'a@x.io' } });
+  const typedPassword = engineRouteEvent('/sign-in/email', 400, { email: 'correct horse battery', password: '' }, null)!;
+  t.equal(typedPassword.entry.target?.label, null, 'a password typed into the email box is not kept as the label');
+  t.notOk(JSON.stringify(typedPassword).includes('horse'));
+  t.equal(engineRouteEvent('/sign-in/phone-number', 401, { phoneNumber: '+4915112345678', password: 'pw' }, null)!.entry.target?.label, '+4915112345678', 'an E.164 number is kept');
   t.notOk(JSON.stringify(failed).includes('pw'), 'the attempted password is not kept');
   t.equal(engineRouteEvent('/change-password', 400, {}, null), null, 'a refused change is not a change');
+  t.equal(engineRouteEvent('/sign-in/email', 429, { email: 'a@x', password: 'pw' }, null), null, 'a rate-limited attempt did nothing: not recorded');
+  t.equal(engineRouteEvent('/sign-in/nothing', 404, { email: 'a@x', password: 'pw' }, null), null, 'nor an unknown route');
   t.match(engineRouteEvent('/admin/ban-user', 200, { userId: 'u2', banReason: 'spam' }, null)!.entry, { action: 'user.banned', target: { id: 'u2' }, after: { reason: 'spam' } });
   t.match(engineRouteEvent('/passkey/delete-passkey', 200, { id: 'pk1' }, null)!.entry, { action: 'auth.passkey_changed', target: { id: 'pk1' } });
   t.equal(engineRouteEvent('/get-session', 200, null, null), null, 'reads are not audited');

@@ -582,16 +582,16 @@ export const GUARDS: Guard[] = [
 
   // OTP limits
   {
-    id: "otp.cooldown", area: "OTP limits", file: "plugins/auth/phoneCodeLimiter.ts",
-    original: "if (last !== undefined && now - last < cooldownSeconds * 1000) {",
-    mutation: "if (false) {",
+    id: "otp.cooldown", area: "OTP limits", file: "kernel/windowRateLimiter.ts",
+    original: "if (last !== undefined && now - last < spacingMs) return",
+    mutation: "if (false) return",
     tests: ["test/auth/phoneCodeLimiter.test.ts"],
     what: "codes are texted without the cooldown",
   },
   {
-    id: "otp.hourlyCap", area: "OTP limits", file: "plugins/auth/phoneCodeLimiter.ts",
-    original: "if (recent.length >= hourlyCap) {",
-    mutation: "if (false) {",
+    id: "otp.hourlyCap", area: "OTP limits", file: "kernel/windowRateLimiter.ts",
+    original: "if (recent.length >= rule.max) return",
+    mutation: "if (false) return",
     tests: ["test/auth/phoneCodeLimiter.test.ts"],
     what: "codes are texted past the hourly cap",
   },

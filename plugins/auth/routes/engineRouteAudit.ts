@@ -6,12 +6,23 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 const userOf = (body: Body): Record<string, unknown> | null =>
   body && typeof body.user === 'object' && body.user !== null ? (body.user as Record<string, unknown>) : null;
 
-/** The auth engine's path below /auth (`/sign-in/email`), from a request URL. */
-export function enginePath(url: string): string {
-  const q = url.indexOf('?');
-  const pathname = q >= 0 ? url.slice(0, q) : url;
-  const at = pathname.indexOf('/auth/');
-  return at >= 0 ? pathname.slice(at + '/auth'.length) : pathname;
+/**
+ * A refusal that did nothing and is not recorded: a rate limit (429, the attempt never reached the
+ * credentials) or an unknown route or environment (404).
+ */
+export const refusedBeforeActing = (status: number): boolean => status === 404 || status === 429;
+
+const EMAIL_SHAPED = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/;
+const E164_SHAPED = /^\+[1-9][0-9]{6,14}$/;
+
+/**
+ * The identifier a failed sign-in tried, kept as its target label only when it is shaped like an
+ * email address or an E.164 phone number: a password typed into the email box is never stored.
+ */
+export function attemptedLabel(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed.length <= 254 && (EMAIL_SHAPED.test(trimmed) || E164_SHAPED.test(trimmed)) ? trimmed : null;
 }
 
 /** Routes that sign a user in (a session is made when they succeed). */
@@ -22,12 +33,12 @@ const PASSKEY = /^\/passkey\/(verify-registration|delete-passkey|update-passkey)
 /**
  * The audit event of one answered auth-engine request, or null when the route is not audited.
  * Pure: the path, the status, the request body and the answer's body. Only the attempted email
- * (or phone) and ids are kept, never a password, code or token.
+ * (or phone, when shaped like one) and ids are kept, never a password, code or token.
  */
 export function engineRouteEvent(path: string, status: number, requestBody: Body, answer: Body): { entry: AuditEntry; actorId?: string | null } | null {
   const ok = status >= 200 && status < 300;
   if (SIGN_IN.test(path)) {
-    if (status < 200 || (status >= 300 && status < 400)) return null;
+    if (status < 200 || (status >= 300 && status < 400) || refusedBeforeActing(status)) return null;
     const user = userOf(answer);
     const method = path.split('/').slice(1).join('.');
     if (ok) {
@@ -35,7 +46,7 @@ export function engineRouteEvent(path: string, status: number, requestBody: Body
       if (answer && answer.twoFactorRedirect === true) return null;
       return { entry: { action: 'auth.sign_in', target: { type: 'user', id: text(user?.id), label: text(user?.email) }, after: { method } }, actorId: text(user?.id) };
     }
-    const attempted = text(requestBody?.email) ?? text(requestBody?.phoneNumber);
+    const attempted = attemptedLabel(requestBody?.email) ?? attemptedLabel(requestBody?.phoneNumber);
     return { entry: { action: 'auth.sign_in_failed', outcome: 'failure', target: { type: 'user', label: attempted }, after: { method, status } } };
   }
   if (!ok) return null;

@@ -26,15 +26,21 @@ export function requestContext(request: FastifyRequest): AuthRequestContext {
 }
 
 /**
+ * A request URL (path and query) as the auth engine expects it: below /api/v1/auth, an
+ * environment prefix or another API version removed (the environment was chosen already). Pure.
+ */
+export function authUrlOf(url: string): string {
+  const q = url.indexOf('?');
+  const pathname = q >= 0 ? url.slice(0, q) : url;
+  const prefixed = PREFIXED.exec(pathname);
+  return `${prefixed ? `/api/v1${prefixed[1]}` : pathname}${q >= 0 ? url.slice(q) : ''}`;
+}
+
+/**
  * The Fetch Request the auth engine expects: the path below /api/v1/auth (an environment prefix
  * removed: the environment was chosen already), the client's headers, the body as sent.
  */
 export function toFetchRequest(request: FastifyRequest): Request {
-  const raw = request.url;
-  const q = raw.indexOf('?');
-  const pathname = q >= 0 ? raw.slice(0, q) : raw;
-  const prefixed = PREFIXED.exec(pathname);
-  const path = prefixed ? `/api/v1${prefixed[1]}` : pathname;
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || REQUEST_SKIP.has(name)) continue;
@@ -47,7 +53,7 @@ export function toFetchRequest(request: FastifyRequest): Request {
     // fastify parsed JSON already; serializing it again gives the engine the same document.
     init.body = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   }
-  return new Request(`${ownOrigin(request)}${path}${q >= 0 ? raw.slice(q) : ''}`, init);
+  return new Request(`${ownOrigin(request)}${authUrlOf(request.url)}`, init);
 }
 
 export function setCookies(reply: FastifyReply, cookies: string[]): void {

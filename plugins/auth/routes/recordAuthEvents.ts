@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { auditSourceOf, type AuditEntry, type AuditRecord } from '../../../capabilities/auditRecord.ts';
 import { isCodedError } from '../../../kernel/errors.ts';
-import { engineRouteEvent, enginePath } from './engineRouteAudit.ts';
+import { enginePath } from '../authPaths.ts';
+import { engineRouteEvent } from './engineRouteAudit.ts';
+import { authUrlOf } from './fetchBridge.ts';
 
 /** The audit trail as the auth routes use it: absent when no plugin provides audit.record. */
 export type AuthAudit = AuditRecord | undefined;
@@ -13,6 +15,9 @@ export async function recordAuth(audit: AuthAudit, request: FastifyRequest, entr
   await audit.record(actorId ? { ...source, actorId, actorKind: 'user' } : source, entry);
 }
 
+/** The engine path of a request URL as the engine itself sees it (authPaths.ts): an environment prefix is not part of it. */
+export const auditedEnginePath = (url: string): string | null => enginePath(authUrlOf(url));
+
 const bodyOf = (request: FastifyRequest): Record<string, unknown> | null =>
   typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : null;
 
@@ -22,7 +27,8 @@ const bodyOf = (request: FastifyRequest): Record<string, unknown> | null =>
  */
 export async function withEngineAudit(audit: AuthAudit, request: FastifyRequest, serve: () => Promise<Response>): Promise<Response> {
   if (!audit) return serve();
-  const path = enginePath(request.url);
+  const path = auditedEnginePath(request.url);
+  if (path === null) return serve();
   let response: Response;
   try {
     response = await serve();

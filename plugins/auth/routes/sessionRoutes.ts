@@ -2,6 +2,7 @@ import type { AuthIdentity } from '../../../capabilities/authIdentity.ts';
 import type { HttpRoutes } from '../../../capabilities/httpRoutes.ts';
 import { isCodedError } from '../../../kernel/errors.ts';
 import { requestContext, sendResponse, setCookies, toFetchRequest } from './fetchBridge.ts';
+import { attemptedLabel, refusedBeforeActing } from './engineRouteAudit.ts';
 import { recordAuth, withEngineAudit, type AuthAudit } from './recordAuthEvents.ts';
 
 const signInBody = {
@@ -30,8 +31,8 @@ export function addSessionRoutes(routes: HttpRoutes, identity: AuthIdentity, aud
       try {
         result = await identity.signIn({ email, password }, requestContext(request));
       } catch (error) {
-        if (isCodedError(error) && error.status < 500) {
-          await recordAuth(audit, request, { action: 'auth.sign_in_failed', outcome: 'failure', target: { type: 'user', label: email }, after: { method: 'password', status: error.status } });
+        if (isCodedError(error) && error.status < 500 && !refusedBeforeActing(error.status)) {
+          await recordAuth(audit, request, { action: 'auth.sign_in_failed', outcome: 'failure', target: { type: 'user', label: attemptedLabel(email) }, after: { method: 'password', status: error.status } });
         }
         throw error;
       }
