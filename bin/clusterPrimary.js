@@ -14,11 +14,14 @@ const STEADY_MS = 10_000;
  * Runs the primary of `count` workers; resolves with the process's exit code once every worker has
  * stopped (a signal, or a first boot that failed).
  * `onServing` is called with each worker's ready message (the bench's cluster server reports its URL so).
+ * `asked`: the count was asked for (`--workers N`), not the default; a worker refuses to serve an
+ * in-memory database then, where it serves alone by default (cli/workersDatabase.ts).
  * @param {number} count
- * @param {(message: { osr: 'ready'; url?: string }, serving: number) => void} [onServing]
+ * @param {(message: { osr: 'ready'; url?: string; alone?: boolean }, serving: number) => void} [onServing]
+ * @param {boolean} [asked]
  * @returns {Promise<number>}
  */
-export function runPrimary(count, onServing) {
+export function runPrimary(count, onServing, asked = false) {
   /** @type {Map<string, { count: number; resetAt: number }>} */
   const windows = new Map();
   /** @param {string} key @param {number} windowMs @param {number} amount */
@@ -49,7 +52,7 @@ export function runPrimary(count, onServing) {
     const fork = (first) => {
       // A stop that came first (a signal may arrive before the first worker's ready message) starts nothing more.
       if (stopping) return;
-      const worker = cluster.fork({ OSR_WORKERS: String(count) });
+      const worker = cluster.fork({ OSR_WORKERS: String(count), ...(asked ? { OSR_WORKERS_ASKED: '1' } : {}) });
       workers.add(worker);
       let serving = false;
       let servedAt = 0;
@@ -58,7 +61,8 @@ export function runPrimary(count, onServing) {
         if (message.osr === 'ready') {
           serving = true;
           servedAt = Date.now();
-          if (first) for (let i = 1; i < count; i++) fork(false);
+          // A worker whose database lives in its own process (in-memory SQLite) serves alone (cli/workersDatabase.ts).
+          if (first && !message.alone) for (let i = 1; i < count; i++) fork(false);
           onServing?.(message, ++served);
         } else if (message.osr === 'bus' && typeof message.message === 'string') {
           for (const other of workers) if (other !== worker && other.isConnected()) other.send({ osr: 'bus', message: message.message });

@@ -22,7 +22,7 @@ if (cluster.isPrimary) {
     }
     if (workers > 1) {
       const { runPrimary } = await import('./clusterPrimary.js');
-      process.exit(await runPrimary(workers));
+      process.exit(await runPrimary(workers, undefined, asked !== undefined));
     }
   }
 }

@@ -7,6 +7,14 @@ export interface SideTableAccess {
   /** The transaction of the engine given as `within` when it is bound to one, else the environment's pool. */
   knex: Knex;
   dialect: 'sqlite' | 'postgres';
+  /**
+   * Runs `work` in a transaction that writes, committed if it resolves, rolled back if not. On
+   * SQLite it takes the write lock at BEGIN (`BEGIN IMMEDIATE`, waiting up to the busy timeout
+   * while another connection writes): a transaction that read first and asked for the lock later
+   * would fail at once (SQLITE_BUSY) when another process committed in between. Inside a bound
+   * engine's transaction (`within`), a savepoint of it. Use it instead of `knex.transaction`.
+   */
+  writeTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
 }
 
 /** What `withDatabase` hands its work: the access, and when its writes are seen by others. */

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
+import type { SideTableAccess } from '../capabilities/dataDatabase.ts';
 import type { JobCount, JobInfo } from '../capabilities/jobsQueue.ts';
 import { codedError } from '../kernel/errors.ts';
+import { createDataDatabase } from '../plugins/data/engine/createDataDatabase.ts';
 import { openDatabase } from '../plugins/data/sql/openDatabase.ts';
 import { countJobs, deadJobs, JOB_TABLE, retryDead } from '../plugins/jobs/jobStore.ts';
 import { loadConfig, type LoadConfigOptions } from '../runtime/loadConfig.ts';
@@ -48,12 +50,13 @@ export async function retryJob(options: LoadConfigOptions, id: string): Promise<
   throw codedError('NOT_FOUND', { what: `Job ${id}` });
 }
 
-async function withEnvironment<T>(env: { databaseUrl: string; schema: string | null }, work: (access: { knex: import('knex').Knex; dialect: 'sqlite' | 'postgres' }) => Promise<T | null>): Promise<T | null> {
+async function withEnvironment<T>(env: { id: string; databaseUrl: string; schema: string | null }, work: (access: SideTableAccess) => Promise<T | null>): Promise<T | null> {
   // A SQLite file that does not exist yet holds no jobs; opening it would create it.
   if (env.databaseUrl.startsWith('sqlite:') && !existsSync(env.databaseUrl.slice('sqlite:'.length))) return null;
   const db = await openDatabase({ url: env.databaseUrl, ...(env.schema ? { schema: env.schema } : {}) });
   try {
-    return await work({ knex: db.knex, dialect: db.dialect });
+    // The data plugin's side-table access (its write transactions included), on this database alone.
+    return await createDataDatabase({ database: () => db }).withDatabase(env.id, work);
   } finally {
     await db.close();
   }

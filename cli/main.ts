@@ -9,6 +9,7 @@ import { formatLifecycle, runLifecycleCommand } from './runLifecycle.ts';
 import { formatDoctor, runDoctor } from './runDoctor.ts';
 import { formatSweep, runSweepCommand } from './runSweep.ts';
 import { serveMcpStdio } from './serveMcpStdio.ts';
+import { workersPlan } from './workersDatabase.ts';
 
 const USAGE = `Usage: osr <command> [options]
 
@@ -103,15 +104,18 @@ export async function main(argv: string[]): Promise<number> {
     case 'start': {
       const env = values.port ? { ...process.env, PORT: values.port } : process.env;
       const runtime = await createRuntime({ ...base, env, developmentAdmin: true });
+      // A worker of `osr start --workers N` (bin/clusterPrimary.js): the primary starts the others once the first serves.
+      const workers = cluster.isWorker && process.env.OSR_WORKERS ? Number(process.env.OSR_WORKERS) : 1;
+      const plan = workersPlan(runtime.config.environments, workers, process.env.OSR_WORKERS_ASKED === '1');
+      if (plan.alone) console.error(plan.line);
       await runtime.start();
       runtime.kernel.installSignalHandlers();
       const url = runtime.http().url();
       const code = runsCompiled() ? 'dist/' : 'the TypeScript sources';
-      // A worker of `osr start --workers N` (bin/clusterPrimary.js): the primary starts the others once the first serves.
-      const worker = cluster.isWorker && process.env.OSR_WORKERS ? ` (worker ${process.pid}, one of ${process.env.OSR_WORKERS})` : '';
+      const worker = workers <= 1 ? '' : plan.alone ? ` (worker ${process.pid}, alone: in-memory database)` : ` (worker ${process.pid}, one of ${workers})`;
       console.log(url ? `osr ${runtime.config.environmentId}: serving ${url}/api/v1 (database ${runtime.config.databaseUrl.split(':')[0]}) from ${code}${worker}` : 'osr: started without a listening socket');
       if (url && runtime.kernel.states().some((p) => p.name === 'console' && (p.status === 'started' || p.status === 'ready'))) console.log(`osr: the console is at ${url}/console/`);
-      if (worker) process.send?.({ osr: 'ready' });
+      if (worker) process.send?.({ osr: 'ready', ...(plan.alone ? { alone: true } : {}) });
       return -1;
     }
     default:

@@ -62,6 +62,7 @@ export const ERRORS = {
   CONFIG_NOT_FOUND: { status: 500, message: 'Configuration file {file} was not found.' },
   SECRET_REQUIRED: { status: 500, message: 'OS_AUTH_SECRET is required when NODE_ENV=production. Set it to a long random value (at least 32 characters).' },
   METADATA_INVALID: { status: 500, message: 'Metadata is not valid in {file} at {path}: {reason}' },
+  WORKERS_IN_MEMORY_DATABASE: { status: 500, message: "osr start --workers {workers} cannot serve environment '{environment}': its database ({url}) is an in-memory SQLite database, which lives inside one process, so every worker would have a database of its own. Fix: {fix}" },
 
   // Kernel boot.
   KERNEL_BOOT_FAILED: { status: 500, message: 'The runtime could not boot ({count} problem(s)):\n{lines}' },

@@ -145,7 +145,7 @@ export default definePlugin({
       for (const env of ctx.resolve('runtime.info').environments) {
         const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, readers: ctx.options.readers ?? defaultReaders(), ...(env.schema ? { schema: env.schema } : {}) });
         databases.set(env.id, db);
-        if (db.dialect === 'sqlite') fileLooksOf.get(ctx)!.set(env.id, fileChanges(db.knex));
+        if (db.dialect === 'sqlite' && countsOf.has(ctx)) fileLooksOf.get(ctx)!.set(env.id, fileChanges(db.knex));
         if (db.dialect === 'postgres' && countsOf.has(ctx)) {
           const environmentId = env.id;
           signalsOf.get(ctx)!.set(environmentId, listenForWrites(db.knex, db.schema, (tables) => countsOf.get(ctx)?.changed(environmentId, tables),

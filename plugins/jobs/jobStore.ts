@@ -78,7 +78,7 @@ async function insertIn(trx: Knex.Transaction, id: string, job: NewJob, now: Dat
  * this never interleave and a stopped schedule is never queued again.
  */
 export async function insertNextOccurrence(db: SideTableAccess, currentId: string, job: NewJob & { repeat: NonNullable<NewJob['repeat']> }, now: Date): Promise<boolean> {
-  return db.knex.transaction(async (trx) => {
+  return db.writeTransaction(async (trx) => {
     const current = trx(JOB_TABLE).select('id').where({ id: currentId, repeat_key: job.repeat.key });
     const live = await (db.dialect === 'postgres' ? current.forUpdate() : current);
     if (live.length === 0) return false;
@@ -93,7 +93,7 @@ export async function stopSchedule(db: SideTableAccess, name: string, key: strin
 
 export async function insertJob(db: SideTableAccess, job: NewJob, now: Date): Promise<{ id: string; added: boolean }> {
   const id = randomUUID();
-  const added = await db.knex.transaction((trx) => insertIn(trx, id, job, now));
+  const added = await db.writeTransaction((trx) => insertIn(trx, id, job, now));
   if (added) return { id, added };
   const first = await db.knex(JOB_TABLE).select('id').where({ name: job.name, idempotency_key: job.idempotencyKey }).first();
   return { id: String(first!.id), added: false };
@@ -220,7 +220,7 @@ export async function retryDead(db: SideTableAccess, id: string, now: Date): Pro
 
 /** Removes jobs that have not started; answers how many. */
 export async function removePending(db: SideTableAccess, where: (q: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<number> {
-  return db.knex.transaction(async (trx) => {
+  return db.writeTransaction(async (trx) => {
     const rows: Row[] = await where(trx(JOB_TABLE).select('id')).whereIn('state', ['waiting', 'delayed', 'failed']);
     if (rows.length === 0) return 0;
     // The state is checked again by the delete: a job claimed meanwhile keeps its row and its data.

@@ -45,7 +45,7 @@ export async function applyContract(db: SideTableAccess, window: RetentionWindow
   let rows = 0;
   for (let batch = 0; batch < options.maxBatches; batch++) {
     const removed = window.action === 'archive'
-      ? await archiveBatch(knex, window, cutoff, rowId, options.batchSize)
+      ? await archiveBatch(db, window, cutoff, rowId, options.batchSize)
       : await knex(window.object).whereIn(knex.raw(rowId) as unknown as string, pastWindow(knex, window, cutoff).select(knex.raw(rowId)).limit(options.batchSize)).del();
     rows += removed;
     if (removed < options.batchSize) return { ...base, cutoff, status: 'applied', rows, more: false };
@@ -73,8 +73,8 @@ async function ensureArchiveTable(knex: Knex): Promise<void> {
 }
 
 /** One batch moved: the rows copied into the archive and removed from their table in one transaction. */
-async function archiveBatch(knex: Knex, window: RetentionWindow, cutoff: string, rowId: string, size: number): Promise<number> {
-  return knex.transaction(async (trx) => {
+async function archiveBatch(db: SideTableAccess, window: RetentionWindow, cutoff: string, rowId: string, size: number): Promise<number> {
+  return db.writeTransaction(async (trx) => {
     const rows = (await pastWindow(trx, window, cutoff).select('*', trx.raw(`${rowId} as osr_row_key`)).limit(size)) as Array<Record<string, unknown>>;
     if (rows.length === 0) return 0;
     const archivedAt = new Date().toISOString();

@@ -1,4 +1,4 @@
-import { READS_ONLY, type DataDatabase, type WithDatabaseOptions } from '../../capabilities/dataDatabase.ts';
+import { READS_ONLY, type DataDatabase, type SideTableAccess, type WithDatabaseOptions } from '../../capabilities/dataDatabase.ts';
 import type { EventsBus } from '../../capabilities/eventsBus.ts';
 import type { SecretsKeys } from '../../capabilities/secretsKeys.ts';
 import type { EffectiveSettings, SettingsNamespace } from '../../capabilities/settingsStore.ts';
@@ -59,13 +59,13 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   const keyOf = (environmentId: string) => deps.keys.derive(SETTINGS_KEY_PURPOSE, environmentId);
 
   /** Reads leave every remembered total alone; a write names the one table it writes. */
-  const withTable = <T>(environmentId: string, writes: boolean, work: (knex: Parameters<Parameters<DataDatabase['withDatabase']>[1]>[0]['knex']) => Promise<T>) =>
-    deps.database.withDatabase(environmentId, async ({ knex }) => {
+  const withTable = <T>(environmentId: string, writes: boolean, work: (db: SideTableAccess) => Promise<T>) =>
+    deps.database.withDatabase(environmentId, async (db) => {
       if (!ready.has(environmentId)) {
-        await ensureSettingsTable(knex);
+        await ensureSettingsTable(db.knex);
         ready.add(environmentId);
       }
-      return work(knex);
+      return work(db);
     }, undefined, writes ? WRITES_SETTINGS : READS_ONLY);
 
   function forget(environmentId: string): void {
@@ -85,7 +85,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   }
 
   async function load(environmentId: string, namespace: SettingsNamespace): Promise<EffectiveSettings | null> {
-    const row = await withTable(environmentId, false, (knex) => readSettingsRow(knex, namespace));
+    const row = await withTable(environmentId, false, ({ knex }) => readSettingsRow(knex, namespace));
     if (!row) return null;
     return { values: joinSecrets(row.values, openAll(environmentId, row), NAMESPACES[namespace].secrets), revision: `${row.revision}@${row.updatedAt}` };
   }
@@ -119,7 +119,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
     },
 
     async view(environmentId: string, namespace: SettingsNamespace): Promise<SettingsView> {
-      return viewOf(environmentId, namespace, await withTable(environmentId, false, (knex) => readSettingsRow(knex, namespace)));
+      return viewOf(environmentId, namespace, await withTable(environmentId, false, ({ knex }) => readSettingsRow(knex, namespace)));
     },
 
     /**
@@ -133,7 +133,7 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ path: 'body', message: `must be an object: the keys of ${definition.configPath}` }]);
       const split = splitSecrets(body as Json, definition.secrets);
       const key = keyOf(environmentId);
-      const { row, change } = await withTable(environmentId, true, (knex) => knex.transaction(async (trx) => {
+      const { row, change } = await withTable(environmentId, true, (db) => db.writeTransaction(async (trx) => {
         const previous = await readSettingsRow(trx, namespace);
         const stored = previous ? openAll(environmentId, previous) : new Map<string, string>();
         const secrets = new Map<string, string>();

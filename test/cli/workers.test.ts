@@ -1,7 +1,8 @@
 /**
  * `osr start --workers 2` (bin/clusterPrimary.js; README, Scale-out), on SQLite and PostgreSQL:
  * two worker processes serve one port; a write through one is read by the other at once (SQLite:
- * nothing remembered while workers share the file; PostgreSQL: the write signal and tokens); the
+ * each worker looks at the file's data_version before serving anything remembered, fileChanges.ts;
+ * PostgreSQL: the write signal and tokens); the
  * sign-in rate limit counts once for both (the primary counts, plugins/events/workersCounter.ts);
  * SIGTERM to the primary stops every worker. Each request goes on a connection of its own, which
  * the primary hands to the workers in turn.

@@ -1,8 +1,11 @@
+import type { Knex } from 'knex';
 import type { DataDatabase } from '../../../capabilities/dataDatabase.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import { dialectOf } from '../sql/dialect.ts';
+import { heldTransaction } from '../sql/heldTransaction.ts';
 import { bindingOf } from './engineBinding.ts';
 import type { EngineDeps } from './engineDeps.ts';
+import { inSavepoint } from './inSavepoint.ts';
 
 const COMMITTED = Promise.resolve(true);
 
@@ -19,8 +22,11 @@ export function createDataDatabase(deps: Pick<EngineDeps, 'database' | 'counts'>
         throw codedError('VALIDATION_ERROR', { summary: 'a transaction cannot span environments' });
       }
       const knex = binding ? binding.trx : deps.database(environmentId).knex;
+      // The engine's own transactions: the write lock at BEGIN on SQLite (heldTransaction.ts), a savepoint when bound.
+      const writeTransaction = <T>(run: (trx: Knex.Transaction) => Promise<T>): Promise<T> =>
+        binding ? inSavepoint(binding.trx, binding, () => run(binding.trx)) : heldTransaction(knex, (trx) => run(trx));
       try {
-        return await work({ knex, dialect: dialectOf(knex), whenCommitted: () => (binding ? binding.trx.executionPromise.then(() => true, () => false) : COMMITTED) });
+        return await work({ knex, dialect: dialectOf(knex), writeTransaction, whenCommitted: () => (binding ? binding.trx.executionPromise.then(() => true, () => false) : COMMITTED) });
       } finally {
         // Side tables may feed queries (a search index): their totals are no longer known, here
         // and, on PostgreSQL, in other processes (writeNotifier.ts; in a transaction, the engine tells them once it committed).

@@ -84,12 +84,13 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     const sqlite = dialectOf(knex) === 'sqlite';
     // A caller's token of a write this process has not heard of yet (another process's): nothing remembered.
     const current = ctx.writeToken === undefined || deps.tokenHeard?.(ctx.environmentId, ctx.writeToken) !== false;
-    // Asked before the reader is made: on SQLite the look at the file may forget what another process made stale.
-    const live = deps.countsLive ? deps.countsLive(ctx.environmentId) : sqlite;
-    const remembered = current && (planId === undefined ? live : !sqlite && live);
     // Never inside a transaction: a write's read-back runs on its transaction's connection (not
     // through a bound engine), and what it reads is not committed; others would be answered with it.
-    const counts = binding || !deps.counts || !remembered || knex.isTransaction === true ? undefined : deps.counts.reader(ctx.environmentId);
+    const rememberable = current && deps.counts !== undefined && !binding && knex.isTransaction !== true && (planId === undefined || !sqlite);
+    // Asked only for a read a remembered answer may serve, before its reader is made: on SQLite the
+    // look at the file (fileChanges.ts) may forget what another connection made stale.
+    const live = rememberable && (deps.countsLive ? deps.countsLive(ctx.environmentId) : sqlite);
+    const counts = live ? deps.counts!.reader(ctx.environmentId) : undefined;
     const before = { object: object.name, query: { ...input }, ctx };
     if (hooks) {
       const running = runHooks(deps.hooks, 'data.beforeFind', object.name, before);

@@ -33,7 +33,8 @@ export interface EngineDeps {
    * Whether the environment's totals and pages may be remembered now: on PostgreSQL while other
    * processes' writes are heard (writeSignal.ts) and the tables carry their change triggers; on
    * SQLite after a look at the file that forgets them when another connection wrote to it
-   * (fileChanges.ts). Absent: SQLite's may.
+   * (fileChanges.ts). Asked only for a read a remembered answer may serve (never in a transaction,
+   * never for a read by id on SQLite, never without `counts`). Absent: SQLite's may.
    */
   countsLive?: (environmentId: string) => boolean;
   /**

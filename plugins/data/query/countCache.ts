@@ -6,8 +6,9 @@
  * environment's generation and drops the entries whose statements name a table it touched (all of
  * them when it names none).
  *
- * Sound where every writer of the database tells this cache: SQLite (one runtime process per
- * database file), and PostgreSQL while the runtime hears other processes' writes (writeSignal.ts).
+ * Sound where every writer of the database tells this cache: on SQLite the engine's own writes,
+ * and other connections' commits through the file's data_version (fileChanges.ts); on PostgreSQL
+ * while the runtime hears other processes' writes (writeSignal.ts).
  *
  * Keys are `<sql>\u0000<bindings as JSON>`; the identifiers quoted in the SQL part (`"t"` or `` `t` ``)
  * decide which changes drop an entry. Pages are kept as read (raw rows, frozen: every reader
