@@ -11,13 +11,11 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
+import { ASSET_BASE, CONSOLE_MANIFEST, CONSOLE_OUT } from '../plugins/console/consoleBuild.js';
+
+export { CONSOLE_OUT };
 /** Where the app's sources are, repository-relative. */
 export const CONSOLE_SOURCES = 'plugins/console/app';
-/** Where the built app goes, relative to the compiled tree. */
-export const CONSOLE_OUT = 'console';
-export const CONSOLE_MANIFEST = 'console.json';
-/** The URL the built files are served under. */
-export const ASSET_BASE = '/console/assets/';
 
 /** @param {string} name */
 export function contentType(name) {
@@ -29,8 +27,8 @@ export function contentType(name) {
 }
 
 /**
- * @typedef {{ type: string, bytes: number, gzip: number, brotli: number }} BuiltFile
- * @typedef {{ script: string, style: string, initial: string[], files: Record<string, BuiltFile> }} ConsoleManifest
+ * @typedef {import('../plugins/console/consoleBuild.js').BuiltFile} BuiltFile
+ * @typedef {import('../plugins/console/consoleBuild.js').ConsoleManifest} ConsoleManifest
  */
 
 /**

@@ -3,16 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** What bin/buildConsole.js writes beside the app (its ConsoleManifest). */
-export const CONSOLE_MANIFEST = 'console.json';
-
-export interface ConsoleManifest {
-  script: string;
-  style: string;
-  /** The scripts the page loads before anything else: what the 150 KB gzip budget bounds. */
-  initial: string[];
-  files: Record<string, { type: string; bytes: number; gzip: number; brotli: number }>;
-}
+import { CONSOLE_MANIFEST, CONSOLE_OUT, type ConsoleManifest } from './consoleBuild.js';
 
 /** One built file in memory, in each encoding it was written in. */
 export interface ConsoleFile {
@@ -36,7 +27,7 @@ export interface ConsoleFiles {
 export function consoleDir(): string {
   const here = fileURLToPath(new URL('.', import.meta.url));
   const compiledRoot = join(here, '..', '..');
-  return existsSync(join(compiledRoot, '.manifest.json')) ? join(compiledRoot, 'console') : join(compiledRoot, 'dist', 'console');
+  return existsSync(join(compiledRoot, '.manifest.json')) ? join(compiledRoot, CONSOLE_OUT) : join(compiledRoot, 'dist', CONSOLE_OUT);
 }
 
 /** Reads the built app into memory (a few hundred kilobytes); null when it was never built. */

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
+import { ASSET_BASE } from './consoleBuild.js';
 import type { ConsoleFiles } from './consoleFiles.ts';
 import { ASSET_CACHE, CONSOLE_CSP, pickEncoding } from './consolePolicy.ts';
 
@@ -21,7 +22,7 @@ function secure(reply: FastifyReply): FastifyReply {
 export function addConsoleRoutes(routes: HttpRoutes, files: () => ConsoleFiles | null): void {
   const page = (request: FastifyRequest, reply: FastifyReply) => {
     // The files' folder is not a page of the app: a path there naming no file is a 404.
-    if (request.url.startsWith('/console/assets/')) throw codedError('NOT_FOUND', { what: 'Console file' });
+    if (request.url.startsWith(ASSET_BASE)) throw codedError('NOT_FOUND', { what: 'Console file' });
     const built = files();
     secure(reply).header('cache-control', 'no-store');
     if (!built) return reply.code(503).type('text/plain; charset=utf-8').send(NOT_BUILT);
@@ -35,7 +36,7 @@ export function addConsoleRoutes(routes: HttpRoutes, files: () => ConsoleFiles |
     });
   }
   routes.add({
-    method: 'GET', path: '/console/assets/:file', root: true, public: true, tags, contentType: 'text/javascript', errorStatuses: [404],
+    method: 'GET', path: `${ASSET_BASE}:file`, root: true, public: true, tags, contentType: 'text/javascript', errorStatuses: [404],
     summary: 'A built file of the console, named by its content hash',
     schema: { params: { type: 'object', properties: { file: { type: 'string', maxLength: 200 } }, required: ['file'] } },
     handler: (request, reply) => {

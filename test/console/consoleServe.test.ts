@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { gunzipSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import t from 'tap';
 import { startTestRuntime } from '../harness/startTestRuntime.ts';
+import { CONSOLE_MANIFEST, type ConsoleManifest } from '../../plugins/console/consoleBuild.js';
 import { pickEncoding } from '../../plugins/console/consolePolicy.ts';
 import { CONSOLE_DIR, ensureConsoleBuilt } from './ensureConsoleBuilt.ts';
 
 await ensureConsoleBuilt();
-const manifest = JSON.parse(readFileSync(join(CONSOLE_DIR, 'console.json'), 'utf8')) as { script: string; style: string; initial: string[] };
+const manifest = JSON.parse(readFileSync(join(CONSOLE_DIR, CONSOLE_MANIFEST), 'utf8')) as ConsoleManifest;
 
 t.test('the initial JavaScript is at most 150 KB gzip', async (t) => {
   t.ok(manifest.initial.length >= 1, 'the page loads at least one script');

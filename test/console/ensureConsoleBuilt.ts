@@ -1,4 +1,5 @@
 import { buildCompiled, staleness } from '../../bin/buildCompiled.js';
+import { consoleDir } from '../../plugins/console/consoleFiles.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -7,4 +8,5 @@ export async function ensureConsoleBuilt(): Promise<void> {
   if (staleness(ROOT) !== null) await buildCompiled(ROOT);
 }
 
-export const CONSOLE_DIR = `${ROOT}dist/console`;
+/** Where the build wrote the app (dist/console). */
+export const CONSOLE_DIR = consoleDir();

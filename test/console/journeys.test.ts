@@ -9,22 +9,19 @@
  * on an object that enables them and none on one that does not. axe-core checks every screen on the way; the
  * SQLite run takes the screenshots docs/console.md shows.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { databaseCases } from '../harness/databases.ts';
-import { axeViolations, CHROMIUM, launch, openPage, screenshot } from './browser.ts';
+import { axeViolations, chromiumPresent, launch, openPage, screenshot } from './browser.ts';
 import { startConsoleServer, type ConsoleServer } from './consoleServer.ts';
 import { ensureConsoleBuilt } from './ensureConsoleBuilt.ts';
+import { printedAdmin, signIn, WAIT } from './signIn.ts';
 
-const WAIT = { timeout: 30_000 };
 const NEW_PASSWORD = 'a-new-admin-password-1';
 const MEMBER = { email: 'member@example.com', password: 'member-password-123', name: 'Mem Ber' };
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.CI === 'true') t.fail(`Chromium is required when CI=true but was not found at ${CHROMIUM} (apt-get install chromium)`);
-  else t.plan(0, `Chromium not found at ${CHROMIUM}`);
-} else {
+if (chromiumPresent(t)) {
   await ensureConsoleBuilt();
   const context = await launch(t);
   for (const c of await databaseCases()) {
@@ -54,34 +51,26 @@ type Check = (t: Test, screen: string) => Promise<unknown>;
 type Doc = { document: { querySelector(selector: string): { getAttribute(name: string): string | null } | null; querySelectorAll(selector: string): { length: number } } };
 type Shoot = (name: string) => Promise<void>;
 
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.locator('#signin-email').waitFor(WAIT);
-  await page.locator('#signin-email').fill(email);
-  await page.locator('#signin-password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
 /** The printed one-time password, the forced change, the home screen, sign-out. Returns the admin's bearer token. */
 async function firstRun(t: Test, server: ConsoleServer, page: Page, accessible: Check, shoot: Shoot): Promise<string> {
   let token = '';
   await t.test('first run: one-time password, forced change, home, sign-out', async (t) => {
-    const printed = /email +(\S+)\n +password +(\S+) /.exec(server.output());
-    t.ok(printed, 'osr start printed the first admin');
+    const { email, password } = printedAdmin(server);
+    t.ok(email && password, 'osr start printed the first admin');
     t.match(server.output(), `osr: the console is at ${server.url}/console/`, 'and where the console is');
-    const [, email, password] = printed!;
     await page.goto(`${server.url}/console/`);
     await page.locator('#signin-email').waitFor(WAIT);
     await accessible(t, 'sign-in');
     await shoot('sign-in');
-    await signIn(page, email!, 'not-the-password');
+    await signIn(page, email, 'not-the-password');
     await page.locator('.notice.error').waitFor(WAIT);
     t.match(await page.locator('.notice.error').textContent(), /UNAUTHENTICATED|password/i, 'a wrong password is said so');
-    await signIn(page, email!, password!);
+    await signIn(page, email, password);
     await page.locator('#new-password').waitFor(WAIT);
     t.equal(await page.locator('h1').textContent(), 'Choose a new password', 'PASSWORD_EXPIRED is a screen');
     await accessible(t, 'change password');
     await shoot('change-password');
-    await page.locator('#current-password').fill(password!);
+    await page.locator('#current-password').fill(password);
     await page.locator('#new-password').fill(NEW_PASSWORD);
     await page.locator('#repeat-password').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Change password' }).click();
@@ -111,7 +100,7 @@ async function firstRun(t: Test, server: ConsoleServer, page: Page, accessible: 
     token = signedIn.body.token;
     const old = await server.api('POST', '/auth/sign-in', { email, password });
     t.equal(old.status, 401, 'the one-time password no longer signs in');
-    await signIn(page, email!, NEW_PASSWORD);
+    await signIn(page, email, NEW_PASSWORD);
     await page.locator('h1', { hasText: 'Welcome' }).waitFor(WAIT);
   });
   return token;

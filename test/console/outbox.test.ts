@@ -2,44 +2,27 @@
  * The console's Outbox in Debian's Chromium against `osr start` (SQLite: the outbox is memory, no
  * data): an admin reads the mails the log provider kept, code and reset link included; axe-core clean.
  */
-import { existsSync } from 'node:fs';
 import t from 'tap';
-import { axeViolations, CHROMIUM, launch, openPage } from './browser.ts';
+import { axeViolations, chromiumPresent, launch, openPage } from './browser.ts';
 import { startConsoleServer } from './consoleServer.ts';
 import { ensureConsoleBuilt } from './ensureConsoleBuilt.ts';
+import { adminFirstRun, WAIT } from './signIn.ts';
 
-const WAIT = { timeout: 30_000 };
 const NEW_PASSWORD = 'a-new-admin-password-1';
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.CI === 'true') t.fail(`Chromium is required when CI=true but was not found at ${CHROMIUM} (apt-get install chromium)`);
-  else t.plan(0, `Chromium not found at ${CHROMIUM}`);
-} else {
+if (chromiumPresent(t)) {
   await ensureConsoleBuilt();
   const context = await launch(t);
   await t.test('an admin reads the development outbox', async (t) => {
     const server = await startConsoleServer(t, 'sqlite');
-    const [, email, password] = /email +(\S+)\n +password +(\S+) /.exec(server.output())!;
     const { page, errors } = await openPage(context);
-    await page.goto(`${server.url}/console/`);
-    await page.locator('#signin-email').waitFor(WAIT);
-    await page.locator('#signin-email').fill(email!);
-    await page.locator('#signin-password').fill(password!);
-    await page.locator('#signin-password').press('Enter');
-    await page.locator('#new-password').waitFor(WAIT);
-    await page.locator('#current-password').fill(password!);
-    await page.locator('#new-password').fill(NEW_PASSWORD);
-    await page.locator('#repeat-password').fill(NEW_PASSWORD);
-    await page.getByRole('button', { name: 'Change password' }).click();
-    await page.locator('h1', { hasText: 'Welcome' }).waitFor(WAIT);
+    const { email, token } = await adminFirstRun(server, page, NEW_PASSWORD);
 
-    const signIn = await server.api('POST', '/auth/sign-in', { email, password: NEW_PASSWORD });
-    t.equal(signIn.status, 200);
-    const sent = await server.api('POST', '/email/send', { to: 'ada@example.com', subject: 'Your code', text: 'Your code is 987654' }, signIn.body.token);
+    const sent = await server.api('POST', '/email/send', { to: 'ada@example.com', subject: 'Your code', text: 'Your code is 987654' }, token);
     t.equal(sent.status, 200);
     const reset = await server.api('POST', '/auth/request-password-reset', { email });
     t.equal(reset.status, 200);
-    const api = await server.api('GET', '/dev/outbox', undefined, signIn.body.token);
+    const api = await server.api('GET', '/dev/outbox', undefined, token);
     t.equal(api.status, 200);
     const link = api.body.items[0].links[0] as string;
     t.match(link, /reset-password/);

@@ -38,9 +38,9 @@ t.test('patches', async (t) => {
     { labels: { label: 'A' }, fields: { f: { label: 'F', options: { x: 'X' } } } },
     { labels: { pluralLabel: 'Bs' }, fields: { f: { options: { y: 'Y' } } }, views: { v: { label: 'V', columns: ['f'] } } },
   ]), { labels: { label: 'A', pluralLabel: 'Bs' }, fields: { f: { label: 'F', options: { x: 'X', y: 'Y' } } }, views: { v: { label: 'V', columns: ['f'] } } }, 'later wins key by key');
-  const doc: ObjectDoc = { name: 'o', label: 'O', pluralLabel: 'Os', fields: { f: { label: 'F', options: [{ value: 'x', label: 'X' }] } }, views: {} };
+  const doc: ObjectDoc = { name: 'o', label: 'O', pluralLabel: 'Os', fields: { f: { type: 'select', label: 'F', options: [{ value: 'x', label: 'X' }] } }, views: {} };
   const patched = applyObjectPatch(doc, { labels: { label: 'Oh' }, fields: { f: { options: { x: 'Ex' } }, gone: { label: 'stale' } } });
-  t.same(patched, { name: 'o', label: 'Oh', pluralLabel: 'Os', fields: { f: { label: 'F', options: [{ value: 'x', label: 'Ex' }] } }, views: {} }, 'a patch of a field no longer declared has no effect');
+  t.same(patched, { name: 'o', label: 'Oh', pluralLabel: 'Os', fields: { f: { type: 'select', label: 'F', options: [{ value: 'x', label: 'Ex' }] } }, views: {} }, 'a patch of a field no longer declared has no effect');
   t.same(doc.fields.f!.options, [{ value: 'x', label: 'X' }], 'the base is not modified');
 });
 

@@ -54,17 +54,54 @@ export async function request(path: string, options: RequestOptions = {}): Promi
   } catch (error) {
     throw new ApiError(0, 'NETWORK', `The server could not be reached (${(error as Error).message}).`);
   }
-  if (!response.ok) {
-    let envelope: { error?: { code?: string; message?: string; details?: Record<string, unknown> } } = {};
-    try {
-      envelope = await response.json();
-    } catch {
-      // Not our envelope: the status says enough.
-    }
-    const e = envelope.error ?? {};
-    throw new ApiError(response.status, e.code ?? `HTTP_${response.status}`, e.message ?? `${response.status} ${response.statusText}`, e.details ?? {});
-  }
+  if (!response.ok) throw errorOf(response.status, response.statusText, await response.text());
   return response;
+}
+
+/** The ApiError of an answer that is not a success, from its envelope when it has one. */
+function errorOf(status: number, statusText: string, text: string): ApiError {
+  let envelope: { error?: { code?: string; message?: string; details?: Record<string, unknown> } } = {};
+  try {
+    envelope = JSON.parse(text);
+  } catch {
+    // Not our envelope: the status says enough.
+  }
+  const e = envelope.error ?? {};
+  return new ApiError(status, e.code ?? `HTTP_${status}`, e.message ?? `${status} ${statusText}`, e.details ?? {});
+}
+
+export interface SendOptions {
+  contentType?: string;
+  /** The share of the body sent so far, 0 to 100. */
+  onProgress?(percent: number): void;
+  /** The whole body is sent: the server is working on it. */
+  onSent?(): void;
+}
+
+/**
+ * POSTs a body reporting the upload's progress (which fetch does not): resolves with the parsed
+ * answer; an answer that is not a success rejects with its ApiError, a connection closed before
+ * the answer with `NETWORK`.
+ */
+export function sendWithProgress<T = any>(path: string, body: XMLHttpRequestBodyInit, options: SendOptions = {}): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', urlOf(path));
+    xhr.setRequestHeader('accept', 'application/json');
+    if (options.contentType) xhr.setRequestHeader('content-type', options.contentType);
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) options.onProgress?.(Math.round((e.loaded / e.total) * 100)); };
+    xhr.upload.onload = () => options.onSent?.();
+    xhr.onload = () => {
+      if (xhr.status < 200 || xhr.status >= 300) { reject(errorOf(xhr.status, xhr.statusText, xhr.responseText)); return; }
+      try {
+        resolve((xhr.responseText ? JSON.parse(xhr.responseText) : null) as T);
+      } catch {
+        reject(new ApiError(xhr.status, `HTTP_${xhr.status}`, 'The answer was not JSON.'));
+      }
+    };
+    xhr.onerror = () => reject(new ApiError(0, 'NETWORK', 'The server closed the connection before answering.'));
+    xhr.send(body);
+  });
 }
 
 export async function api<T = any>(path: string, options: RequestOptions = {}): Promise<T> {

@@ -1,50 +1,9 @@
 import { signal } from '@preact/signals';
 import { api } from './api.ts';
 import { formViewOf } from './formView.ts';
+import type { ViewDetail, ViewDoc } from '../../meta/api/viewDocs.ts';
 
-export interface FieldDoc {
-  type: string;
-  label: string;
-  help?: string;
-  required?: boolean;
-  readonly?: boolean;
-  unique?: boolean;
-  reference?: string;
-  options?: Array<{ value: string; label: string }>;
-  maxLength?: number;
-  min?: number;
-  max?: number;
-  default?: unknown;
-  visibleWhen?: string;
-  readonlyWhen?: string;
-  requiredWhen?: string;
-}
-
-export interface ViewDoc {
-  name: string;
-  object: string;
-  label: string;
-  description?: string;
-  columns: string[];
-  where?: Record<string, unknown>;
-  orderBy: Array<{ field: string; order: 'asc' | 'desc' }>;
-  pageSize: number;
-  form?: { sections: Array<{ label: string; fields: string[] }> };
-  default: boolean;
-  objectLabel: string;
-  pluralLabel: string;
-  system: boolean;
-}
-
-export interface ViewDetail extends ViewDoc {
-  fields: Record<string, FieldDoc>;
-  systemFields: string[];
-  enable: { activities: boolean; feeds: boolean; files: boolean; trackHistory: boolean; trash: boolean };
-  maxPageSize: number;
-  searchable: boolean;
-  nameField: string | null;
-  sharingModel: 'private' | 'public_read' | 'public_read_write';
-}
+export type { FieldDoc, ViewDetail, ViewDoc } from '../../meta/api/viewDocs.ts';
 
 /** The views the signed-in user may use (`GET /meta/view`), loaded once per session and environment. */
 export const views = signal<ViewDoc[] | null>(null);

@@ -7,14 +7,11 @@ import type { ResolvedDashboard } from '../../../metadata/dashboardTypes.ts';
 import type { ResolvedDataset } from '../../../metadata/datasetTypes.ts';
 import type { ResolvedAgent } from '../../../metadata/agentTypes.ts';
 import type { LoadedApp, ResolvedBook, ResolvedField, ResolvedObject, SelectOption } from '../../../metadata/types.ts';
+import type { FieldDoc } from './viewDocs.ts';
 
 export type Doc = Record<string, unknown>;
 
-export interface FieldDoc extends Doc {
-  label: string;
-  help?: string;
-  options?: Array<{ value: string; label: string }>;
-}
+export type { FieldDoc } from './viewDocs.ts';
 
 export interface ObjectDoc extends Doc {
   name: string;

@@ -2,45 +2,11 @@ import type { AccessGrants } from '../../../capabilities/accessGrants.ts';
 import type { Principal } from '../../../capabilities/authSession.ts';
 import { codedError } from '../../../kernel/errors.ts';
 import { SYSTEM_FIELDS, type ResolvedObject, type ViewDefinition } from '../../../metadata/types.ts';
-import { describeField, type FieldDoc } from './describeItems.ts';
+import { describeField } from './describeItems.ts';
 import { fieldReader, readableView, seesEveryView } from './readableView.ts';
+import type { ViewDetail, ViewDoc } from './viewDocs.ts';
 
-/** A view as `/meta/view` serves it: the definition as this caller may use it, and its object's names. */
-export interface ViewDoc {
-  name: string;
-  object: string;
-  label: string;
-  description?: string;
-  columns: string[];
-  where?: Record<string, unknown>;
-  orderBy: Array<{ field: string; order: 'asc' | 'desc' }>;
-  pageSize: number;
-  form?: ViewDefinition['form'];
-  /**
-   * The object's default view for this caller (exactly one of its views): the first it may use
-   * that is marked `default`, else the first it may use, in declaration order; the view made for
-   * an object that declares none.
-   */
-  default: boolean;
-  objectLabel: string;
-  pluralLabel: string;
-  system: boolean;
-  /** The app that declares the object. */
-  package: string;
-}
-
-/** `/meta/view/:name` adds what a screen needs to render the object: the fields this caller may read. */
-export interface ViewDetail extends ViewDoc {
-  fields: Record<string, FieldDoc>;
-  systemFields: string[];
-  enable: ResolvedObject['enable'];
-  maxPageSize: number;
-  searchable: boolean;
-  /** The field that names a record (null: none). */
-  nameField: string | null;
-  /** Who reads records by default (private and public_read objects are shared record by record). */
-  sharingModel: ResolvedObject['sharingModel'];
-}
+export type { ViewDetail, ViewDoc } from './viewDocs.ts';
 
 /** Field types a default view leaves out of its columns (long or structured values). */
 const NOT_A_COLUMN = new Set(['json', 'textarea', 'richtext', 'file']);

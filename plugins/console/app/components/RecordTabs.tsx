@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, urlOf } from '../api.ts';
+import { useState } from 'preact/hooks';
+import { api, sendWithProgress, urlOf } from '../api.ts';
 import type { ViewDetail } from '../catalog.ts';
-import { noticeAuthError } from '../session.ts';
+import { useList } from '../useList.ts';
+import { useSubmit } from '../useSubmit.ts';
 import { ErrorNotice } from './ErrorNotice.tsx';
 
-type Row = Record<string, unknown>;
 type Tab = 'history' | 'comments' | 'files' | 'sharing';
 
 /** The tabs an object enables: History (trackHistory), Comments (feeds), Files (files), Sharing (records not open to all). */
@@ -40,18 +40,8 @@ export function RecordTabs({ detail, id, version }: { detail: ViewDetail; id: st
   );
 }
 
-function useList(path: string, deps: unknown[]): [Row[] | null, unknown, () => void] {
-  const [items, setItems] = useState<Row[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    api<{ items: Row[] }>(path).then((a) => { setItems(a.items); setError(null); }, (e) => { noticeAuthError(e); setError(e); });
-  }, [path, tick, ...deps]);
-  return [items, error, () => setTick(tick + 1)];
-}
-
 function History({ base, detail, version }: { base: string; detail: ViewDetail; version: unknown }) {
-  const [items, error] = useList(`${base}/history`, [version]);
+  const { items, error } = useList(`${base}/history`, undefined, [version]);
   return (
     <div class="history">
       <ErrorNotice error={error} />
@@ -73,27 +63,20 @@ function History({ base, detail, version }: { base: string; detail: ViewDetail; 
 }
 
 function Comments({ base }: { base: string }) {
-  const [items, error, reload] = useList(`${base}/comments`, []);
+  const { items, error, reload } = useList(`${base}/comments`);
   const [body, setBody] = useState('');
-  const [failure, setFailure] = useState<unknown>(null);
-  const post = async (event: Event) => {
-    event.preventDefault();
-    try {
-      await api(`${base}/comments`, { method: 'POST', body: { body } });
-      setBody('');
-      setFailure(null);
-      reload();
-    } catch (e) {
-      setFailure(e);
-    }
-  };
+  const post = useSubmit(async () => {
+    await api(`${base}/comments`, { method: 'POST', body: { body } });
+    setBody('');
+    reload();
+  });
   return (
     <div class="comments">
-      <ErrorNotice error={error ?? failure} />
-      <form onSubmit={post}>
+      <ErrorNotice error={error ?? post.error} />
+      <form onSubmit={post.onSubmit}>
         <label for="comment-body">Comment</label>
         <textarea id="comment-body" rows={3} required value={body} onInput={(e) => setBody(e.currentTarget.value)} />
-        <button type="submit" id="post-comment" class="primary">Post</button>
+        <button type="submit" id="post-comment" class="primary" disabled={post.busy}>Post</button>
       </form>
       <ul class="comment-list">
         {(items ?? []).map((c) => <li key={String(c.id)}><p>{String(c.body)}</p><small>{new Date(String(c.createdAt)).toLocaleString()}</small></li>)}
@@ -103,33 +86,24 @@ function Comments({ base }: { base: string }) {
 }
 
 function Files({ base }: { base: string }) {
-  const [items, error, reload] = useList(`${base}/files`, []);
+  const { items, error, reload } = useList(`${base}/files`);
   const [progress, setProgress] = useState<number | null>(null);
-  const [failure, setFailure] = useState<unknown>(null);
-  const upload = (file: File) => {
+  const upload = useSubmit(async (file: File) => {
     const form = new FormData();
     form.append('file', file, file.name);
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', urlOf(`${base}/files`));
-    xhr.upload.onprogress = (e) => { if (e.lengthComputable) setProgress(Math.round((e.loaded / e.total) * 100)); };
-    xhr.onload = () => {
+    setProgress(0);
+    try {
+      await sendWithProgress(`${base}/files`, form, { onProgress: setProgress });
+      reload();
+    } finally {
       setProgress(null);
-      if (xhr.status >= 200 && xhr.status < 300) { setFailure(null); reload(); return; }
-      try {
-        const envelope = JSON.parse(xhr.responseText) as { error?: { message?: string } };
-        setFailure(new Error(envelope.error?.message ?? `Upload failed (${xhr.status})`));
-      } catch {
-        setFailure(new Error(`Upload failed (${xhr.status})`));
-      }
-    };
-    xhr.onerror = () => { setProgress(null); setFailure(new Error('The upload did not reach the server.')); };
-    xhr.send(form);
-  };
+    }
+  });
   return (
     <div class="files">
-      <ErrorNotice error={error ?? failure} />
+      <ErrorNotice error={error ?? upload.error} />
       <label for="file-upload">Upload a file</label>
-      <input id="file-upload" type="file" onChange={(e) => { const f = e.currentTarget.files?.[0]; if (f) upload(f); }} />
+      <input id="file-upload" type="file" disabled={upload.busy} onChange={(e) => { const f = e.currentTarget.files?.[0]; if (f) void upload.run(f); }} />
       {progress !== null ? <progress id="upload-progress" max={100} value={progress} aria-label="Upload progress">{progress}%</progress> : null}
       <ul class="file-list">
         {(items ?? []).map((f) => (
@@ -144,34 +118,23 @@ function Files({ base }: { base: string }) {
 }
 
 function Sharing({ base }: { base: string }) {
-  const [items, error, reload] = useList(`${base}/shares`, []);
+  const { items, error, reload } = useList(`${base}/shares`);
   const [type, setType] = useState('user');
   const [recipient, setRecipient] = useState('');
   const [access, setAccess] = useState('read');
-  const [failure, setFailure] = useState<unknown>(null);
-  const share = async (event: Event) => {
-    event.preventDefault();
-    try {
-      await api(`${base}/shares`, { method: 'POST', body: { recipient_type: type, recipient_id: recipient.trim(), access } });
-      setRecipient('');
-      setFailure(null);
-      reload();
-    } catch (e) {
-      setFailure(e);
-    }
-  };
-  const revoke = async (shareId: string) => {
-    try {
-      await api(`${base}/shares/${encodeURIComponent(shareId)}`, { method: 'DELETE' });
-      reload();
-    } catch (e) {
-      setFailure(e);
-    }
-  };
+  const share = useSubmit(async () => {
+    await api(`${base}/shares`, { method: 'POST', body: { recipient_type: type, recipient_id: recipient.trim(), access } });
+    setRecipient('');
+    reload();
+  });
+  const revoke = useSubmit(async (shareId: string) => {
+    await api(`${base}/shares/${encodeURIComponent(shareId)}`, { method: 'DELETE' });
+    reload();
+  });
   return (
     <div class="sharing">
-      <ErrorNotice error={error ?? failure} />
-      <form onSubmit={share} class="share-form">
+      <ErrorNotice error={error ?? share.error ?? revoke.error} />
+      <form onSubmit={share.onSubmit} class="share-form">
         <label for="share-type">Share with</label>
         <select id="share-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
           <option value="user">a user</option>
@@ -184,13 +147,13 @@ function Sharing({ base }: { base: string }) {
           <option value="read">read</option>
           <option value="edit">edit</option>
         </select>
-        <button type="submit" id="share-record" class="primary">Share</button>
+        <button type="submit" id="share-record" class="primary" disabled={share.busy}>Share</button>
       </form>
       <ul class="share-list">
         {(items ?? []).map((s) => (
           <li key={String(s.id)} data-recipient={String(s.recipient_id)}>
             {String(s.recipient_type)} {String(s.recipient_id)}: {String(s.access)}
-            <button type="button" onClick={() => void revoke(String(s.id))}>Revoke</button>
+            <button type="button" disabled={revoke.busy} onClick={() => void revoke.run(String(s.id))}>Revoke</button>
           </li>
         ))}
       </ul>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { location } from '../route.ts';
+import { useSubmit } from '../useSubmit.ts';
 
 /**
  * The device-flow verification page: the signed-in user approves or denies the code a device shows.
@@ -10,30 +11,24 @@ import { location } from '../route.ts';
  */
 export function Device() {
   const [code, setCode] = useState(location.value.query.get('user_code') ?? '');
-  const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
-  const decide = async (approve: boolean) => {
-    setError(null);
+  const decide = useSubmit(async (approve: boolean) => {
     const userCode = code.trim().toUpperCase();
-    try {
-      await api('/auth/device', { query: { user_code: userCode } });
-      await api(approve ? '/auth/device/approve' : '/auth/device/deny', { method: 'POST', body: { userCode } });
-      setDone(approve ? 'The device is signed in. You can close this page.' : 'The request was denied.');
-    } catch (e) {
-      setError(e);
-    }
-  };
+    await api('/auth/device', { query: { user_code: userCode } });
+    await api(approve ? '/auth/device/approve' : '/auth/device/deny', { method: 'POST', body: { userCode } });
+    setDone(approve ? 'The device is signed in. You can close this page.' : 'The request was denied.');
+  });
   return (
     <section class="device card">
       <h1>Connect a device</h1>
       <p>Enter the code the device shows.</p>
-      <ErrorNotice error={error} />
+      <ErrorNotice error={decide.error} />
       {done ? <p class="notice success" role="status">{done}</p> : (
-        <form onSubmit={(e) => { e.preventDefault(); void decide(true); }}>
+        <form onSubmit={(e) => decide.onSubmit(e, true)}>
           <label for="device-code">Code</label>
           <input id="device-code" autoComplete="one-time-code" value={code} onInput={(e) => setCode(e.currentTarget.value)} required />
-          <button type="submit" class="primary">Approve</button>
-          <button type="button" onClick={() => void decide(false)}>Deny</button>
+          <button type="submit" class="primary" disabled={decide.busy}>Approve</button>
+          <button type="button" disabled={decide.busy} onClick={() => void decide.run(false)}>Deny</button>
         </form>
       )}
     </section>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { urlOf } from '../api.ts';
+import { ApiError, sendWithProgress } from '../api.ts';
 import { objectView, type ViewDetail } from '../catalog.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { normalizeColumn, previewCsv } from '../csv.ts';
@@ -46,22 +46,22 @@ export function Import({ object }: { object: string }) {
     setResult(null);
     setError(null);
     const body = JSON.stringify({ format: 'csv', csv: await file.text(), mapping, dryRun, atomic: true });
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', urlOf(`/data/${object}/import`));
-    xhr.setRequestHeader('content-type', 'application/json');
     setProgress({ phase: 'upload', percent: 0 });
-    xhr.upload.onprogress = (e) => { if (e.lengthComputable) setProgress({ phase: 'upload', percent: Math.round((e.loaded / e.total) * 100) }); };
-    xhr.upload.onload = () => setProgress({ phase: 'server', percent: 100 });
-    xhr.onload = () => {
+    try {
+      setResult(await sendWithProgress<ImportResult>(`/data/${object}/import`, body, {
+        contentType: 'application/json',
+        onProgress: (percent) => setProgress({ phase: 'upload', percent }),
+        onSent: () => setProgress({ phase: 'server', percent: 100 }),
+      }));
+    } catch (e) {
+      // A rejected file (atomic: nothing written) answers its per-row report as the error's details.
+      if (e instanceof ApiError && e.code === 'IMPORT_REJECTED' && Array.isArray(e.details.errors)) setResult(e.details as unknown as ImportResult);
+      setError(e instanceof ApiError && e.code === 'NETWORK'
+        ? new Error('The server closed the connection before answering: the import may take longer than its request timeout (server.requestTimeoutMs); try a smaller file.')
+        : e);
+    } finally {
       setProgress(null);
-      let body: { error?: { code?: string; message?: string; details?: ImportResult } } & Partial<ImportResult> = {};
-      try { body = JSON.parse(xhr.responseText); } catch { /* the status says enough */ }
-      if (xhr.status === 200) setResult(body as ImportResult);
-      else if (body.error?.code === 'IMPORT_REJECTED' && body.error.details) { setResult(body.error.details); setError(new Error(body.error.message ?? 'The import was rejected: nothing was written.')); }
-      else setError(new Error(body.error?.message ?? `The import failed (${xhr.status}).`));
-    };
-    xhr.onerror = () => { setProgress(null); setError(new Error('The server closed the connection before answering: the import may take longer than its request timeout (server.requestTimeoutMs); try a smaller file.')); };
-    xhr.send(body);
+    }
   };
 
   return (

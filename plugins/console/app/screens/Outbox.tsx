@@ -1,39 +1,15 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import type { OutboxMessage } from '../../../../capabilities/devOutbox.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
-import { noticeAuthError } from '../session.ts';
-
-interface OutboxMessage {
-  id: string;
-  channel: 'email' | 'sms';
-  to: string;
-  subject: string | null;
-  text: string;
-  links: string[];
-  sentAt: string;
-}
+import { useList } from '../useList.ts';
 
 /** The development outbox (`GET /dev/outbox`): the mails and texts the log providers kept, newest first. */
 export function Outbox() {
-  const [items, setItems] = useState<OutboxMessage[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [reload, setReload] = useState(0);
-  useEffect(() => {
-    void (async () => {
-      try {
-        setItems((await api<{ items: OutboxMessage[] }>('/dev/outbox')).items);
-        setError(null);
-      } catch (e) {
-        noticeAuthError(e);
-        setError(e);
-      }
-    })();
-  }, [reload]);
+  const { items, error, reload } = useList<OutboxMessage>('/dev/outbox');
   return (
     <section class="outbox">
       <header class="screen-head">
         <h1>Outbox</h1>
-        <button type="button" onClick={() => setReload(reload + 1)}>Refresh</button>
+        <button type="button" onClick={reload}>Refresh</button>
       </header>
       <p>Emails and text messages the development providers kept instead of sending (the last 200). Production keeps none.</p>
       <ErrorNotice error={error} />
