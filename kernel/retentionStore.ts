@@ -30,9 +30,14 @@ export class RetentionStore {
         fix: 'declare { name, object, description, keepDays, action, ageField, filter? }',
       });
     }
-    const taken = this.entries.find((e) => e.name === parsed.data.name);
-    if (taken && taken.shared === true && parsed.data.shared === true) {
-      // One window over several tables: every part must say the same window and action.
+    // A shared contract is one window over several tables: every part already declared must say
+    // the same window and action, and none may name the same table.
+    for (const taken of this.entries.filter((e) => e.name === parsed.data.name)) {
+      if (taken.shared !== true || parsed.data.shared !== true) {
+        throw codedError('KERNEL_INVALID_RETENTION', {
+          plugin, path: 'name', reason: `'${parsed.data.name}' is already declared by '${taken.plugin}'`, fix: 'give each contract a unique name',
+        });
+      }
       const differs = taken.keepDays !== parsed.data.keepDays ? 'keepDays' : taken.action !== parsed.data.action ? 'action' : taken.object === parsed.data.object ? 'object' : null;
       if (differs) {
         throw codedError('KERNEL_INVALID_RETENTION', {
@@ -40,10 +45,6 @@ export class RetentionStore {
           fix: differs === 'object' ? 'declare each table of a shared contract once' : `declare '${parsed.data.name}' with the same keepDays and action as the other parts`,
         });
       }
-    } else if (taken) {
-      throw codedError('KERNEL_INVALID_RETENTION', {
-        plugin, path: 'name', reason: `'${parsed.data.name}' is already declared by '${taken.plugin}'`, fix: 'give each contract a unique name',
-      });
     }
     // Frozen: a reader must not be able to shorten another plugin's retention window.
     this.entries.push(Object.freeze({ ...parsed.data, ...(parsed.data.filter ? { filter: Object.freeze({ ...parsed.data.filter }) } : {}), plugin }));

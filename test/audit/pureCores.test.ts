@@ -39,4 +39,10 @@ t.test('auth-engine routes: which are audited and how', async (t) => {
   t.match(engineRouteEvent('/admin/ban-user', 200, { userId: 'u2', banReason: 'spam' }, null)!.entry, { action: 'user.banned', target: { id: 'u2' }, after: { reason: 'spam' } });
   t.match(engineRouteEvent('/passkey/delete-passkey', 200, { id: 'pk1' }, null)!.entry, { action: 'auth.passkey_changed', target: { id: 'pk1' } });
   t.equal(engineRouteEvent('/get-session', 200, null, null), null, 'reads are not audited');
+  t.same(engineRouteEvent('/admin/stop-impersonating', 200, null, { user: { id: 'admin1' } }, 'u7'), { entry: { action: 'user.impersonation_stopped', target: { type: 'user', id: 'u7' } }, actorId: 'admin1' }, 'the admin who stops is the actor; the impersonated user the target');
+  const revoked = engineRouteEvent('/admin/revoke-user-session', 200, { sessionToken: 'tok-secret-1' }, null)!;
+  t.same(revoked.entry, { action: 'user.sessions_revoked', target: { type: 'session' }, after: { scope: 'session', by: 'admin' } });
+  t.notOk(JSON.stringify(revoked).includes('tok-secret-1'), 'the session token is not kept');
+  t.same(engineRouteEvent('/admin/update-user', 200, { userId: 'u2', data: { name: 'N', email: 'n@example.com' } }, null)!.entry.after, { fields: ['name', 'email'] });
+  t.equal(engineRouteEvent('/admin/set-role', 403, { userId: 'u2', role: 'admin' }, null), null, 'a refused admin call is not recorded');
 });

@@ -25,3 +25,15 @@ t.test('a part that differs, or a name taken without shared on both, fails', asy
   t.throws(() => store.add('automation', part('osr_hook_delivery', { shared: undefined })), { code: 'KERNEL_INVALID_RETENTION', details: { path: 'name' } });
   t.equal(store.contracts().length, 1, 'nothing refused was kept');
 });
+
+t.test('every part already declared is checked, not only the first', async (t) => {
+  const store = new RetentionStore();
+  store.add('jobs', part('sys_job'));
+  store.add('automation', part('osr_hook_delivery'));
+  t.throws(() => store.add('other', part('osr_hook_delivery')), { code: 'KERNEL_INVALID_RETENTION', details: { path: 'object', plugin: 'other' } }, "the second part's table, named again");
+  store.add('flows', part('sys_flow_run'));
+  t.same(store.contracts().map((c) => c.object), ['sys_job', 'osr_hook_delivery', 'sys_flow_run'], 'a third table joins the window');
+  store.removePlugin('jobs');
+  t.throws(() => store.add('other', part('sys_flow_run', { keepDays: 30 })), { code: 'KERNEL_INVALID_RETENTION', details: { path: 'keepDays' } }, 'with the first part gone, the others still hold the window');
+  t.throws(() => store.add('other', part('sys_other', { shared: undefined })), { code: 'KERNEL_INVALID_RETENTION', details: { path: 'name' } });
+});

@@ -1,6 +1,12 @@
-import type { AuditEntry } from '../../../capabilities/auditRecord.ts';
+import type { AuditAction, AuditEntry } from '../../../capabilities/auditRecord.ts';
 
 type Body = Record<string, unknown> | null;
+
+/** An event to record, and the user who acted when it is not the request's caller. */
+export interface EngineRouteEvent {
+  entry: AuditEntry;
+  actorId?: string | null;
+}
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 const userOf = (body: Body): Record<string, unknown> | null =>
@@ -32,10 +38,10 @@ const PASSKEY = /^\/passkey\/(verify-registration|delete-passkey|update-passkey)
 
 /**
  * The audit event of one answered auth-engine request, or null when the route is not audited.
- * Pure: the path, the status, the request body and the answer's body. Only the attempted email
+ * Pure: the path, the status, the request body, the answer's body and the caller's user id. Only the attempted email
  * (or phone, when shaped like one) and ids are kept, never a password, code or token.
  */
-export function engineRouteEvent(path: string, status: number, requestBody: Body, answer: Body): { entry: AuditEntry; actorId?: string | null } | null {
+export function engineRouteEvent(path: string, status: number, requestBody: Body, answer: Body, callerId: string | null = null): EngineRouteEvent | null {
   const ok = status >= 200 && status < 300;
   if (SIGN_IN.test(path)) {
     if (status < 200 || (status >= 300 && status < 400) || refusedBeforeActing(status)) return null;
@@ -62,5 +68,38 @@ export function engineRouteEvent(path: string, status: number, requestBody: Body
     return { entry: { action: 'user.banned', target: { type: 'user', id: text(requestBody?.userId) }, after: { reason: text(requestBody?.banReason), expiresIn: typeof requestBody?.banExpiresIn === 'number' ? requestBody.banExpiresIn : null } } };
   }
   if (path === '/admin/unban-user') return { entry: { action: 'user.unbanned', target: { type: 'user', id: text(requestBody?.userId) } } };
-  return null;
+  return adminRouteEvent(path, requestBody, answer, callerId) ?? sessionRouteEvent(path);
 }
+
+const roleOf = (value: unknown): string | string[] | null =>
+  typeof value === 'string' ? value : Array.isArray(value) ? value.filter((r): r is string => typeof r === 'string') : null;
+
+/** The engine's other admin routes that change a user or its sessions (answered 2xx). */
+function adminRouteEvent(path: string, requestBody: Body, answer: Body, callerId: string | null): EngineRouteEvent | null {
+  const user = { type: 'user', id: text(requestBody?.userId) };
+  switch (path) {
+    case '/admin/set-role': return { entry: { action: 'user.role_changed', target: user, after: { role: roleOf(requestBody?.role) } } };
+    case '/admin/update-user': {
+      const data = requestBody?.data;
+      // The names of the fields changed, never their values.
+      return { entry: { action: 'user.updated', target: user, after: { fields: data && typeof data === 'object' && !Array.isArray(data) ? Object.keys(data).slice(0, 30) : [] } } };
+    }
+    case '/admin/remove-user': return { entry: { action: 'user.removed', target: user } };
+    case '/admin/impersonate-user': return { entry: { action: 'user.impersonation_started', target: user } };
+    // Made in the impersonated session: the admin is the user the answer returns to.
+    case '/admin/stop-impersonating': return { entry: { action: 'user.impersonation_stopped', target: { type: 'user', id: callerId } }, actorId: text(userOf(answer)?.id) };
+    // The session is named by its token in the request: never kept.
+    case '/admin/revoke-user-session': return { entry: { action: 'user.sessions_revoked', target: { type: 'session' }, after: { scope: 'session', by: 'admin' } } };
+    case '/admin/revoke-user-sessions': return { entry: { action: 'user.sessions_revoked', target: user, after: { scope: 'all', by: 'admin' } } };
+    default: return null;
+  }
+}
+
+/** A user ending sessions of their own (answered 2xx). */
+function sessionRouteEvent(path: string): EngineRouteEvent | null {
+  const scope = path === '/revoke-session' ? 'session' : path === '/revoke-sessions' ? 'all' : path === '/revoke-other-sessions' ? 'others' : null;
+  return scope ? { entry: { action: 'user.sessions_revoked', target: { type: 'user' }, after: { scope, by: 'self' } } } : null;
+}
+
+/** Whether the event of an answered engine route reads the answer's body (the user it names). */
+export const readsAnswer = (action: AuditAction): boolean => action === 'auth.sign_in' || action === 'user.impersonation_stopped';

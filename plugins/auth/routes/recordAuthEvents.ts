@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { auditSourceOf, type AuditEntry, type AuditRecord } from '../../../capabilities/auditRecord.ts';
 import { isCodedError } from '../../../kernel/errors.ts';
 import { enginePath } from '../authPaths.ts';
-import { engineRouteEvent } from './engineRouteAudit.ts';
+import { engineRouteEvent, readsAnswer } from './engineRouteAudit.ts';
 import { authUrlOf } from './fetchBridge.ts';
 
 /** The audit trail as the auth routes use it: absent when no plugin provides audit.record. */
@@ -29,20 +29,21 @@ export async function withEngineAudit(audit: AuthAudit, request: FastifyRequest,
   if (!audit) return serve();
   const path = auditedEnginePath(request.url);
   if (path === null) return serve();
+  const callerId = request.principal?.userId ?? null;
   let response: Response;
   try {
     response = await serve();
   } catch (error) {
     const status = isCodedError(error) ? error.status : 500;
-    const event = status < 500 ? engineRouteEvent(path, status, bodyOf(request), null) : null;
+    const event = status < 500 ? engineRouteEvent(path, status, bodyOf(request), null, callerId) : null;
     if (event) await recordAuth(audit, request, event.entry, event.actorId);
     throw error;
   }
-  const sure = engineRouteEvent(path, response.status, bodyOf(request), {});
+  const sure = engineRouteEvent(path, response.status, bodyOf(request), {}, callerId);
   if (sure === null) return response;
-  // Only a sign-in's answer is read (for the user it signed in); the body stays readable for the client.
-  const answer = sure.entry.action === 'auth.sign_in' ? ((await response.clone().json().catch(() => null)) as Record<string, unknown> | null) : null;
-  const event = engineRouteEvent(path, response.status, bodyOf(request), answer);
+  // Only an answer that names the user who acted is read; the body stays readable for the client.
+  const answer = readsAnswer(sure.entry.action) ? ((await response.clone().json().catch(() => null)) as Record<string, unknown> | null) : null;
+  const event = engineRouteEvent(path, response.status, bodyOf(request), answer, callerId);
   if (event) await recordAuth(audit, request, event.entry, event.actorId);
   return response;
 }
