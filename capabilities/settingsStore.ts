@@ -18,7 +18,18 @@ export interface SettingsStore {
    * the events bus crosses processes (Redis, PostgreSQL), else within the cache's lifetime.
    */
   read(environmentId: string, namespace: SettingsNamespace): Promise<EffectiveSettings | null>;
+  /**
+   * How the namespace's consumer turns its values (secrets included, as `read` gives them) into
+   * what it uses, throwing where it cannot: a coded error whose `details.path` names the key (in
+   * the namespace, `smtp.host`), or a zod error. A write the resolver refuses is refused too (400
+   * VALIDATION_ERROR naming the path), so no value is stored that the consumer would fail on.
+   * Registered in the consumer's register phase; one per namespace.
+   */
+  resolveWith(namespace: SettingsNamespace, resolve: SettingsResolver): void;
 }
+
+/** A consumer's reading of a namespace's values: returns when it can use them, throws where it cannot. */
+export type SettingsResolver = (values: Record<string, unknown>) => void;
 
 export const settingsStore = defineCapability<SettingsStore>()({
   id: 'settings.store',

@@ -3,7 +3,8 @@ import type { DataEngine } from '../../capabilities/dataEngine.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { EMAIL_LOG_OBJECT, EMAIL_LOG_RETENTION_DAYS, withEmailLog } from './emailLog.ts';
 import { emailOptionsSchema } from './emailOptions.ts';
-import { environmentProviders, providerOf, type Provider } from './environmentProviders.ts';
+import { environmentProviders, providerOf, settingsOptions, type Provider } from './environmentProviders.ts';
+import { resolveEmailSettings } from './resolveEmailSettings.ts';
 
 const providers = new WeakMap<object, Provider>();
 
@@ -33,6 +34,11 @@ export default definePlugin({
     }
     // An environment whose admin set `email` settings (docs/settings.md) sends through its own server.
     const chooser = environmentProviders({ options: ctx.options, fallback, production: info.production, log: ctx.log, store: () => ctx.resolve('settings.store'), outbox });
+    // A settings write is checked by the resolver that reads it: what is stored, mail can use.
+    ctx.resolve('settings.store')?.resolveWith('email', (values) => {
+      const { options, env } = settingsOptions(ctx.options, values);
+      resolveEmailSettings(options, env, info.production);
+    });
     providers.set(ctx, { send: (message) => chooser.providerFor(message).then((p) => p.send(message)), close: async () => { await chooser.close(); await fallback.close(); } });
     const provider = providers.get(ctx)!;
     const metadata = ctx.resolve('metadata.registry');

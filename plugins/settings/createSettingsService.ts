@@ -1,8 +1,10 @@
 import { READS_ONLY, type DataDatabase, type SideTableAccess, type WithDatabaseOptions } from '../../capabilities/dataDatabase.ts';
+import { z } from 'zod';
+import { CacheFreshness } from '../../capabilities/cacheFreshness.ts';
 import type { EventsBus } from '../../capabilities/eventsBus.ts';
 import type { SecretsKeys } from '../../capabilities/secretsKeys.ts';
-import type { EffectiveSettings, SettingsNamespace } from '../../capabilities/settingsStore.ts';
-import { codedError } from '../../kernel/errors.ts';
+import type { EffectiveSettings, SettingsNamespace, SettingsResolver } from '../../capabilities/settingsStore.ts';
+import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { openSecret, sealSecret, SETTINGS_KEY_PURPOSE } from './sealSecret.ts';
 import { joinSecrets, secretSlots, SET_MARKER, splitSecrets } from './secretPaths.ts';
@@ -11,7 +13,7 @@ import { ensureSettingsTable, readSettingsRow, SETTINGS_TABLE, writeSettingsRow,
 
 const WRITES_SETTINGS: WithDatabaseOptions = Object.freeze({ touches: Object.freeze([SETTINGS_TABLE]) });
 
-/** A lost cross-process message costs at most this long (docs/settings.md). */
+/** Without a bus across processes (SQLite processes started apart), a change elsewhere is seen within this long (docs/settings.md). */
 export const SETTINGS_CACHE_MS = 30_000;
 
 /** One change of one namespace, as recorded: the keys and secret paths changed, never a value. */
@@ -51,10 +53,35 @@ function invalid(errors: Array<{ path: string; message: string }>) {
   return codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
 }
 
+/** A schema's issues as paths and messages (an unknown key named at its own path). */
+function issuesOf(error: z.ZodError): Array<{ path: string; message: string }> {
+  return error.issues.flatMap((issue) => issue.code === 'unrecognized_keys'
+    ? issue.keys.map((k) => ({ path: [...issue.path, k].join('.'), message: `unknown key '${k}'` }))
+    : [{ path: issue.path.join('.') || 'body', message: issue.message }]);
+}
+
+/** What a consumer's resolver refused, as the write's 400: its path and reason, or the schema's issues. */
+function refusedBy(error: unknown): Array<{ path: string; message: string }> {
+  if (error instanceof z.ZodError) return issuesOf(error);
+  if (isCodedError(error)) {
+    const path = typeof error.details.path === 'string' ? error.details.path : 'body';
+    return [{ path, message: typeof error.details.reason === 'string' ? error.details.reason : error.message }];
+  }
+  throw error;
+}
+
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export function createSettingsService(deps: SettingsServiceDeps) {
-  const cache = new Map<string, { at: number; value: Promise<EffectiveSettings | null> }>();
+  const cache = new Map<string, { at: number; value: EffectiveSettings | null }>();
+  /** Loads under way, with the mark they began at: shared only while nothing changed since. */
+  const loads = new Map<string, { mark: number; value: Promise<EffectiveSettings | null> }>();
+  // Nothing served or kept while the bus cannot vouch for other processes' changes; all dropped after a lapse (cacheFreshness.ts).
+  const freshness = new CacheFreshness(deps.bus, () => {
+    cache.clear();
+    loads.clear();
+  });
+  const resolvers = new Map<SettingsNamespace, SettingsResolver>();
   const ready = new Set<string>();
   const keyOf = (environmentId: string) => deps.keys.derive(SETTINGS_KEY_PURPOSE, environmentId);
 
@@ -69,7 +96,9 @@ export function createSettingsService(deps: SettingsServiceDeps) {
     }, undefined, writes ? WRITES_SETTINGS : READS_ONLY);
 
   function forget(environmentId: string): void {
+    freshness.changed(environmentId);
     for (const key of cache.keys()) if (key.startsWith(`${environmentId}\u0000`)) cache.delete(key);
+    for (const key of loads.keys()) if (key.startsWith(`${environmentId}\u0000`)) loads.delete(key);
   }
   deps.bus?.subscribe('settings.changed', ({ environmentId }) => forget(environmentId));
 
@@ -107,15 +136,34 @@ export function createSettingsService(deps: SettingsServiceDeps) {
   }
 
   return {
-    /** Effective settings for a consumer (secrets decrypted), cached. */
+    /**
+     * Effective settings for a consumer (secrets decrypted), remembered while they provably hold:
+     * a change here or heard from another process drops them, a load that began before a change
+     * keeps nothing, and nothing is served while the bus is not trusted.
+     */
     read(environmentId: string, namespace: SettingsNamespace): Promise<EffectiveSettings | null> {
       const key = `${environmentId}\u0000${namespace}`;
-      const hit = cache.get(key);
-      if (hit && Date.now() - hit.at < SETTINGS_CACHE_MS) return hit.value;
-      const value = load(environmentId, namespace);
-      cache.set(key, { at: Date.now(), value });
-      value.catch(() => cache.delete(key));
+      if (freshness.usable()) {
+        const hit = cache.get(key);
+        if (hit && Date.now() - hit.at < SETTINGS_CACHE_MS) return Promise.resolve(hit.value);
+        const running = loads.get(key);
+        if (running && freshness.holds(environmentId, running.mark)) return running.value;
+      }
+      const mark = freshness.mark();
+      const at = Date.now();
+      const value = load(environmentId, namespace).then((settings) => {
+        if (freshness.holds(environmentId, mark)) cache.set(key, { at, value: settings });
+        return settings;
+      }).finally(() => {
+        if (loads.get(key)?.value === value) loads.delete(key);
+      });
+      loads.set(key, { mark, value });
       return value;
+    },
+
+    /** The consumer's resolver of a namespace: writes it refuses are refused (SettingsStore.resolveWith). */
+    resolveWith(namespace: SettingsNamespace, resolve: SettingsResolver): void {
+      resolvers.set(namespace, resolve);
     },
 
     async view(environmentId: string, namespace: SettingsNamespace): Promise<SettingsView> {
@@ -141,11 +189,17 @@ export function createSettingsService(deps: SettingsServiceDeps) {
           if (split.given.has(path)) secrets.set(path, split.given.get(path)!);
           else if (!split.cleared.has(path) && stored.has(path)) secrets.set(path, stored.get(path)!);
         }
-        const parsed = definition.schema.safeParse(joinSecrets(split.values, secrets, definition.secrets));
-        if (!parsed.success) {
-          throw invalid(parsed.error.issues.flatMap((issue) => issue.code === 'unrecognized_keys'
-            ? issue.keys.map((k) => ({ path: [...issue.path, k].join('.'), message: `unknown key '${k}'` }))
-            : [{ path: issue.path.join('.') || 'body', message: issue.message }]));
+        const effective = joinSecrets(split.values, secrets, definition.secrets);
+        const parsed = definition.schema.safeParse(effective);
+        if (!parsed.success) throw invalid(issuesOf(parsed.error));
+        // As the consumer will read them (merged over the config file): what it cannot use is not stored.
+        const resolve = resolvers.get(namespace);
+        if (resolve) {
+          try {
+            resolve(effective);
+          } catch (error) {
+            throw invalid(refusedBy(error));
+          }
         }
         const sealed: Record<string, string> = {};
         for (const [path, value] of secrets) sealed[path] = sealSecret(key, value, namespace);

@@ -24,11 +24,11 @@ export default definePlugin({
   register(ctx) {
     const database = ctx.resolve('data.database');
     if (!database) {
-      ctx.provide('settings.store', { read: async () => null });
+      ctx.provide('settings.store', { read: async () => null, resolveWith: () => undefined });
       return;
     }
     const service = createSettingsService({ database, keys: ctx.resolve('secrets.keys'), bus: ctx.resolve('events.bus'), log: ctx.log });
-    const store = { read: service.read };
+    const store = { read: service.read, resolveWith: service.resolveWith };
     services.set(store, service);
     ctx.provide('settings.store', store);
   },
