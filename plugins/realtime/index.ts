@@ -1,3 +1,4 @@
+import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession } from '../../capabilities/authSession.ts';
 import { READS_ONLY } from '../../capabilities/dataDatabase.ts';
 import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
@@ -22,6 +23,7 @@ const HOOK_PRIORITY = 1100;
 
 interface State {
   auth: AuthSession;
+  grants: AccessGrants | undefined;
   hub: SubscriptionHub;
   feed: ChangeFeed;
   counts: StreamCounts;
@@ -38,7 +40,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['data.engine', 'data.database', 'auth.session', 'metadata.registry', 'http.routes'],
-  optional: ['events.bus'],
+  optional: ['events.bus', 'access.grants'],
   options: realtimeOptionsSchema,
   register(ctx) {
     const options = ctx.options;
@@ -52,7 +54,7 @@ export default definePlugin({
     feed.onChange((entry) => hub.changed(entry));
     const counts = new StreamCounts();
     const auth = ctx.resolve('auth.session');
-    states.set(ctx, { auth, hub, feed, counts, timers: [] });
+    states.set(ctx, { auth, grants: ctx.resolve('access.grants'), hub, feed, counts, timers: [] });
     addRealtimeRoute(ctx.resolve('http.routes'), { engine, metadata: ctx.resolve('metadata.registry'), auth, hub, feed, options }, counts);
 
     // A write is announced once its transaction committed; a rolled-back one never is.
@@ -88,13 +90,13 @@ export default definePlugin({
   },
   async ready(ctx) {
     const state = states.get(ctx)!;
-    const { auth, hub, feed, counts } = state;
+    const { auth, grants, hub, feed, counts } = state;
     state.timers.push(
       setInterval(() => {
         for (const member of hub.members()) member.stream.heartbeat();
       }, ctx.options.heartbeatMs),
       setInterval(() => {
-        void counts.recheckAll(auth);
+        void counts.recheckAll(auth, grants);
       }, ctx.options.recheckMs),
       setInterval(() => feed.announce(hub.followed()), ANNOUNCE_MS),
     );

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessGrants } from '../../capabilities/accessGrants.ts';
 import type { AuthSession, Principal } from '../../capabilities/authSession.ts';
 import { dataContextOf, type DataEngine } from '../../capabilities/dataEngine.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
@@ -34,9 +35,10 @@ export class StreamCounts {
   /**
    * One round of credential checks: streams that share a credential are checked once, and a round
    * still running when the next is due is not doubled (while the cache is not trusted, each check
-   * goes to the database).
+   * goes to the database). The principal is resolved with its grants (positions, permission sets,
+   * route keys) as the request that opened the stream was, so only a real change of them counts.
    */
-  async recheckAll(auth: AuthSession): Promise<void> {
+  async recheckAll(auth: AuthSession, grants: AccessGrants | undefined): Promise<void> {
     if (this.checking) return;
     this.checking = true;
     try {
@@ -48,7 +50,7 @@ export class StreamCounts {
         else byCredential.set(key, [member]);
       }
       await Promise.all([...byCredential.values()].map(async (members) => {
-        const outcome = await authenticateAgain(auth, this.streams.get(members[0]!)!);
+        const outcome = await authenticateAgain(auth, grants, this.streams.get(members[0]!)!);
         if (outcome !== 'unknown') for (const member of members) endIfChanged(member, outcome);
       }));
     } finally {
@@ -156,10 +158,14 @@ function credentialOf(request: FastifyRequest): string {
   return JSON.stringify([request.environmentId, authorization ?? null, request.headers['x-api-key'] ?? null, cookie ?? null]);
 }
 
-/** The credential checked again: the principal, null when it is no longer valid, `unknown` when the check itself failed. */
-async function authenticateAgain(auth: AuthSession, request: FastifyRequest): Promise<Principal | null | 'unknown'> {
+/**
+ * The credential checked again: the principal with its grants resolved (as the HTTP guard resolves
+ * them for every request), null when it is no longer valid, `unknown` when the check itself failed.
+ */
+async function authenticateAgain(auth: AuthSession, grants: AccessGrants | undefined, request: FastifyRequest): Promise<Principal | null | 'unknown'> {
   try {
-    return await auth.authenticate(request);
+    const principal = await auth.authenticate(request);
+    return principal && grants ? await grants.resolve(principal) : principal;
   } catch (error) {
     return isCodedError(error) && error.status < 500 ? null : 'unknown';
   }

@@ -167,6 +167,23 @@ t.test('realtime on one process', async (t) => {
       await closeAll();
     });
 
+    await t.test('a member holding a position keeps her stream through the credential checks; losing it ends the stream', async (t) => {
+      const stream = await open('unitMember', 'objects=doc');
+      t.equal(stream.status, 200, 'the stream opens');
+      await stream.next((e) => e.event === 'ready');
+      // Past two rounds of credential checks (plugins.realtime.recheckMs, 1 s): her grants are the same.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const doc = await create('unitMember', { title: 'UNIT-KEEPS' });
+      const created = await stream.next(recordOf(doc));
+      t.equal(created.event, 'created', 'her stream is still open and carries her new doc');
+      t.notOk(stream.events.some((e) => e.event === 'reset'), 'no reset while her access is unchanged');
+      const removed = await world.as('admin', 'DELETE', `/api/v1/data/sys_user_position/${world.ids.upUnit}`);
+      t.equal(removed.status, 204, 'her position is taken away');
+      const reset = await stream.next((e) => e.event === 'reset', 3_000);
+      t.equal(reset.data.reason, 'access_changed', 'the stream ends: what she may read changed');
+      await closeAll();
+    });
+
     await t.test('a revoked session ends the stream within a second', async (t) => {
       const session = await world.as('sharee', 'GET', '/api/v1/auth/get-session');
       t.equal(session.status, 200, 'her session is valid');

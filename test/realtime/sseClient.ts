@@ -4,6 +4,8 @@ export interface SseEvent {
   event: string;
   id?: string;
   data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The event's text as it travelled (its lines, without the blank line that ends it). */
+  raw: string;
 }
 
 export interface SseStream {
@@ -47,7 +49,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
           if (done) {
             waiters.delete(check);
             clearTimeout(timer);
-            reject(new Error(`the stream ended; events: ${JSON.stringify(events.map((e) => e.event))}`));
+            reject(new Error(`the stream ended; events: ${JSON.stringify(events.map((e) => e.event))}; last: ${events.at(-1)?.raw ?? ""}`));
           }
         };
         const timer = setTimeout(() => {
@@ -76,7 +78,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
         while ((at = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, at);
           buffer = buffer.slice(at + 2);
-          const event: SseEvent = { event: 'message', data: null };
+          const event: SseEvent = { event: 'message', data: null, raw: block };
           let data = '';
           for (const line of block.split('\n')) {
             if (line.startsWith(':')) continue;
