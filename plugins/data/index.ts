@@ -167,7 +167,7 @@ export default definePlugin({
             if (lacking.length > 0) {
               // schemaSync 'off': the schema is the operator's; without the triggers another program's writes go unheard.
               blindOf.get(ctx)!.add(env.id);
-              ctx.log.warn({ environment: env.id, tables: lacking.slice(0, 20) }, `totals and pages: ${lacking.length} object tables have no change trigger and plugins.data.schemaSync is 'off' (the runtime creates none); nothing is remembered in this environment. Start once with schemaSync 'additive' to create them (docs/data-api.md)`);
+              ctx.log.warn({ environment: env.id, tables: lacking.slice(0, 20) }, `totals and pages: ${lacking.length} object tables have no change trigger and plugins.data.schemaSync is 'off' (the runtime creates none); nothing is remembered in this environment. Start once with schemaSync 'additive' to create them`);
             }
           } catch (error) {
             blindOf.get(ctx)!.add(env.id);
