@@ -20,6 +20,16 @@ export interface DevOutbox {
   list(environmentId: string): OutboxMessage[];
 }
 
+/**
+ * The one production guard of the development outbox: the outbox outside production, none in
+ * production, where messages hold sign-in codes and links that must stay with their recipients.
+ * The plugin that keeps messages, the route that shows them and every log provider that hands
+ * them over go through it.
+ */
+export function outboxOutsideProduction(production: boolean, outbox: DevOutbox | undefined): DevOutbox | undefined {
+  return production ? undefined : outbox;
+}
+
 export const devOutbox = defineCapability<DevOutbox>()({
   id: 'dev.outbox',
   cardinality: 'single',

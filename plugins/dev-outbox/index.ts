@@ -1,3 +1,4 @@
+import { outboxOutsideProduction, type DevOutbox } from '../../capabilities/devOutbox.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { createDevOutbox } from './createDevOutbox.ts';
 
@@ -14,8 +15,8 @@ export default definePlugin({
   provides: ['dev.outbox'],
   register(ctx) {
     const info = ctx.resolve('runtime.info');
-    const outbox = createDevOutbox(info.defaultEnvironment);
     // Production keeps nothing: codes and links stay with their recipients.
-    ctx.provide('dev.outbox', info.production ? { keep() {}, list: () => [] } : outbox);
+    const keepsNothing: DevOutbox = { keep() {}, list: () => [] };
+    ctx.provide('dev.outbox', outboxOutsideProduction(info.production, createDevOutbox(info.defaultEnvironment)) ?? keepsNothing);
   },
 });

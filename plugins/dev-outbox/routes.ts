@@ -1,3 +1,4 @@
+import { outboxOutsideProduction } from '../../capabilities/devOutbox.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { addOutboxRoute } from './outboxRoute.ts';
 
@@ -12,7 +13,7 @@ export default definePlugin({
   requires: ['http.routes', 'runtime.info'],
   optional: ['dev.outbox'],
   register(ctx) {
-    const outbox = ctx.resolve('dev.outbox');
-    if (outbox && !ctx.resolve('runtime.info').production) addOutboxRoute(ctx.resolve('http.routes'), outbox);
+    const outbox = outboxOutsideProduction(ctx.resolve('runtime.info').production, ctx.resolve('dev.outbox'));
+    if (outbox) addOutboxRoute(ctx.resolve('http.routes'), outbox);
   },
 });

@@ -1,4 +1,4 @@
-import type { DevOutbox } from '../../capabilities/devOutbox.ts';
+import { outboxOutsideProduction, type DevOutbox } from '../../capabilities/devOutbox.ts';
 import type { EmailMessage } from '../../capabilities/emailSend.ts';
 import type { SettingsStore } from '../../capabilities/settingsStore.ts';
 import type { Logger } from '../../kernel/logger.ts';
@@ -19,7 +19,7 @@ const CLOSE_AFTER_MS = 30_000;
 
 export function providerOf(options: EmailOptions, production: boolean, log: Logger, outbox: () => DevOutbox | undefined = () => undefined, env: NodeJS.ProcessEnv = process.env): Provider {
   const settings = resolveEmailSettings(options, env, production);
-  return settings.provider === 'smtp' ? smtpProvider(settings.smtp, log) : logProvider(log, () => (production ? undefined : outbox()));
+  return settings.provider === 'smtp' ? smtpProvider(settings.smtp, log) : logProvider(log, () => outboxOutsideProduction(production, outbox()));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { outboxOutsideProduction } from '../../capabilities/devOutbox.ts';
 import type { SmsSend } from '../../capabilities/smsSend.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { logProvider } from './logProvider.ts';
@@ -26,7 +27,7 @@ export default definePlugin({
     const log = ctx.log;
     const provider: SmsSend = settings.provider === 'twilio' ? twilioProvider(settings.twilio, log)
       : settings.provider === 'vonage' ? vonageProvider(settings.vonage, log)
-        : logProvider(log, () => (info.production ? undefined : ctx.resolve('dev.outbox')));
+        : logProvider(log, () => outboxOutsideProduction(info.production, ctx.resolve('dev.outbox')));
     if (settings.provider === 'log' && info.production) {
       log.warn('sms.provider is log: text messages are not delivered, only their recipient is logged.');
     }

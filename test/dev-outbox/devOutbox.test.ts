@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import t, { type Test } from 'tap';
-import type { OutboxMessage } from '../../capabilities/devOutbox.ts';
+import { outboxOutsideProduction, type OutboxMessage } from '../../capabilities/devOutbox.ts';
 import type { SmsSend } from '../../capabilities/smsSend.ts';
 import { createDevOutbox } from '../../plugins/dev-outbox/createDevOutbox.ts';
 import { startTestRuntime } from '../harness/startTestRuntime.ts';
@@ -30,6 +30,13 @@ t.test('the outbox keeps the last 200 of each environment, newest first, with th
   t.equal(kept[199]!.text, 'code 5', 'the oldest five dropped');
   t.same(outbox.list('other').map((m) => [m.channel, m.subject, m.links]), [['email', 'Hi', ['https://x.example.com/a?b=1.', 'http://y.example.com/c']]]);
   t.same(outbox.list('nowhere'), []);
+});
+
+t.test('the one production guard: the outbox outside production, none in production', async (t) => {
+  const outbox = createDevOutbox('default');
+  t.equal(outboxOutsideProduction(false, outbox), outbox, 'outside production: the outbox');
+  t.equal(outboxOutsideProduction(true, outbox), undefined, 'in production: none');
+  t.equal(outboxOutsideProduction(false, undefined), undefined, 'without the plugin: none');
 });
 
 t.test('outside production: admins read every mail and text at GET /dev/outbox, codes and links included', async (t) => {
