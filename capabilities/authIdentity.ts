@@ -143,6 +143,12 @@ export interface AuthIdentity {
    * access layer, as for a signed-in caller. Not a route.
    */
   principalOf(environmentId: string, userId: string): Promise<Principal | null>;
+  /**
+   * The user of the session an engine answer's Set-Cookie opened (a sign-in that ends in a
+   * redirect: a sign-in link, a provider's callback), for the audit trail; null when it opened
+   * none. Not a route.
+   */
+  sessionUserOf(environmentId: string, setCookies: readonly string[]): Promise<{ id: string; email: string | null } | null>;
 }
 
 export const authIdentity = defineCapability<AuthIdentity>()({

@@ -212,6 +212,21 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       return contactsOf(env, userIds);
     },
 
+    async sessionUserOf(environmentId, setCookies) {
+      const env = deps.environments.get(environmentId);
+      if (!env) return null;
+      // The last value set wins (an answer may first clear the cookie, then set the new session).
+      let value: string | null = null;
+      for (const cookie of setCookies) {
+        const pair = cookie.split(';', 1)[0]!;
+        const at = pair.indexOf('=');
+        if (at > 0 && pair.slice(0, at).trim() === env.sessionCookie) value = pair.slice(at + 1).trim() || null;
+      }
+      if (!value) return null;
+      const found = await env.engine.api.getSession({ headers: new Headers({ cookie: `${env.sessionCookie}=${value}` }) });
+      return found ? { id: String(found.user.id), email: typeof found.user.email === 'string' ? found.user.email : null } : null;
+    },
+
     async principalOf(environmentId, userId) {
       const env = deps.environments.get(environmentId);
       if (!env) throw codedError('NOT_FOUND', { what: `Environment '${environmentId.slice(0, 64)}'` });

@@ -1,7 +1,7 @@
 /** The audit trail's pure parts: bounded rows, the closed action list, the auth routes' events (summaries: summarize.test.ts). */
 import t from 'tap';
 import { auditRow } from '../../plugins/audit/createAuditService.ts';
-import { attemptedLabel, engineRouteEvent } from '../../plugins/auth/routes/engineRouteAudit.ts';
+import { attemptedLabel, engineRouteEvent, redirectError } from '../../plugins/auth/routes/engineRouteAudit.ts';
 import { auditedEnginePath } from '../../plugins/auth/routes/recordAuthEvents.ts';
 
 const source = { environmentId: 'main', actorId: 'u1', actorKind: 'user' as const, ip: '10.0.0.1', userAgent: 'ua', requestId: 'r1' };
@@ -39,7 +39,17 @@ t.test('auth-engine routes: which are audited and how', async (t) => {
   t.match(engineRouteEvent('/admin/ban-user', 200, { userId: 'u2', banReason: 'spam' }, null)!.entry, { action: 'user.banned', target: { id: 'u2' }, after: { reason: 'spam' } });
   t.match(engineRouteEvent('/passkey/delete-passkey', 200, { id: 'pk1' }, null)!.entry, { action: 'auth.passkey_changed', target: { id: 'pk1' } });
   t.equal(engineRouteEvent('/get-session', 200, null, null), null, 'reads are not audited');
-  t.same(engineRouteEvent('/admin/stop-impersonating', 200, null, { user: { id: 'admin1' } }, 'u7'), { entry: { action: 'user.impersonation_stopped', target: { type: 'user', id: 'u7' } }, actorId: 'admin1' }, 'the admin who stops is the actor; the impersonated user the target');
+  t.equal(engineRouteEvent('/sign-in/magic-link', 200, { email: 'a@x.io' }, { status: true }), null, 'asking for a sign-in link is not a sign-in');
+  t.equal(engineRouteEvent('/sign-in/social', 200, { provider: 'github' }, { url: 'https://github.com/login', redirect: true }), null, 'nor is starting a provider sign-in');
+  const linked = { user: { id: 'u3', email: 'c@x.io' }, error: null };
+  t.same(engineRouteEvent('/magic-link/verify', 302, null, null, { redirect: linked }), { entry: { action: 'auth.sign_in', target: { type: 'user', id: 'u3', label: 'c@x.io' }, after: { method: 'magic-link.verify' } }, actorId: 'u3' }, 'a sign-in link that redirects signed in');
+  t.same(engineRouteEvent('/oauth2/callback/corp-idp', 302, null, null, { redirect: linked })!.entry.after, { method: 'callback.corp-idp' }, "a generic provider's callback");
+  t.same(engineRouteEvent('/magic-link/verify', 302, null, null, { redirect: { user: null, error: 'INVALID_TOKEN' } })!.entry, { action: 'auth.sign_in_failed', outcome: 'failure', target: { type: 'user', label: null }, after: { method: 'magic-link.verify', status: 302, reason: 'INVALID_TOKEN' } }, 'a spent link redirects with an error');
+  t.equal(engineRouteEvent('/callback/github', 302, null, null, { redirect: { user: null, error: null } }), null, 'a redirect with neither is no event');
+  t.equal(redirectError('/home?error=INVALID_TOKEN'), 'INVALID_TOKEN');
+  t.equal(redirectError('https://app.example.com/x?error=%3Cscript%3E'), 'script', 'only a code\'s characters');
+  t.equal(redirectError('/home'), null);
+  t.same(engineRouteEvent('/admin/stop-impersonating', 200, null, { user: { id: 'admin1' } }, { callerId: 'u7' }), { entry: { action: 'user.impersonation_stopped', target: { type: 'user', id: 'u7' } }, actorId: 'admin1' }, 'the admin who stops is the actor; the impersonated user the target');
   const revoked = engineRouteEvent('/admin/revoke-user-session', 200, { sessionToken: 'tok-secret-1' }, null)!;
   t.same(revoked.entry, { action: 'user.sessions_revoked', target: { type: 'session' }, after: { scope: 'session', by: 'admin' } });
   t.notOk(JSON.stringify(revoked).includes('tok-secret-1'), 'the session token is not kept');

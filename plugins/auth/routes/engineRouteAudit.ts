@@ -1,4 +1,4 @@
-import type { AuditAction, AuditEntry } from '../../../capabilities/auditRecord.ts';
+import type { AuditEntry } from '../../../capabilities/auditRecord.ts';
 
 type Body = Record<string, unknown> | null;
 
@@ -31,30 +31,80 @@ export function attemptedLabel(value: unknown): string | null {
   return trimmed.length <= 254 && (EMAIL_SHAPED.test(trimmed) || E164_SHAPED.test(trimmed)) ? trimmed : null;
 }
 
-/** Routes that sign a user in (a session is made when they succeed). */
-const SIGN_IN = /^\/(sign-in\/[a-z-]+|two-factor\/verify-[a-z-]+|magic-link\/verify|phone-number\/verify|passkey\/verify-authentication|callback\/[a-z0-9_-]+)$/;
+/**
+ * Routes that sign a user in (a session is made when they succeed): with a JSON answer, or ending
+ * in a redirect (a sign-in link, a provider's callback; a generic provider's at /oauth2/callback).
+ */
+const SIGN_IN = /^\/(sign-in\/[a-z-]+|two-factor\/verify-[a-z-]+|magic-link\/verify|phone-number\/verify|passkey\/verify-authentication|(?:oauth2\/)?callback\/[A-Za-z0-9_-]+)$/;
 const TWO_FACTOR = /^\/two-factor\/(enable|disable|generate-backup-codes)$/;
 const PASSKEY = /^\/passkey\/(verify-registration|delete-passkey|update-passkey)$/;
 
+export const isSignInPath = (path: string): boolean => SIGN_IN.test(path);
+
+/** Whether the event of a 2xx answer of this route reads the answer's body (the user it names). */
+export const readsAnswer = (path: string): boolean => SIGN_IN.test(path) || path === '/admin/stop-impersonating';
+
+/** How a sign-in that ended in a redirect went: the user of the session it opened, else the error its Location names. */
+export interface SignInRedirect {
+  user: { id: string; email: string | null } | null;
+  error: string | null;
+}
+
+/** The `error` a redirect's Location names (`/home?error=INVALID_TOKEN`), bounded to a code's characters. */
+export function redirectError(location: string | null): string | null {
+  if (!location) return null;
+  let error: string | null;
+  try {
+    error = new URL(location, 'http://x').searchParams.get('error');
+  } catch {
+    return null;
+  }
+  return error ? error.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 60) || 'unknown' : null;
+}
+
+/** The context of an answer: who called, and how a redirecting sign-in went. */
+export interface EngineRouteContext {
+  callerId?: string | null;
+  redirect?: SignInRedirect | null;
+}
+
+/** `sign-in.email`, `magic-link.verify`, `callback.github` (a generic provider's callback too). */
+const methodOf = (path: string): string => path.replace(/^\/oauth2\//, '/').split('/').slice(1).join('.');
+
+function signInEvent(path: string, status: number, requestBody: Body, answer: Body, redirect: SignInRedirect | null): EngineRouteEvent | null {
+  if (status < 200 || refusedBeforeActing(status)) return null;
+  const method = methodOf(path);
+  const signedIn = (user: { id?: unknown; email?: unknown } | null): EngineRouteEvent | null => {
+    const id = text(user?.id);
+    // An answer without a user opened no session (a link or code was sent, a provider is next).
+    if (id === null) return null;
+    return { entry: { action: 'auth.sign_in', target: { type: 'user', id, label: text(user?.email) }, after: { method } }, actorId: id };
+  };
+  const failed = (extra: Record<string, unknown>): EngineRouteEvent => {
+    const attempted = attemptedLabel(requestBody?.email) ?? attemptedLabel(requestBody?.phoneNumber);
+    return { entry: { action: 'auth.sign_in_failed', outcome: 'failure', target: { type: 'user', label: attempted }, after: { method, status, ...extra } } };
+  };
+  if (status >= 200 && status < 300) {
+    // A first factor that asks for the second is not a sign-in yet.
+    if (answer && answer.twoFactorRedirect === true) return null;
+    return signedIn(userOf(answer));
+  }
+  if (status >= 300 && status < 400) {
+    if (redirect?.user) return signedIn(redirect.user);
+    return redirect?.error ? failed({ reason: redirect.error }) : null;
+  }
+  return failed({});
+}
+
 /**
  * The audit event of one answered auth-engine request, or null when the route is not audited.
- * Pure: the path, the status, the request body, the answer's body and the caller's user id. Only the attempted email
- * (or phone, when shaped like one) and ids are kept, never a password, code or token.
+ * Pure: the path, the status, the request body, the answer's body and its context (the caller's
+ * user id; for a sign-in that redirected, the session's user or the error). Only the attempted
+ * email (or phone, when shaped like one) and ids are kept, never a password, code or token.
  */
-export function engineRouteEvent(path: string, status: number, requestBody: Body, answer: Body, callerId: string | null = null): EngineRouteEvent | null {
+export function engineRouteEvent(path: string, status: number, requestBody: Body, answer: Body, context: EngineRouteContext = {}): EngineRouteEvent | null {
   const ok = status >= 200 && status < 300;
-  if (SIGN_IN.test(path)) {
-    if (status < 200 || (status >= 300 && status < 400) || refusedBeforeActing(status)) return null;
-    const user = userOf(answer);
-    const method = path.split('/').slice(1).join('.');
-    if (ok) {
-      // A first factor that asks for the second is not a sign-in yet.
-      if (answer && answer.twoFactorRedirect === true) return null;
-      return { entry: { action: 'auth.sign_in', target: { type: 'user', id: text(user?.id), label: text(user?.email) }, after: { method } }, actorId: text(user?.id) };
-    }
-    const attempted = attemptedLabel(requestBody?.email) ?? attemptedLabel(requestBody?.phoneNumber);
-    return { entry: { action: 'auth.sign_in_failed', outcome: 'failure', target: { type: 'user', label: attempted }, after: { method, status } } };
-  }
+  if (SIGN_IN.test(path)) return signInEvent(path, status, requestBody, answer, context.redirect ?? null);
   if (!ok) return null;
   if (path === '/sign-out') return { entry: { action: 'auth.sign_out', target: { type: 'session' } } };
   if (path === '/change-password') return { entry: { action: 'auth.password_changed', target: { type: 'user' }, after: { otherSessionsRevoked: requestBody?.revokeOtherSessions === true } } };
@@ -68,7 +118,7 @@ export function engineRouteEvent(path: string, status: number, requestBody: Body
     return { entry: { action: 'user.banned', target: { type: 'user', id: text(requestBody?.userId) }, after: { reason: text(requestBody?.banReason), expiresIn: typeof requestBody?.banExpiresIn === 'number' ? requestBody.banExpiresIn : null } } };
   }
   if (path === '/admin/unban-user') return { entry: { action: 'user.unbanned', target: { type: 'user', id: text(requestBody?.userId) } } };
-  return adminRouteEvent(path, requestBody, answer, callerId) ?? sessionRouteEvent(path);
+  return adminRouteEvent(path, requestBody, answer, context.callerId ?? null) ?? sessionRouteEvent(path);
 }
 
 const roleOf = (value: unknown): string | string[] | null =>
@@ -100,6 +150,3 @@ function sessionRouteEvent(path: string): EngineRouteEvent | null {
   const scope = path === '/revoke-session' ? 'session' : path === '/revoke-sessions' ? 'all' : path === '/revoke-other-sessions' ? 'others' : null;
   return scope ? { entry: { action: 'user.sessions_revoked', target: { type: 'user' }, after: { scope, by: 'self' } } } : null;
 }
-
-/** Whether the event of an answered engine route reads the answer's body (the user it names). */
-export const readsAnswer = (action: AuditAction): boolean => action === 'auth.sign_in' || action === 'user.impersonation_stopped';

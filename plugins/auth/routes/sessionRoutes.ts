@@ -18,7 +18,10 @@ export function addSessionRoutes(routes: HttpRoutes, identity: AuthIdentity, aud
     routes.add({
       method, path: '/auth/*', public: true, tags: ['auth'], errorStatuses: [401, 403, 404, 409, 429],
       summary: 'Auth engine routes: session, password change and reset, email verification, admin',
-      handler: async (request, reply) => sendResponse(reply, await withEngineAudit(audit, request, () => identity.handle(toFetchRequest(request), requestContext(request)))),
+      handler: async (request, reply) => sendResponse(reply, await withEngineAudit(
+        audit, request, (environmentId, cookies) => identity.sessionUserOf(environmentId, cookies),
+        () => identity.handle(toFetchRequest(request), requestContext(request)),
+      )),
     });
   }
   routes.add({
