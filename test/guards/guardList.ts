@@ -718,6 +718,13 @@ export const GUARDS: Guard[] = [
     what: "changes are sent as the engine reads them, not as the subscriber may (others' records, hidden fields)",
   },
   {
+    id: "realtime.groupedByWho", area: "realtime", file: "plugins/realtime/principalKey.ts",
+    original: "principal.kind, principal.userId, principal.isAdmin,",
+    mutation: "principal.kind, principal.isAdmin,",
+    tests: ["test/realtime/realtimeProperty.test.ts"],
+    what: "streams of different users with the same roles share one access group, read as whichever joined first (her records)",
+  },
+  {
     id: "realtime.revokedCredential", area: "realtime", file: "plugins/realtime/realtimeRoute.ts",
     original: "if (outcome !== 'unknown') for (const member of members) endIfChanged(member, outcome);",
     mutation: "if (outcome !== 'unknown' && outcome !== null) for (const member of members) endIfChanged(member, outcome);",

@@ -109,47 +109,64 @@ async function property(t: Test, world: World): Promise<void> {
   const token = (kind: 'TTL' | 'SEC') => `${kind}${++serial}Z`;
   const editors = (doc: Doc) => ['admin' as UserKey, doc.owner, ...doc.shares.filter((s) => s.access === 'edit' && s.user).map((s) => s.user!)];
 
-  /** One random write on a record not touched yet in this round (or a new one); its record's id. */
-  const write = async (touched: Set<string>): Promise<string> => {
-    const free = docs.filter((d) => !touched.has(d.id));
+  /**
+   * One random write on a record not touched yet in this round (or a new one), chosen now from the
+   * model (so the same seed makes the same choices whatever order the answers come in): the record
+   * joins `touched`, and the write is returned to run with the others of the round.
+   */
+  const plan = (touched: Set<Doc>): (() => Promise<void>) => {
+    const free = docs.filter((d) => !touched.has(d));
     const roll = random();
-    const doc = free.length > 0 ? pick(free) : undefined;
-    if (!doc || roll < 0.25) {
+    const doc = free.length > 0 && roll >= 0.25 ? pick(free) : undefined;
+    if (!doc) {
       const writer = pick(WRITERS);
       const body: Record<string, unknown> = { title: token('TTL'), region: random() < 0.5 ? 'EU' : 'US' };
       if (writer === 'admin' && random() < 0.5) body.secret = token('SEC');
-      const id = String((await must(writer, 'POST', '/api/v1/data/doc', body, 201)).body.id);
-      docs.push({ id, owner: writer, shares: [] });
-      return id;
+      const created: Doc = { id: '', owner: writer, shares: [] };
+      docs.push(created);
+      touched.add(created);
+      return async () => {
+        created.id = String((await must(writer, 'POST', '/api/v1/data/doc', body, 201)).body.id);
+      };
     }
+    touched.add(doc);
     const url = `/api/v1/data/doc/${doc.id}`;
     if (roll < 0.5) {
       const body: Record<string, unknown> = { title: token('TTL') };
       if (random() < 0.5) body.region = random() < 0.5 ? 'EU' : 'US';
-      await must(pick(editors(doc)), 'PATCH', url, body, 200);
-    } else if (roll < 0.6) {
-      await must('admin', 'PATCH', url, { secret: token('SEC'), ...(random() < 0.3 ? { title: token('TTL') } : {}) }, 200);
-    } else if (roll < 0.8) {
+      const editor = pick(editors(doc));
+      return async () => void (await must(editor, 'PATCH', url, body, 200));
+    }
+    if (roll < 0.6) {
+      const body = { secret: token('SEC'), ...(random() < 0.3 ? { title: token('TTL') } : {}) };
+      return async () => void (await must('admin', 'PATCH', url, body, 200));
+    }
+    if (roll < 0.8) {
       const sharer = random() < 0.8 ? doc.owner : 'admin';
       const access = random() < 0.3 ? 'edit' as const : 'read' as const;
       const kind = random();
-      const recipient = kind < 0.7
-        ? { recipient_type: 'user', recipient_id: world.users[pick(RECIPIENT_USERS)].id }
+      const user = kind < 0.7 ? pick(RECIPIENT_USERS) : null;
+      const recipient = user
+        ? { recipient_type: 'user', recipient_id: world.users[user].id }
         : kind < 0.85 ? { recipient_type: 'position', recipient_id: world.ids.eu_manager } : { recipient_type: 'unit_and_subordinates', recipient_id: world.ids.sales };
-      const res = await must(sharer, 'POST', `${url}/shares`, { ...recipient, access }, 201);
-      const user = recipient.recipient_type === 'user' ? RECIPIENT_USERS.find((u) => world.users[u].id === recipient.recipient_id)! : null;
-      doc.shares.push({ id: String(res.body.id), user, access });
-    } else if (roll < 0.92 && doc.shares.length > 0) {
-      const share = pick(doc.shares);
-      await must(random() < 0.8 ? doc.owner : 'admin', 'DELETE', `${url}/shares/${share.id}`, undefined, 204);
-      doc.shares.splice(doc.shares.indexOf(share), 1);
-    } else if (roll < 0.92) {
-      await must(doc.owner, 'PATCH', url, { region: random() < 0.5 ? 'EU' : 'US' }, 200);
-    } else {
-      await must('admin', 'DELETE', url, undefined, 204);
-      docs.splice(docs.indexOf(doc), 1);
+      const share: Share = { id: '', user, access };
+      doc.shares.push(share);
+      return async () => {
+        share.id = String((await must(sharer, 'POST', `${url}/shares`, { ...recipient, access }, 201)).body.id);
+      };
     }
-    return doc.id;
+    if (roll < 0.92 && doc.shares.length > 0) {
+      const share = pick(doc.shares);
+      doc.shares.splice(doc.shares.indexOf(share), 1);
+      const sharer = random() < 0.8 ? doc.owner : 'admin';
+      return async () => void (await must(sharer, 'DELETE', `${url}/shares/${share.id}`, undefined, 204));
+    }
+    if (roll < 0.92) {
+      const body = { region: random() < 0.5 ? 'EU' : 'US' };
+      return async () => void (await must(doc.owner, 'PATCH', url, body, 200));
+    }
+    docs.splice(docs.indexOf(doc), 1);
+    return async () => void (await must('admin', 'DELETE', url, undefined, 204));
   };
 
   /** What the follower's subscription reads of the touched records now (its where and fields). */
@@ -164,6 +181,15 @@ async function property(t: Test, world: World): Promise<void> {
     return new Map((res.body.items as Array<Record<string, unknown>>).map((r) => [String(r.id), r]));
   };
 
+  /** GET /data/doc/:id as a user, once per round for each user and record (nothing changes while a round is checked). */
+  let gets = new Map<string, Promise<Reply>>();
+  const getNow = (user: UserKey, id: string): Promise<Reply> => {
+    const key = `${user}\u0000${id}`;
+    let reply = gets.get(key);
+    if (!reply) gets.set(key, (reply = world.as(user, 'GET', `/api/v1/data/doc/${id}`)));
+    return reply;
+  };
+
   /** The checks of one event against what its subscriber reads now. */
   const check = async (follower: Follower, event: SseEvent): Promise<void> => {
     const { spec } = follower;
@@ -175,7 +201,7 @@ async function property(t: Test, world: World): Promise<void> {
       if (!isDeepStrictEqual(Object.keys(event.data).sort(), ['id', 'object'])) problems.push(`${where} carries more than the id: ${event.raw}`);
       if (!follower.held.has(id)) problems.push(`${where} names ${id}, a record this stream was never sent`);
       follower.held.delete(id);
-      const now = await world.as(spec.user, 'GET', `/api/v1/data/doc/${id}`);
+      const now = await getNow(spec.user, id);
       if (event.event === 'deleted' ? now.status !== 404 : now.status === 200 && matches(now.body, spec.where)) problems.push(`${where} of ${id}, which GET answers ${now.status}`);
       return;
     }
@@ -185,7 +211,7 @@ async function property(t: Test, world: World): Promise<void> {
     }
     const record = event.data.record as Record<string, unknown>;
     const id = String(record.id);
-    const now = await world.as(spec.user, 'GET', `/api/v1/data/doc/${id}`);
+    const now = await getNow(spec.user, id);
     if (now.status !== 200) {
       problems.push(`${where} of ${id}, which GET answers ${now.status} to her`);
       return;
@@ -207,8 +233,11 @@ async function property(t: Test, world: World): Promise<void> {
   const started = Date.now();
   for (; counted < MIN_EVENTS && problems.length === 0; rounds++) {
     if (rounds >= MAX_ROUNDS) throw new Error(`${MAX_ROUNDS} rounds delivered ${counted} events, fewer than ${MIN_EVENTS}`);
-    const touched = new Set<string>();
-    for (let i = 0; i < OPS_PER_ROUND; i++) touched.add(await write(touched));
+    // The round's writes run together: each touches its own record, so each record's state at the
+    // end of the round is the one its change left, which is what its events are checked against.
+    const touched = new Set<Doc>();
+    const writes = Array.from({ length: OPS_PER_ROUND }, () => plan(touched));
+    await Promise.all(writes.map((run) => run()));
     await sleep(SETTLE_MS);
     const marks = { EU: `SENTINEL-${rounds}-EU`, US: `SENTINEL-${rounds}-US` };
     for (const region of ['EU', 'US'] as const) await must('admin', 'PATCH', `/api/v1/data/doc/${sentinels[region]}`, { title: marks[region] }, 200);
@@ -220,14 +249,16 @@ async function property(t: Test, world: World): Promise<void> {
         });
       }
     }));
-    const ids = [...touched];
-    for (const follower of followers) {
+    const ids = [...touched].map((doc) => doc.id);
+    gets = new Map();
+    await Promise.all(followers.map(async (follower) => {
       const reads = await readsNow(follower, ids);
       for (const record of reads.values()) for (const value of JSON.stringify(record).match(TOKEN) ?? []) follower.allowed.add(value);
-      const events = follower.stream.events.slice(follower.checked);
-      follower.checked += events.length;
+      const events = follower.stream.events.slice(follower.checked).filter((e) => !isSentinel(e.data?.record?.id ?? e.data?.id));
+      follower.checked = follower.stream.events.length;
+      // Every GET of the round at once; then the events in their order.
+      for (const event of events) void getNow(follower.spec.user, String(event.data?.record?.id ?? event.data?.id));
       for (const event of events) {
-        if (isSentinel(event.data?.record?.id ?? event.data?.id)) continue;
         counted++;
         perEvent[event.event] = (perEvent[event.event] ?? 0) + 1;
         await check(follower, event);
@@ -239,7 +270,7 @@ async function property(t: Test, world: World): Promise<void> {
         if (read && held !== Number(read.version)) problems.push(`${follower.spec.name}: ${id} is readable at version ${String(read.version)}, the stream holds ${String(held)}`);
         if (!read && held !== undefined) problems.push(`${follower.spec.name}: ${id} is no longer readable, the stream still holds it`);
       }
-    }
+    }));
   }
   t.same(problems.slice(0, 20), [], `seed ${SEED}: no leak, nothing missed (${problems.length} problems)`);
   t.ok(counted >= MIN_EVENTS, `${counted} events checked in ${rounds} rounds of ${OPS_PER_ROUND} writes (${JSON.stringify(perEvent)}) in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -6,6 +6,8 @@ export interface SseEvent {
   data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** The event's text as it travelled (its lines, without the blank line that ends it). */
   raw: string;
+  /** When it was read (performance.now()). */
+  at: number;
 }
 
 export interface SseStream {
@@ -78,7 +80,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
         while ((at = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, at);
           buffer = buffer.slice(at + 2);
-          const event: SseEvent = { event: 'message', data: null, raw: block };
+          const event: SseEvent = { event: 'message', data: null, raw: block, at: performance.now() };
           let data = '';
           for (const line of block.split('\n')) {
             if (line.startsWith(':')) continue;
