@@ -48,7 +48,7 @@ export default definePlugin({
     const database = ctx.resolve('data.database');
     // A newly followed object is announced to writers elsewhere at once, not at the next round.
     let feedRef: ChangeFeed | null = null;
-    const hub = new SubscriptionHub(engine, ctx.log, { knownPerGroup: options.knownPerGroup, knownTotal: options.knownTotal }, (env, object) => feedRef?.announce(new Map([[env, [object]]])));
+    const hub = new SubscriptionHub(engine, ctx.log, { knownPerGroup: options.knownPerGroup, knownTotal: options.knownTotal, grouping: options.grouping }, (env, object) => feedRef?.announce(new Map([[env, [object]]])));
     const feed = new ChangeFeed(ctx.resolve('events.bus'), { replaySize: options.replay.size, replayAgeMs: options.replay.ageMs, announceMs: ANNOUNCE_MS }, (env, object) => hub.follows(env, object), (env) => hub.followsAny(env));
     feedRef = feed;
     feed.onChange((entry) => hub.changed(entry));

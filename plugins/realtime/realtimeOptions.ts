@@ -23,6 +23,11 @@ export const realtimeOptionsSchema = z.strictObject({
   knownPerGroup: z.number().int().min(100).max(1_000_000).default(50_000),
   /** Records every group of this process remembers together (the largest group forgets first). */
   knownTotal: z.number().int().min(100).max(50_000_000).default(1_000_000),
+  /**
+   * Diagnostic: false gives every stream access groups of its own, so each change is read once per
+   * stream instead of once per group (what grouping saves, bench/realtimeBench.ts). Keep it true.
+   */
+  grouping: z.boolean().default(true),
 });
 
 export type RealtimeOptions = z.infer<typeof realtimeOptionsSchema>;

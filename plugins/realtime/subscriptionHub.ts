@@ -35,6 +35,8 @@ export interface HubOptions {
   knownPerGroup: number;
   /** Records all groups of this process remember together; past it, the largest group forgets its oldest. */
   knownTotal: number;
+  /** False (a diagnostic): every stream is a group of its own, read once per change (bench/realtimeBench.ts). */
+  grouping: boolean;
 }
 
 const objectKey = (environmentId: string, object: string) => `${environmentId}\u0000${object}`;
@@ -60,6 +62,8 @@ export class SubscriptionHub {
   private readonly queues = new Map<string, Promise<void>>();
   /** Entries in every group's `known`, together. */
   private knownCount = 0;
+  /** Streams joined, numbering each its own groups when grouping is off. */
+  private joined = 0;
 
   constructor(
     private readonly engine: DataEngine, private readonly log: Logger, private readonly options: HubOptions,
@@ -101,8 +105,9 @@ export class SubscriptionHub {
    */
   join(member: Member, subscriptions: readonly ObjectSubscription[], replay: readonly BufferedChange[] | undefined): Promise<void> {
     const pKey = principalKey(member.principal);
+    const own = this.options.grouping ? null : ++this.joined;
     const joins = subscriptions.map((subscription) => {
-      const key = JSON.stringify([member.environmentId, subscription.object, pKey, subscription.where ?? null, subscription.fields ?? null]);
+      const key = JSON.stringify([member.environmentId, subscription.object, pKey, subscription.where ?? null, subscription.fields ?? null, own]);
       const okey = objectKey(member.environmentId, subscription.object);
       return this.enqueue(okey, async () => {
         let group = this.groups.get(key);

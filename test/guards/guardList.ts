@@ -738,6 +738,13 @@ export const GUARDS: Guard[] = [
     tests: ["test/realtime/realtime.test.ts"],
     what: "one user opens every stream of the process",
   },
+  {
+    id: "realtime.slowConsumer", area: "realtime", file: "plugins/realtime/eventStream.ts",
+    original: "if (this.queue.length >= this.queueLimit) {",
+    mutation: "if (false) {",
+    tests: ["test/realtime/realtimeSlowReader.test.ts"],
+    what: "a reader that stops reading is never dropped: its queue grows without bound",
+  },
 
   // settings
   {
