@@ -49,8 +49,8 @@ const GROUPS = Number(args.groups);
 const RATE = Number(args.rate);
 const DURATION_S = Number(args.duration);
 const IDLE_S = Number(args.idle);
-/** The streams count as quiet once no event came for this long after the last write. */
-const QUIET_MS = 3_000;
+/** With no stream open, how long the `writes` mode waits after its writes (its CPU less the idle rate over it). */
+const QUIET_MS = 1_000;
 const MAX_IN_FLIGHT = 64;
 const MEMBER_PASSWORD = 'bench-realtime-member-0123456789';
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
@@ -116,11 +116,25 @@ class Deliveries {
   readonly lastWriteOf = new Map<string, number>();
   measuring = false;
 
-  receive(block: string): void {
+  /** Streams that received the last write (a record every stream reads, written after every other write was answered). */
+  finals = 0;
+  /** Streams the server closed while measuring. */
+  closed = 0;
+
+  /** Events each stream received while measuring, by its number. */
+  readonly perStream: number[] = [];
+
+  receive(stream: number, block: string): void {
     const type = /^event: (\w+)/m.exec(block)?.[1];
     if (!type || type === 'ready') return;
     const now = performance.now();
     if (!this.measuring) return;
+    this.perStream[stream] = (this.perStream[stream] ?? 0) + 1;
+    if (block.includes('"notes":"final"')) {
+      this.finals++;
+      this.lastAt = now;
+      return;
+    }
     this.count++;
     this.lastAt = now;
     this.byEvent[type] = (this.byEvent[type] ?? 0) + 1;
@@ -135,7 +149,7 @@ class Deliveries {
 }
 
 /** A server-sent-events stream read without parsing its JSON: each event block goes to `deliveries`. */
-function subscribe(url: string, headers: Record<string, string>, deliveries: Deliveries): Promise<http.ClientRequest> {
+function subscribe(stream: number, url: string, headers: Record<string, string>, deliveries: Deliveries): Promise<http.ClientRequest> {
   return new Promise((resolve, reject) => {
     const request = http.get(url, { agent: false, headers: { accept: 'text/event-stream', ...headers } }, (res) => {
       if (res.statusCode !== 200) {
@@ -156,10 +170,13 @@ function subscribe(url: string, headers: Record<string, string>, deliveries: Del
             ready = true;
             resolve(request);
           }
-          deliveries.receive(block);
+          deliveries.receive(stream, block);
         }
       });
       res.on('error', () => undefined);
+      res.on('close', () => {
+        if (deliveries.measuring) deliveries.closed++;
+      });
     });
     request.on('error', reject);
   });
@@ -181,6 +198,8 @@ interface ModeResult {
   p99Ms: number;
   drainMs: number;
   drained: boolean;
+  /** Streams that received the last write. */
+  finals: number;
   cpuSeconds: number;
   idleCpuPerSec: number;
   /** CPU from the first write until the streams fell quiet, less the idle rate over that time. */
@@ -211,7 +230,7 @@ async function runMode(driver: BenchDriver, target: DatabaseTarget, mode: Mode, 
         const n = i + k;
         // Subscriber n: member n % GROUPS, on process n % 2 (the cluster's primary hands connections out in turn).
         const url = servers.urls[n % servers.urls.length]!;
-        return subscribe(`${url}/api/v1/realtime?objects=${BENCH_OBJECT}`, members[n % GROUPS]!, deliveries);
+        return subscribe(n, `${url}/api/v1/realtime?objects=${BENCH_OBJECT}`, members[n % GROUPS]!, deliveries);
       });
       requests.push(...(await Promise.all(batch)));
     }
@@ -231,6 +250,7 @@ async function runMode(driver: BenchDriver, target: DatabaseTarget, mode: Mode, 
     let sent = 0;
     let inFlight = 0;
     let failures = 0;
+    let firstFailure = '';
     const writeOne = async (seq: number) => {
       const url = servers.urls[seq % servers.urls.length]!;
       const status = STATUSES[Math.floor(random() * STATUSES.length)]!;
@@ -244,8 +264,8 @@ async function runMode(driver: BenchDriver, target: DatabaseTarget, mode: Mode, 
           const created = await call(url, 'POST', `/api/v1/data/${BENCH_OBJECT}`, { name: `rt-${seq}`, status, amount: 1, notes: `w${seq}` }, admin);
           ids.push(String(created.id));
         }
-      } catch {
-        failures++;
+      } catch (error) {
+        if (failures++ === 0) firstFailure = (error as Error).message;
       }
     };
     while (sent < total) {
@@ -259,26 +279,34 @@ async function runMode(driver: BenchDriver, target: DatabaseTarget, mode: Mode, 
     while (inFlight > 0) await sleep(5);
     const writesDone = performance.now();
     const writeSeconds = (writesDone - started) / 1000;
-    // Until the streams fall quiet (or the drain times out).
+    // Drained once every stream has the last write: each process handles an object's changes in the
+    // order it learned them, and it learned of every other write before this one. With no stream,
+    // a pause of the same length as the longest drain would be (the idle rate is subtracted).
+    await call(servers.urls[0]!, 'POST', `/api/v1/data/${BENCH_OBJECT}`, { name: 'rt-final', status: 'open', amount: 1, notes: 'final' }, admin);
     const drainLimit = writesDone + Number(args['drain-timeout']) * 1000;
-    while (performance.now() < drainLimit && performance.now() - Math.max(deliveries.lastAt, writesDone) < QUIET_MS) await sleep(100);
-    const drained = performance.now() < drainLimit;
+    if (streams === 0) await sleep(QUIET_MS);
+    while (deliveries.finals < streams && performance.now() < drainLimit) await sleep(20);
+    const drained = deliveries.finals >= streams;
     const cpuSeconds = servers.cpuSeconds() - cpuStart;
     const windowSeconds = (performance.now() - started) / 1000;
     deliveries.measuring = false;
     const sorted = [...deliveries.latencies].sort((a, b) => a - b);
     const busy = Math.max(0, cpuSeconds - idleCpuPerSec * windowSeconds);
-    if (failures > 0) console.log(`[${driver} ${mode}] ${failures} writes failed`);
+    if (failures > 0) console.log(`[${driver} ${mode}] ${failures} writes failed, the first: ${firstFailure}`);
+    const counts = Array.from({ length: streams }, (_, i) => deliveries.perStream[i] ?? 0);
+    if (streams > 0) console.log(`[${driver} ${mode}] events per stream: ${Math.min(...counts)} to ${Math.max(...counts)}`);
+    if (deliveries.closed > 0) console.log(`[${driver} ${mode}] ${deliveries.closed} streams were closed by the server`);
     const result: ModeResult = {
       mode, subscribers: streams, groups: GROUPS, writes: total - failures, writesPerSec: round((total - failures) / writeSeconds),
       events: deliveries.count, byEvent: deliveries.byEvent, eventsPerSec: round(deliveries.count / ((Math.max(deliveries.lastAt, writesDone) - started) / 1000)),
       p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)),
       drainMs: Math.round(Math.max(deliveries.lastAt, writesDone) - writesDone), drained,
+      finals: deliveries.finals,
       cpuSeconds: round(cpuSeconds, 2), idleCpuPerSec: round(idleCpuPerSec, 3), busyCpuSeconds: round(busy, 3),
       cpuUsPerEvent: deliveries.count > 0 ? round((busy / deliveries.count) * 1e6) : NaN,
       loadAverage: load(),
     };
-    console.log(`[${driver} ${mode}] ${result.writes} writes (${result.writesPerSec}/s), ${result.events} events (${JSON.stringify(result.byEvent)}), latency p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms, last event ${result.drainMs} ms after the last write${drained ? '' : ' (drain timed out)'}, CPU ${result.cpuSeconds} s (idle ${result.idleCpuPerSec} s/s) = ${result.cpuUsPerEvent} µs per event; load ${result.loadAverage}`);
+    console.log(`[${driver} ${mode}] ${result.writes} writes (${result.writesPerSec}/s), ${result.events} events (${JSON.stringify(result.byEvent)}), latency p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms, every stream had the last write ${result.drainMs} ms after the others were answered${drained ? '' : ` (timed out: ${result.finals} of ${streams})`}, CPU ${result.cpuSeconds} s (idle ${result.idleCpuPerSec} s/s) = ${result.cpuUsPerEvent} µs per event; load ${result.loadAverage}`);
     return result;
   } finally {
     for (const request of requests) request.destroy();
@@ -310,7 +338,7 @@ async function main(): Promise<void> {
   const single = results.find((r) => r.mode === 'single');
   const ratio = grouped && single ? round(single.cpuUsPerEvent / grouped.cpuUsPerEvent, 2) : null;
   const fanOutRatio = grouped?.fanOutUsPerEvent && single?.fanOutUsPerEvent ? round(single.fanOutUsPerEvent / grouped.fanOutUsPerEvent, 2) : null;
-  console.log(['', '| mode | subscribers | groups | writes/s | events | p50 ms | p99 ms | last event after the last answer | server CPU s | CPU µs/event | fan-out µs/event |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  console.log(['', '| mode | subscribers | groups | writes/s | events | p50 ms | p99 ms | drained after the last answer | server CPU s | CPU µs/event | fan-out µs/event |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...results.map((r) => `| ${r.mode} | ${r.subscribers} | ${r.groups} | ${r.writesPerSec} | ${r.events} | ${r.p50Ms} | ${r.p99Ms} | ${r.drainMs} ms${r.drained ? '' : ' (timed out)'} | ${r.cpuSeconds} | ${r.cpuUsPerEvent} | ${r.fanOutUsPerEvent ?? '-'} |`),
     ...(ratio !== null ? [`\nCPU per delivered event, one read per stream / one read per group: ${ratio}x (fan-out alone: ${fanOutRatio ?? '-'}x)`] : [])].join('\n'));
   mkdirSync(join(HERE, 'results'), { recursive: true });
