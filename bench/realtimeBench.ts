@@ -1,7 +1,7 @@
 /**
  * Realtime fan-out (not part of `npm run bench`, not a timed test; bench/README.md, Realtime):
  * `node --import tsx bench/realtimeBench.ts [--driver sqlite|postgres] [--subscribers 2000]
- * [--groups 20] [--rate 200] [--duration 10] [--modes grouped,single] [--seed 41]`.
+ * [--groups 20] [--rate 200] [--duration 10] [--modes writes,grouped,single] [--rounds 1] [--seed 41]`.
  *
  * Two runtime processes: on SQLite `osr start --workers 2` (bench/servers/runtimeCluster.js, the
  * primary carries the events bus), on PostgreSQL two processes with Redis as the bus. `--groups`
@@ -40,6 +40,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     idle: { type: 'string', default: '3' },
     modes: { type: 'string', default: 'writes,grouped,single' },
+    rounds: { type: 'string', default: '1' },
     seed: { type: 'string', default: '41' },
     'drain-timeout': { type: 'string', default: '180' },
   },
@@ -208,6 +209,8 @@ interface ModeResult {
   /** CPU per event less what the same writes cost with no stream open (the `writes` mode): the fan-out's own. */
   fanOutUsPerEvent?: number;
   loadAverage: string;
+  /** Every delivery latency (ms), for the percentiles over rounds; not written to the results file. */
+  latencies?: number[];
 }
 
 type Mode = 'writes' | 'grouped' | 'single';
@@ -305,6 +308,7 @@ async function runMode(driver: BenchDriver, target: DatabaseTarget, mode: Mode, 
       cpuSeconds: round(cpuSeconds, 2), idleCpuPerSec: round(idleCpuPerSec, 3), busyCpuSeconds: round(busy, 3),
       cpuUsPerEvent: deliveries.count > 0 ? round((busy / deliveries.count) * 1e6) : NaN,
       loadAverage: load(),
+      latencies: deliveries.latencies,
     };
     console.log(`[${driver} ${mode}] ${result.writes} writes (${result.writesPerSec}/s), ${result.events} events (${JSON.stringify(result.byEvent)}), latency p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms, every stream had the last write ${result.drainMs} ms after the others were answered${drained ? '' : ` (timed out: ${result.finals} of ${streams})`}, CPU ${result.cpuSeconds} s (idle ${result.idleCpuPerSec} s/s) = ${result.cpuUsPerEvent} µs per event; load ${result.loadAverage}`);
     return result;
@@ -314,20 +318,44 @@ async function runMode(driver: BenchDriver, target: DatabaseTarget, mode: Mode, 
   }
 }
 
+/** The rounds of one mode as one: sums, and the percentiles over every latency. */
+function combine(runs: ModeResult[]): ModeResult {
+  if (runs.length === 1) return { ...runs[0]! };
+  const sum = (pick: (r: ModeResult) => number) => runs.reduce((total, r) => total + pick(r), 0);
+  const sorted = runs.flatMap((r) => r.latencies ?? []).sort((a, b) => a - b);
+  const events = sum((r) => r.events);
+  const busy = sum((r) => r.busyCpuSeconds);
+  const byEvent: Record<string, number> = {};
+  for (const r of runs) for (const [k, v] of Object.entries(r.byEvent)) byEvent[k] = (byEvent[k] ?? 0) + v;
+  return {
+    ...runs[0]!, writes: sum((r) => r.writes), writesPerSec: round(sum((r) => r.writesPerSec) / runs.length), events, byEvent,
+    eventsPerSec: round(sum((r) => r.eventsPerSec) / runs.length), p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)),
+    drainMs: Math.max(...runs.map((r) => r.drainMs)), drained: runs.every((r) => r.drained), finals: sum((r) => r.finals),
+    cpuSeconds: round(sum((r) => r.cpuSeconds), 2), idleCpuPerSec: round(sum((r) => r.idleCpuPerSec) / runs.length, 3), busyCpuSeconds: round(busy, 3),
+    cpuUsPerEvent: events > 0 ? round((busy / events) * 1e6) : NaN, loadAverage: runs.map((r) => r.loadAverage).join('; '),
+  };
+}
+
 async function main(): Promise<void> {
   if (staleness(REPO_ROOT) !== null) await buildCompiled(REPO_ROOT);
   const driver = args.driver as BenchDriver;
   if (driver !== 'sqlite' && driver !== 'postgres') throw new Error(`--driver must be sqlite or postgres, not '${driver}'`);
   const modes = args.modes!.split(',').map((m) => m.trim()) as Mode[];
   for (const mode of modes) if (!MODES.includes(mode)) throw new Error(`--modes takes ${MODES.join(', ')}, not '${mode}'`);
+  const rounds = Math.max(1, Math.floor(Number(args.rounds)));
   const target = await createDatabaseTarget(driver);
-  const results: ModeResult[] = [];
+  const runs: ModeResult[] = [];
   try {
-    console.log(`[${driver}] ${SUBSCRIBERS} subscribers, ${GROUPS} groups, ${RATE} writes/s for ${DURATION_S} s; ${cpus().length} cores, load ${load()}`);
-    for (const [i, mode] of modes.entries()) results.push(await runMode(driver, target, mode, i === 0));
+    console.log(`[${driver}] ${SUBSCRIBERS} subscribers, ${GROUPS} groups, ${RATE} writes/s for ${DURATION_S} s, ${rounds} round(s); ${cpus().length} cores, load ${load()}`);
+    for (let r = 0; r < rounds; r++) {
+      // Alternating order from one round to the next, so the machine's load weighs on each alike.
+      const order = r % 2 === 0 ? modes : [...modes].reverse();
+      for (const mode of order) runs.push(await runMode(driver, target, mode, runs.length === 0));
+    }
   } finally {
     await target.dispose();
   }
+  const results = modes.map((mode) => combine(runs.filter((r) => r.mode === mode)));
   const writesOnly = results.find((r) => r.mode === 'writes');
   for (const r of results) {
     if (r.mode === 'writes' || !writesOnly || r.events === 0) continue;
@@ -338,12 +366,25 @@ async function main(): Promise<void> {
   const single = results.find((r) => r.mode === 'single');
   const ratio = grouped && single ? round(single.cpuUsPerEvent / grouped.cpuUsPerEvent, 2) : null;
   const fanOutRatio = grouped?.fanOutUsPerEvent && single?.fanOutUsPerEvent ? round(single.fanOutUsPerEvent / grouped.fanOutUsPerEvent, 2) : null;
+  // The fan-out's CPU as reads (one per group, or per stream, and change, in each process) and sends (one per event): solved from the two modes.
+  let split: { readUs: number; sendUs: number } | null = null;
+  if (grouped?.fanOutUsPerEvent && single?.fanOutUsPerEvent) {
+    const changes = (r: ModeResult) => r.writes + rounds;
+    const [rg, rs] = [changes(grouped) * GROUPS * 2, changes(single) * SUBSCRIBERS];
+    const [bg, bs] = [(grouped.fanOutUsPerEvent * grouped.events) / 1e6, (single.fanOutUsPerEvent * single.events) / 1e6];
+    const det = rg * single.events - rs * grouped.events;
+    if (det !== 0) split = { readUs: round(((bg * single.events - bs * grouped.events) / det) * 1e6), sendUs: round(((rg * bs - rs * bg) / det) * 1e6) };
+  }
+  const row = (r: ModeResult, label: string) => `| ${label} | ${r.subscribers} | ${r.groups} | ${r.writesPerSec} | ${r.events} | ${r.p50Ms} | ${r.p99Ms} | ${r.drainMs} ms${r.drained ? '' : ' (timed out)'} | ${r.cpuSeconds} | ${r.cpuUsPerEvent} | ${r.fanOutUsPerEvent ?? '-'} |`;
   console.log(['', '| mode | subscribers | groups | writes/s | events | p50 ms | p99 ms | drained after the last answer | server CPU s | CPU µs/event | fan-out µs/event |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...results.map((r) => `| ${r.mode} | ${r.subscribers} | ${r.groups} | ${r.writesPerSec} | ${r.events} | ${r.p50Ms} | ${r.p99Ms} | ${r.drainMs} ms${r.drained ? '' : ' (timed out)'} | ${r.cpuSeconds} | ${r.cpuUsPerEvent} | ${r.fanOutUsPerEvent ?? '-'} |`),
-    ...(ratio !== null ? [`\nCPU per delivered event, one read per stream / one read per group: ${ratio}x (fan-out alone: ${fanOutRatio ?? '-'}x)`] : [])].join('\n'));
+    ...(rounds > 1 ? runs.map((r, i) => row(r, `${r.mode} (round ${Math.floor(i / modes.length) + 1})`)) : []),
+    ...results.map((r) => row(r, rounds > 1 ? `**${r.mode}, all rounds**` : r.mode)),
+    ...(ratio !== null ? [`\nCPU per delivered event, one read per stream / one read per group: ${ratio}x (fan-out alone: ${fanOutRatio ?? '-'}x)`] : []),
+    ...(split ? [`fan-out CPU split from the two modes: ${split.readUs} µs per read of a changed record, ${split.sendUs} µs per event sent`] : [])].join('\n'));
+  for (const r of [...runs, ...results]) delete r.latencies;
   mkdirSync(join(HERE, 'results'), { recursive: true });
   const file = join(HERE, 'results', `realtime-${driver}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ driver, subscribers: SUBSCRIBERS, groups: GROUPS, rate: RATE, durationS: DURATION_S, seed: Number(args.seed), machine: { cpus: cpus().length, loadAverage: loadavg() }, results, ratio, fanOutRatio }, null, 2) + '\n');
+  writeFileSync(file, JSON.stringify({ driver, subscribers: SUBSCRIBERS, groups: GROUPS, rate: RATE, durationS: DURATION_S, seed: Number(args.seed), machine: { cpus: cpus().length, loadAverage: loadavg() }, rounds, runs, results, ratio, fanOutRatio, split }, null, 2) + '\n');
   console.log(`written: ${file}`);
 }
 
