@@ -2,11 +2,11 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
 import type { DeadHandler, JobHandler, JobInfo, JobsQueue, JobCount, JobState } from '../../capabilities/jobsQueue.ts';
-import { codedError, isCodedError } from '../../kernel/errors.ts';
+import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { bullmqPrefix, jobIdFor, parseJobId } from './bullmqNames.ts';
 import { MAX_ATTEMPTS } from './jobOptions.ts';
-import { withinTimeout } from './withinTimeout.ts';
+import { withTimeout } from '../../kernel/withTimeout.ts';
 import { infoIn, infoOf, stateOf } from './bullmqJobInfo.ts';
 import type { BullmqMirror, MirroredJob } from './bullmqMirror.ts';
 import { checkRepeat, newJob } from './jobOptions.ts';
@@ -112,33 +112,30 @@ export function createBullmqQueue(deps: {
       return { id, added: true };
   };
 
-  /** A call on a request's path waits for Redis at most enqueueTimeoutMs (withinTimeout.ts). */
-  const bounded = <T>(operation: string, work: () => Promise<T>) => withinTimeout(work(), deps.enqueueTimeoutMs ?? 1000, operation);
+  /**
+   * A call on a request's path waits for Redis at most enqueueTimeoutMs, then JOBS_BACKEND_TIMEOUT
+   * (an add: JOBS_UNAVAILABLE). The call goes on; what it does when Redis answers is not undone.
+   */
+  const timeoutMs = deps.enqueueTimeoutMs ?? 1000;
+  const bounded = <T>(operation: string, work: () => Promise<T>) =>
+    withTimeout(work, timeoutMs, () => codedError('JOBS_BACKEND_TIMEOUT', { timeoutMs, operation }));
   const queue: JobsQueue = {
     backend: 'bullmq',
     handle: deps.handle,
     async add(name, data, options = {}) {
       known(name);
-      const timeoutMs = deps.enqueueTimeoutMs ?? 1000;
-      let timer: NodeJS.Timeout | undefined;
       let timedOut = false;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => { timedOut = true; reject(codedError('JOBS_UNAVAILABLE', { timeoutMs, name })); }, timeoutMs);
-      });
       // An add answered late is not withdrawn: whether Redis took it is logged when it answers.
       const adding = addNow(name, data, options);
       adding.then(
         (result) => { if (timedOut) deps.log.warn({ name, id: result.id }, 'jobs: Redis took an add after its request was answered JOBS_UNAVAILABLE'); },
         (error: unknown) => { if (timedOut) deps.log.warn({ err: error, name }, 'jobs: an add answered JOBS_UNAVAILABLE was not queued'); },
       );
-      try {
-        return await Promise.race([adding, late]);
-      } catch (error) {
-        if (isCodedError(error) && error.code === 'JOBS_UNAVAILABLE') deps.log.warn({ name, timeoutMs }, 'jobs: Redis did not answer an add in time; it is queued if Redis takes it later');
-        throw error;
-      } finally {
-        clearTimeout(timer);
-      }
+      return withTimeout(() => adding, timeoutMs, () => {
+        timedOut = true;
+        deps.log.warn({ name, timeoutMs }, 'jobs: Redis did not answer an add in time; it is queued if Redis takes it later');
+        return codedError('JOBS_UNAVAILABLE', { timeoutMs, name });
+      });
     },
     async schedule(name, key, repeat, data, options = {}) {
       known(name);
