@@ -11,16 +11,22 @@
  *   npm run audit:guards -- --check               # every mutation applies (found once, parses), nothing run
  *   npm run audit:guards -- --baseline            # first the selected tests without any mutation (must pass)
  *   npm run audit:guards -- --last a.b,c.d        # every guard, these at the end
+ *   npm run audit:guards -- --jobs 2              # two guards at a time, each in its own copy of the tree
  *
  * Tests run with --bail: a mutant is killed at the first failing assertion, so its run is short.
  * The file under mutation is restored from a saved copy whatever happens: the copy is written to
  * test/guards/.mutated.json before the change, restored on exit, Ctrl-C, SIGTERM and crashes,
  * and restored at the start of the next run if the process was killed outright.
+ *
+ * With --jobs N (N > 1) the checkout itself is never changed: each job mutates its own copy of the
+ * tree (under the system's temporary folder, node_modules linked), and two guards whose test files
+ * overlap never run at once (a test file is not written to run beside itself: fixed environment
+ * ids, ports).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from 'esbuild';
 import { GUARDS, type Guard } from './guardList.ts';
@@ -58,15 +64,17 @@ function restoreSaved(): string | null {
   return saved.file;
 }
 
-let child: ReturnType<typeof spawn> | null = null;
+const children = new Set<ReturnType<typeof spawn>>();
 
-/** Ends the running tap and the test processes it started (its own process group). */
+/** Ends the running taps and the test processes they started (each its own process group). */
 function stopChild(): void {
-  if (!child?.pid) return;
-  try {
-    process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    // Already gone.
+  for (const child of children) {
+    if (!child.pid) continue;
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
   }
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -106,17 +114,18 @@ function problemOf(guard: Guard, content: string | null): string | null {
 interface TapRun { code: number; failures: string[]; ms: number; output: string }
 
 /** `bail`: stop at the first failing assertion (a mutant is killed as soon as one test notices). */
-function runTests(tests: string[], bail: boolean): Promise<TapRun> {
+function runTests(tests: string[], bail: boolean, cwd = ROOT): Promise<TapRun> {
   const started = Date.now();
   return new Promise((done) => {
     const out: string[] = [];
-    child = spawn('npx', ['tap', '--disable-coverage', '-j1', '--timeout=300', ...(bail ? ['--bail'] : []), ...tests], {
-      cwd: ROOT, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    const child = spawn('npx', ['tap', '--disable-coverage', '-j1', '--timeout=300', ...(bail ? ['--bail'] : []), ...tests], {
+      cwd, env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
     });
+    children.add(child);
     child.stdout!.on('data', (b: Buffer) => out.push(b.toString()));
     child.stderr!.on('data', (b: Buffer) => out.push(b.toString()));
     child.on('close', (code) => {
-      child = null;
+      children.delete(child);
       const lines = out.join('').split('\n');
       // The deepest failing assertions, as tap names them (their parents repeat them).
       const failures = lines.map((l) => l.trim()).filter((l) => /^not ok \d+ - /.test(l) || l.startsWith('Bail out!')).map((l) => l.replace(/^not ok \d+ - /, '').replace(/^Bail out! /, '').replace(/ # time=.*$/, '').slice(0, 160));
@@ -126,7 +135,7 @@ function runTests(tests: string[], bail: boolean): Promise<TapRun> {
 }
 
 function parseArgs(argv: string[]) {
-  const opts = { only: null as string[] | null, last: [] as string[], area: null as string | null, list: false, check: false, baseline: false };
+  const opts = { only: null as string[] | null, last: [] as string[], area: null as string | null, list: false, check: false, baseline: false, jobs: 1 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--only') opts.only = (argv[++i] ?? '').split(',').filter(Boolean);
@@ -135,6 +144,13 @@ function parseArgs(argv: string[]) {
     else if (a === '--list') opts.list = true;
     else if (a === '--check') opts.check = true;
     else if (a === '--baseline') opts.baseline = true;
+    else if (a === '--jobs') {
+      opts.jobs = Number(argv[++i]);
+      if (!Number.isInteger(opts.jobs) || opts.jobs < 1 || opts.jobs > 8) {
+        process.stderr.write('--jobs takes a whole number from 1 to 8\n');
+        process.exit(2);
+      }
+    }
     else {
       process.stderr.write(`unknown argument ${a}; see the head of test/guards/runGuards.ts\n`);
       process.exit(2);
@@ -144,7 +160,7 @@ function parseArgs(argv: string[]) {
 }
 
 /** A full run's output, kept in the repository (test/guards/LAST_RUN.md) as bench/README.md keeps results. */
-function writeLastRun(said: string[], started: number, minutes: string, progress: string | null = null): void {
+function writeLastRun(said: string[], started: number, minutes: string, progress: string | null, jobs: number): void {
   const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
   const text = [
     '# Guard audit: last full run',
@@ -155,7 +171,7 @@ function writeLastRun(said: string[], started: number, minutes: string, progress
     progress
       ? `- Started ${new Date(started).toISOString()} at commit ${commit || 'unknown'}; NOT FINISHED: ${progress} after ${minutes} min (stopped or still running).`
       : `- Started ${new Date(started).toISOString()}, took ${minutes} min, at commit ${commit || 'unknown'}.`,
-    `- Machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (shared with other work).`,
+    `- ${jobs} guard${jobs === 1 ? '' : 's'} at a time (--jobs ${jobs}); machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end (shared with other work).`,
     '',
     '```',
     ...said,
@@ -163,6 +179,66 @@ function writeLastRun(said: string[], started: number, minutes: string, progress
     '',
   ].join('\n');
   writeFileSync(join(ROOT, 'test/guards/LAST_RUN.md'), text);
+}
+
+/**
+ * `n` copies of the tree (without .git and node_modules, which is linked), one per job, so that
+ * jobs mutate files apart and the checkout itself stays as it is.
+ */
+function copiesOfTree(n: number): string[] {
+  const base = join(tmpdir(), `osr-guard-copies-${process.pid}`);
+  rmSync(base, { recursive: true, force: true });
+  const skipped = new Set(['node_modules', '.git', '.tap', 'test/guards/.mutated.json']);
+  return Array.from({ length: n }, (_, i) => {
+    const root = join(base, String(i + 1));
+    cpSync(ROOT, root, { recursive: true, filter: (source) => !skipped.has(relative(ROOT, source)) });
+    symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+    return root;
+  });
+}
+
+/** Runs the guard's tests with its mutation applied in the tree at `root`, then restores the file. */
+async function mutated(g: Guard, root: string): Promise<TapRun> {
+  const path = join(root, g.file);
+  const content = readFileSync(path, 'utf8');
+  // Only the checkout needs a saved copy: a copy of the tree is thrown away at the end.
+  if (root === ROOT) writeFileSync(SAVED, JSON.stringify({ file: g.file, content, pid: process.pid } satisfies Saved));
+  writeFileSync(path, content.replace(g.original, g.mutation));
+  try {
+    return await runTests(g.tests, true, root);
+  } finally {
+    writeFileSync(path, content);
+    if (root === ROOT) rmSync(SAVED, { force: true });
+  }
+}
+
+/**
+ * Runs `work` for each guard, one per free root, in list order except that a guard waits while
+ * another guard using one of its test files runs.
+ */
+function inTurn(guards: Guard[], roots: string[], work: (g: Guard, root: string) => Promise<void>): Promise<void> {
+  const queue = [...guards];
+  const running = new Set<Guard>();
+  const free = [...roots];
+  return new Promise((done, fail) => {
+    const next = () => {
+      if (queue.length === 0 && running.size === 0) return done();
+      while (free.length > 0) {
+        const busy = new Set([...running].flatMap((g) => g.tests));
+        const i = queue.findIndex((g) => !g.tests.some((t) => busy.has(t)));
+        if (i < 0) return;
+        const g = queue.splice(i, 1)[0]!;
+        const root = free.pop()!;
+        running.add(g);
+        work(g, root).then(() => {
+          running.delete(g);
+          free.push(root);
+          next();
+        }, fail);
+      }
+    };
+    next();
+  });
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(0)}s`;
@@ -208,7 +284,7 @@ async function main(): Promise<number> {
     console.log(`${selected.length - stale.length} of ${selected.length} mutations apply`);
     return stale.length > 0 ? 1 : 0;
   }
-  say(`Guard audit: ${selected.length} guards in ${new Set(selected.map((g) => g.area)).size} areas, ${new Set(selected.flatMap((g) => g.tests)).size} test files (tap --disable-coverage -j1, CI=true, SQLite and PostgreSQL)`);
+  say(`Guard audit: ${selected.length} guards in ${new Set(selected.map((g) => g.area)).size} areas, ${new Set(selected.flatMap((g) => g.tests)).size} test files (tap --disable-coverage -j1, CI=true, SQLite and PostgreSQL), ${opts.jobs} at a time`);
   mkdirSync(LOGS, { recursive: true });
   say(`tap output of each guard: ${LOGS}/<id>.tap`);
   if (opts.baseline) {
@@ -218,32 +294,24 @@ async function main(): Promise<number> {
     if (base.code !== 0) return 1;
   }
   const results: Array<{ g: Guard; verdict: 'killed' | 'survived' | 'stale' }> = stale.map((s) => ({ g: s.g, verdict: 'stale' as const }));
-  for (const g of selected) {
-    if (stale.some((s) => s.g === g)) continue;
-    const path = join(ROOT, g.file);
-    const content = readFileSync(path, 'utf8');
-    writeFileSync(SAVED, JSON.stringify({ file: g.file, content, pid: process.pid } satisfies Saved));
-    writeFileSync(path, content.replace(g.original, g.mutation));
-    let run: TapRun;
-    try {
-      run = await runTests(g.tests, true);
-    } finally {
-      writeFileSync(path, content);
-      rmSync(SAVED, { force: true });
-    }
+  const pending = selected.filter((g) => !stale.some((s) => s.g === g));
+  const roots = opts.jobs > 1 ? copiesOfTree(Math.min(opts.jobs, pending.length)) : [ROOT];
+  const record = (g: Guard, run: TapRun) => {
     writeFileSync(join(LOGS, `${g.id}.tap`), run.output);
     const killed = run.code !== 0;
     results.push({ g, verdict: killed ? 'killed' : 'survived' });
     const by = killed ? ` by ${run.failures[0] ?? `exit ${run.code}`}` : '';
     say(`${killed ? 'KILLED  ' : 'SURVIVED'}  ${g.id} (${g.area}) ${seconds(run.ms)}${by}`);
-    if (full) writeLastRun(said, started, ((Date.now() - started) / 60000).toFixed(1), `${results.length - stale.length} of ${selected.length - stale.length} guards run`);
-  }
+    if (full) writeLastRun(said, started, ((Date.now() - started) / 60000).toFixed(1), `${results.length - stale.length} of ${pending.length} guards run`, opts.jobs);
+  };
+  await inTurn(pending, roots, async (g, root) => record(g, await mutated(g, root)));
+  if (roots[0] !== ROOT) rmSync(dirname(roots[0]!), { recursive: true, force: true });
   const killed = results.filter((r) => r.verdict === 'killed').length;
   const survived = results.filter((r) => r.verdict === 'survived');
   const minutes = ((Date.now() - started) / 60000).toFixed(1);
   say(`\nTotal: ${killed} killed, ${survived.length} survived, ${stale.length} stale, of ${selected.length} guards in ${minutes} min`);
   for (const r of survived) say(`  survived: ${r.g.id} (${r.g.file}): ${r.g.mutation}`);
-  if (full) writeLastRun(said, started, minutes);
+  if (full) writeLastRun(said, started, minutes, null, opts.jobs);
   return survived.length > 0 || stale.length > 0 ? 1 : 0;
 }
 
