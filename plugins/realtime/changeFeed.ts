@@ -60,9 +60,9 @@ export class ChangeFeed {
   }
 
   /** A write of this process committed. */
-  committed(environmentId: string, object: string, recordId: string, op: RecordChange['op'], version: number | null): void {
+  committed(environmentId: string, object: string, recordId: string, op: RecordChange['op'], version: number | null, token?: string): void {
     const now = Date.now();
-    const change: RecordChange = { id: `${now.toString(36)}-${this.tag}-${(this.seq++).toString(36)}`, environmentId, object, recordId, op, version, at: now };
+    const change: RecordChange = { id: `${now.toString(36)}-${this.tag}-${(this.seq++).toString(36)}`, environmentId, object, recordId, op, version, at: now, ...(token !== undefined ? { token } : {}) };
     const { environmentId: _env, ...data } = change;
     this.bus?.publish('records.changed', { environmentId, data });
     this.learn(change);

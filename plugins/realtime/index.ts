@@ -40,12 +40,13 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['data.engine', 'data.database', 'auth.session', 'metadata.registry', 'http.routes'],
-  optional: ['events.bus', 'access.grants'],
+  optional: ['events.bus', 'access.grants', 'data.writeTokens'],
   options: realtimeOptionsSchema,
   register(ctx) {
     const options = ctx.options;
     const engine = ctx.resolve('data.engine');
     const database = ctx.resolve('data.database');
+    const writeTokens = ctx.resolve('data.writeTokens');
     // A newly followed object is announced to writers elsewhere at once, not at the next round.
     let feedRef: ChangeFeed | null = null;
     const hub = new SubscriptionHub(engine, ctx.log, { knownPerGroup: options.knownPerGroup, knownTotal: options.knownTotal, grouping: options.grouping }, (env, object) => feedRef?.announce(new Map([[env, [object]]])));
@@ -62,11 +63,13 @@ export default definePlugin({
       if (!record) return;
       const env = event.ctx.environmentId;
       const version = op === 'deleted' || record.version == null ? null : Number(record.version);
+      // Taken once committed: the engine counted the write in its token by then (heldTransaction.ts).
+      const tell = () => feed.committed(env, event.object, String(record.id), op, version, writeTokens?.token(env));
       return database.withDatabase(env, async (db) => {
         void db.whenCommitted().then((committed) => {
           if (!committed) return;
-          if (delayMs === 0) feed.committed(env, event.object, String(record.id), op, version);
-          else setTimeout(() => feed.committed(env, event.object, String(record.id), op, version), delayMs).unref();
+          if (delayMs === 0) tell();
+          else setTimeout(tell, delayMs).unref();
         });
       }, event.engine, READS_ONLY);
     };

@@ -172,7 +172,7 @@ export class SubscriptionHub {
         member.stream.end({ event: 'reset', data: { reason: 'replay_unknown', message: 'What this stream missed cannot be replayed here: read again, then reconnect without Last-Event-ID.' } });
         return;
       }
-      const record = await this.read(group, change.recordId);
+      const record = await this.read(group, change);
       if (!record) continue;
       this.remember(group, change.recordId, Number(record.version));
       member.stream.send({ event: outcome ?? change.op, id: change.id, data: { object: change.object, record } });
@@ -190,7 +190,7 @@ export class SubscriptionHub {
     }
     let record: DataRecord | undefined;
     try {
-      record = await this.read(group, recordId);
+      record = await this.read(group, change);
     } catch (error) {
       if (isCodedError(error) && (error.status === 401 || error.status === 403)) {
         // The group may no longer read the object: its streams reconnect and meet the refusal.
@@ -212,8 +212,10 @@ export class SubscriptionHub {
     return { event, id: change.id, data: { object: change.object, record } };
   }
 
-  private async read(group: AccessGroup, recordId: string): Promise<DataRecord | undefined> {
-    const result = await this.engine.query(group.subscription.object, recordQuery(group, recordId), group.ctx, { total: false });
+  /** The record as the group may read it, after the change: with the writer's token, nothing remembered before the write serves it. */
+  private async read(group: AccessGroup, change: RecordChange): Promise<DataRecord | undefined> {
+    const ctx = change.token === undefined ? group.ctx : { ...group.ctx, writeToken: change.token };
+    const result = await this.engine.query(group.subscription.object, recordQuery(group, change.recordId), ctx, { total: false });
     return result.items[0];
   }
 

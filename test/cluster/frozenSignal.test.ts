@@ -60,7 +60,9 @@ async function frozen(t: Test, site: Site, path: 'postgres' | 'redis'): Promise<
   });
   const admin = (await signIn(a)).token;
   const adminB = (await signIn(b)).token;
-  t.ok(await until(() => trusted(b), 10_000), 'B\'s signal paths are live at first');
+  const live = await until(() => trusted(b), 10_000);
+  t.ok(live !== null, 'B\'s signal paths are live at first');
+  if (live === null) t.comment(`B's signals: ${JSON.stringify((await health(b)).details.signals)}; log: ${log.lines.filter((l) => l.includes('signals')).join('')}`);
   t.match((await health(b)).details.signals.map((s) => s.path), redis ? ['events (redis)'] : ['events (postgres)', /^writes \(/], 'named in /health');
 
   const keys: Array<{ id: string; key: string }> = [];

@@ -353,11 +353,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
       : () => {
         // PostgreSQL: other processes forget their totals of this schema once this committed (writeNotifier.ts).
         const db = deps.database(ctx.environmentId);
-        if (!db.signal) return heldTransaction(db.knex, opened);
-        return heldTransaction(db.knex, opened).then((result) => {
-          db.signal!.wrote();
-          return result;
-        });
+        // Told before anything waiting on the commit runs: a token taken then (realtime's) counts this write.
+        return heldTransaction(db.knex, opened, db.signal ? () => db.signal!.wrote() : undefined);
       };
     if (binding || !deps.counts) return run();
     // Totals counted while the transaction is open or after it ends are not kept (countCache.ts).

@@ -104,8 +104,12 @@ async function control(client: PoolClient, dialect: 'sqlite' | 'postgres', conne
   else await (connection as { query(sql: string): Promise<unknown> }).query(sql);
 }
 
-/** Runs `work` in a transaction of its own on a connection of `knex`'s pool: committed if it resolves, rolled back if not. */
-export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>): Promise<T> {
+/**
+ * Runs `work` in a transaction of its own on a connection of `knex`'s pool: committed if it
+ * resolves, rolled back if not. `committed` runs the moment COMMIT returned, before anything
+ * waiting on the commit (`executionPromise`) or on this call goes on.
+ */
+export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>, committed?: () => void): Promise<T> {
   const client = knex.client as unknown as PoolClient;
   const dialect = dialectOf(knex);
   const connection = await client.acquireConnection();
@@ -141,6 +145,7 @@ export async function heldTransaction<T>(knex: Knex, work: HeldWork<T>): Promise
       handle.outcome?.reject(error);
       throw error;
     }
+    committed?.();
     handle.outcome?.resolve(result);
     return result;
   } finally {
