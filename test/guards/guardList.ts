@@ -712,8 +712,8 @@ export const GUARDS: Guard[] = [
   },
   {
     id: "realtime.readAsGroup", area: "realtime", file: "plugins/realtime/subscriptionHub.ts",
-    original: "const result = await this.engine.query(group.subscription.object, recordQuery(group, recordId), group.ctx, { total: false });",
-    mutation: "const result = await this.engine.query(group.subscription.object, recordQuery(group, recordId), { ...group.ctx, system: true }, { total: false });",
+    original: "const result = await this.engine.query(group.subscription.object, recordQuery(group, change.recordId), ctx, { total: false });",
+    mutation: "const result = await this.engine.query(group.subscription.object, recordQuery(group, change.recordId), { ...ctx, system: true }, { total: false });",
     tests: ["test/realtime/realtime.test.ts"],
     what: "changes are sent as the engine reads them, not as the subscriber may (others' records, hidden fields)",
   },
