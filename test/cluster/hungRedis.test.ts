@@ -3,28 +3,17 @@
  * sign-in: the shared rate-limit count gives up within its timeout (REDIS_REQUEST_TIMEOUT_MS) and
  * the process counts alone meanwhile. A Redis server of the test's own, on a port of its own.
  */
-import { spawn } from 'node:child_process';
 import t from 'tap';
 import { postgresSite, signIn } from '../auth/authHarness.ts';
-import { freePort } from '../harness/freePort.ts';
 import { POSTGRES_URL } from '../harness/databases.ts';
+import { ownRedisServer } from '../harness/ownRedisServer.ts';
 import { postgresProblem } from '../harness/postgresProblem.ts';
 
 t.test('sign-in answers within a second while Redis hangs', async (t) => {
   const problem = await postgresProblem(POSTGRES_URL);
   if (problem !== null) throw new Error(`PostgreSQL is required: ${problem}`);
-  const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  t.teardown(() => {
-    server.kill('SIGCONT');
-    server.kill('SIGKILL');
-  });
-  const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    const up = await fetch(`http://127.0.0.1:${port}`).then(() => true, (e: { cause?: { code?: string } }) => e.cause?.code !== 'ECONNREFUSED');
-    if (up) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const server = await ownRedisServer(t);
+  const url = server.url;
   const site = postgresSite(t, ['hungredis']);
   const rt = await site.boot({ config: { redis: { url } } });
   // A sign-in's own cost (the password hash) on this machine, with Redis answering.
@@ -35,7 +24,7 @@ t.test('sign-in answers within a second while Redis hangs', async (t) => {
   };
   await signIn(rt);
   const baseline = Math.max((await signInMs()).ms, (await signInMs()).ms);
-  server.kill('SIGSTOP');
+  server.hang();
   const waits: number[] = [];
   for (let i = 0; i < 3; i++) {
     const { ms, status } = await signInMs();
@@ -43,5 +32,5 @@ t.test('sign-in answers within a second while Redis hangs', async (t) => {
     t.equal(status, 200, `sign-in ${i} succeeds while Redis hangs`);
   }
   t.ok(waits.every((ms) => ms < 1_000), `none waits a second on Redis (${waits.join(', ')} ms beyond the ${baseline} ms a sign-in takes)`);
-  server.kill('SIGCONT');
+  server.resume();
 });

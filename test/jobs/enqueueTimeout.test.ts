@@ -3,27 +3,16 @@
  * answers JOBS_UNAVAILABLE (503); the add is not withdrawn, so the job is queued once Redis returns.
  * A redis-server of its own on a free port: the shared one is never stopped.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import pino from 'pino';
 import t from 'tap';
 import { formatErrorMessage, isCodedError } from '../../kernel/errors.ts';
 import { createBullmqQueue } from '../../plugins/jobs/createBullmqQueue.ts';
 import { bullmqPrefix } from '../../plugins/jobs/bullmqNames.ts';
-import { freePort } from '../harness/freePort.ts';
+import { ownRedisServer } from '../harness/ownRedisServer.ts';
 
-const port = await freePort();
-const dir = mkdtempSync(join(tmpdir(), 'osr-enqueue-timeout-'));
-const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-t.teardown(() => {
-  server.kill('SIGCONT');
-  server.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-const url = `redis://127.0.0.1:${port}`;
+const server = await ownRedisServer(t);
+const url = server.url;
 for (let i = 0; i < 50; i++) {
   const probe = new Queue('probe', { connection: { url, maxRetriesPerRequest: 1 } });
   const ready = await probe.getJobCounts().then(() => true, () => false);
@@ -43,7 +32,7 @@ t.test('a hung Redis: the add answers JOBS_UNAVAILABLE within the bound, and the
   const first = await bull.queue.add('mail', { n: 1 }, { idempotencyKey: 'before' });
   t.equal(first.added, true, 'Redis answering: the add queues');
 
-  server.kill('SIGSTOP');
+  server.hang();
   const started = Date.now();
   const error = await bull.queue.add('mail', { n: 2 }, { idempotencyKey: 'during' }).then(() => null, (e: unknown) => e);
   const waited = Date.now() - started;
@@ -62,7 +51,7 @@ t.test('a hung Redis: the add answers JOBS_UNAVAILABLE within the bound, and the
     t.ok(took < 3000, `${operation}: within the bound (${took} ms)`);
   }
 
-  server.kill('SIGCONT');
+  server.resume();
   const counts = new Queue('mail', { connection: { url, maxRetriesPerRequest: 1 }, prefix: bullmqPrefix('default') });
   t.teardown(() => counts.close());
   let queued = 0;

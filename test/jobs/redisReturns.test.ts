@@ -3,34 +3,13 @@
  * nothing answers meanwhile): a job due while Redis hung, and one added after it returned, run
  * within 5 s of its return, and a repeatable schedule ticks again as soon. A redis-server of its own on a free port: the shared one is never stopped.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { connect } from 'node:net';
 import pino from 'pino';
 import t from 'tap';
 import { createBullmqQueue } from '../../plugins/jobs/createBullmqQueue.ts';
-import { freePort } from '../harness/freePort.ts';
+import { ownRedisServer } from '../harness/ownRedisServer.ts';
 
-const port = await freePort();
-const dir = mkdtempSync(join(tmpdir(), 'osr-redis-returns-'));
-const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-t.teardown(() => {
-  server.kill('SIGCONT');
-  server.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-const url = `redis://127.0.0.1:${port}`;
-// Up once it accepts a connection (a client made before that would keep trying to connect).
-for (let i = 0; i < 100; i++) {
-  const up = await new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
-    socket.on('error', () => resolve(false));
-  });
-  if (up) break;
-  await new Promise((r) => setTimeout(r, 50));
-}
+const server = await ownRedisServer(t);
+const url = server.url;
 
 const ran = new Map<string, number>();
 const ticks: number[] = [];
@@ -55,9 +34,9 @@ t.test('after Redis hung for 10 s, jobs run within 5 s of its return', async (t)
   t.ok(await until(() => ran.has('before'), 5_000), 'a job runs while Redis answers');
   // Due 2 s into the hang.
   await bull.queue.add('mail', { tag: 'due-during' }, { delay: 2_000 });
-  server.kill('SIGSTOP');
+  server.hang();
   await new Promise((r) => setTimeout(r, 10_000));
-  server.kill('SIGCONT');
+  server.resume();
   const returned = Date.now();
   await bull.queue.add('mail', { tag: 'after' }).catch(() => undefined);
   const both = await until(() => ran.has('due-during') && ran.has('after'), 30_000);
@@ -85,10 +64,10 @@ t.test('a whole runtime on that Redis: its schedule runs again within 5 s of the
     return (await count()) > n;
   };
   t.ok(await seen(0, 5_000), 'the schedule runs while Redis answers');
-  server.kill('SIGSTOP');
+  server.hang();
   await new Promise((r) => setTimeout(r, 10_000));
   const before = await count();
-  server.kill('SIGCONT');
+  server.resume();
   const returned = Date.now();
   const again = await seen(before, 5_000);
   t.ok(again, `it runs again within 5 s of the return (${again ? `${Date.now() - returned} ms` : 'not within 5 s'})`);
