@@ -113,7 +113,8 @@ export interface DataEngine {
   createMany(object: string, inputs: readonly DataRecord[], ctx: DataContext, options?: CreateManyOptions): Promise<CreateOutcome[]>;
   /**
    * Does now, outside any transaction, what of a later `createMany` of these same input objects
-   * for the same caller needs no database (coercion, size bounds): a caller that opens a long
+   * for the same caller needs no database (coercion, size bounds, the after-insert handlers'
+   * `prepare`, such as the search words, and the history entries' text): a caller that opens a long
    * transaction of its own (an import) calls it first, so the transaction is held only for the
    * writes. createMany does it itself before opening its own transaction. Optional to call.
    */

@@ -1,3 +1,4 @@
+import type { DataContext, DataRecord } from './dataEngine.ts';
 import { defineCapability } from './defineCapability.ts';
 
 /**
@@ -20,7 +21,15 @@ export const HOOK_NAMES = [
 export type HookName = (typeof HOOK_NAMES)[number];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type HookHandler = (event: any) => unknown;
+export type HookHandler = (event: any, prepared?: any) => unknown;
+
+/** What a handler's `prepare` is given: the values the caller sent, coerced, before the write's transaction opens. */
+export interface PrepareEvent {
+  object: string;
+  /** A create's coerced values, or an update's coerced patch (before any before-hook). */
+  record: DataRecord;
+  ctx: DataContext;
+}
 
 export interface HookRegistration {
   hook: HookName;
@@ -38,6 +47,8 @@ export interface HookRegistration {
   batched?: true;
   /** See HookOptions.appliesTo. */
   appliesTo?: (object: string, environmentId: string) => boolean;
+  /** See HookOptions.prepare. */
+  prepare?: (event: PrepareEvent) => unknown;
   handler: HookHandler;
 }
 
@@ -55,6 +66,16 @@ export interface HookOptions {
    * on every write. When unsure, answer true. Without it, the handler always applies.
    */
   appliesTo?: (object: string, environmentId: string) => boolean;
+  /**
+   * data.afterInsert / data.afterUpdate only: the part of the handler's work that depends on
+   * nothing but the values the caller sent (text to index, say), done before the write's
+   * transaction opens, so the transaction (on SQLite, the one writer) is not held for it. Its
+   * answer reaches the handler as its second argument; the handler must check that it still holds
+   * for the record as stored (a before-hook may have changed a value) and do the work itself where
+   * it does not. Synchronous, reads no database, writes nothing. Not every write prepares (a write
+   * inside a transaction already, an upsert): the second argument is then undefined.
+   */
+  prepare?: (event: PrepareEvent) => unknown;
 }
 
 export interface HooksRegistry {

@@ -34,10 +34,14 @@ export class HookStore {
     if (options.appliesTo !== undefined && (typeof options.appliesTo !== 'function' || !WRITE_HOOKS.has(hook))) {
       throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: 'appliesTo takes a function, on the data write hooks only (data.before/after Insert, Update, Delete)' });
     }
+    if (options.prepare !== undefined && (typeof options.prepare !== 'function' || (hook !== 'data.afterInsert' && hook !== 'data.afterUpdate'))) {
+      throw codedError('KERNEL_UNKNOWN_HOOK', { plugin, hook, fix: 'prepare takes a function, on data.afterInsert and data.afterUpdate handlers only' });
+    }
     const registration: HookRegistration = { hook: hook as HookName, plugin, handler, priority };
     if (options.object !== undefined) registration.object = options.object;
     if (options.batched === true) registration.batched = true;
     if (options.appliesTo) registration.appliesTo = options.appliesTo;
+    if (options.prepare) registration.prepare = options.prepare;
     // Frozen so that a reader of the registry cannot reorder or retarget another plugin's handler.
     this.entries.push({ registration: Object.freeze(registration), rank, seq: this.seq++ });
     this.lists.clear();

@@ -9,7 +9,7 @@ import type { Logger } from '../../kernel/logger.ts';
 import { fetchVisible } from './fetchVisible.ts';
 import { readFull } from './readFull.ts';
 import { prepareEnvironment, rebuildObject } from './rebuildIndex.ts';
-import { buildDocument, documentChanged, entryChanges, searchPlan, type IndexedField, type IndexedObject } from './searchPlan.ts';
+import { buildDocument, documentChanged, entryChanges, knownWords, searchPlan, type IndexedField, type IndexedObject, type KnownWords } from './searchPlan.ts';
 import { storeFor } from './storeFor.ts';
 import { queryTerms } from './tokenize.ts';
 
@@ -24,12 +24,18 @@ export const MAX_CANDIDATES = 1000;
 export interface SearchService extends SearchIndex {
   plan: ReadonlyMap<string, IndexedObject>;
   /**
+   * The words of the searchable values a write sends, made before its transaction opens (the
+   * hooks' `prepare`); undefined for an object without an index.
+   */
+  prepare(object: string, values: DataRecord): KnownWords | undefined;
+  /**
    * Index a stored record, through `engine` (a write hook's: inside the write's transaction), from
    * a system read of it: never from the writer's view, which lacks the fields the writer may not
    * read. With `previous` (an update's full record before it), nothing is written when no
-   * searchable field changed.
+   * searchable field changed. `known` (from prepare): words of values as sent, used for the fields
+   * the stored record holds the same value in; the others' words are made here.
    */
-  write(engine: DataEngine, environmentId: string, object: string, id: string, previous?: DataRecord): Promise<void>;
+  write(engine: DataEngine, environmentId: string, object: string, id: string, previous?: DataRecord, known?: KnownWords): Promise<void>;
   remove(engine: DataEngine, environmentId: string, object: string, id: string): Promise<void>;
   /** Create the index tables in every environment and, unless told not to, rebuild what is missing or stale. */
   startup(environments: readonly string[], log: Logger, options: { rebuild: boolean }): Promise<void>;
@@ -63,7 +69,12 @@ export function createSearchService(engine: DataEngine, database: DataDatabase, 
 
     objects: () => [...planOf().keys()],
 
-    async write(tx, environmentId, object, id, previous) {
+    prepare(object, values) {
+      const indexed = planOf().get(object);
+      return indexed && knownWords(indexed, values);
+    },
+
+    async write(tx, environmentId, object, id, previous, known) {
       const indexed = planOf().get(object);
       if (!indexed) return;
       const record = (await readFull(tx, indexed, environmentId, [id])).get(id);
@@ -71,9 +82,14 @@ export function createSearchService(engine: DataEngine, database: DataDatabase, 
       await database.withDatabase(environmentId, async (db) => {
         const store = storeFor(db);
         if (!record) return store.remove(db.knex, object, [id]);
-        if (!previous) return store.write(db.knex, object, id, buildDocument(indexed, record));
-        // Only the entries of fields whose words changed are written again.
-        const { write, drop } = entryChanges(buildDocument(indexed, previous), buildDocument(indexed, record));
+        // Words made before the transaction for the values as sent serve where the stored value is the same.
+        const words: KnownWords = known ?? new Map();
+        const after = buildDocument(indexed, record, words);
+        if (!previous) return store.write(db.knex, object, id, after);
+        // Only the entries of fields whose words changed are written again. The words of the
+        // values the record had come from the locked stored record (`previous`): made here, once
+        // for a value the update left as it was.
+        const { write, drop } = entryChanges(buildDocument(indexed, previous, words), after);
         await store.remove(db.knex, object, [id], drop);
         await store.writeNew(db.knex, object, [{ id, document: write }]);
       }, tx);

@@ -54,22 +54,70 @@ export function searchPlan(objects: readonly ResolvedObject[]): Map<string, Inde
 }
 
 /**
+ * The words of one field's value as the index may hold them: at most MAX_DOCUMENT_CHARS (each
+ * word counted with a separator), and whether words were left out. Depends on the value alone,
+ * so it can be made before a write's transaction opens (knownWords) and used inside it.
+ */
+export interface ValueWords {
+  value: unknown;
+  words: string[];
+  cut: boolean;
+}
+
+/** Words made for field values before (knownWords), by field; a field is used only while its value is the very same. */
+export type KnownWords = Map<string, ValueWords>;
+
+function valueWords(value: unknown): ValueWords {
+  const words: string[] = [];
+  let budget = MAX_DOCUMENT_CHARS;
+  for (const token of tokenize(typeof value === 'string' ? value : String(value))) {
+    budget -= token.length + 1;
+    if (budget < 0) return { value, words, cut: true };
+    words.push(token);
+  }
+  return { value, words, cut: false };
+}
+
+/**
+ * The words of the searchable fields among `values` (a write's values as sent), made before the
+ * write's transaction opens: buildDocument uses them for a field whose stored value is the same.
+ */
+export function knownWords(indexed: IndexedObject, values: DataRecord): KnownWords {
+  const known: KnownWords = new Map();
+  for (const field of indexed.fields) {
+    const value = values[field.name];
+    if (value !== null && value !== undefined && typeof value !== 'object') known.set(field.name, valueWords(value));
+  }
+  return known;
+}
+
+/**
  * The words of a record's searchable fields, one entry per field with words, capped at
  * MAX_DOCUMENT_CHARS over the whole record. `record` must be the full record (a system read):
- * a writer's view lacks the fields it may not read, and their words would be lost.
+ * a writer's view lacks the fields it may not read, and their words would be lost. `known`:
+ * words made before for some fields' values (knownWords), used where the record holds the very
+ * same value; the words made here are added to it, so a second document of the same values
+ * (an update's record before and after) makes each once.
  */
-export function buildDocument(indexed: IndexedObject, record: DataRecord): SearchDocument {
+export function buildDocument(indexed: IndexedObject, record: DataRecord, known?: KnownWords): SearchDocument {
   const document: SearchDocument = [];
   let budget = MAX_DOCUMENT_CHARS;
   for (const field of indexed.fields) {
     const value = record[field.name];
     if (value === null || value === undefined) continue;
-    const words: string[] = [];
-    for (const token of tokenize(typeof value === 'string' ? value : String(value))) {
-      budget -= token.length + 1;
-      if (budget < 0) break;
-      words.push(token);
+    let made = known?.get(field.name);
+    if (made === undefined || made.value !== value) {
+      made = valueWords(value);
+      if (known && typeof value !== 'object') known.set(field.name, made);
     }
+    const words: string[] = [];
+    for (const word of made.words) {
+      budget -= word.length + 1;
+      if (budget < 0) break;
+      words.push(word);
+    }
+    // Words left out of the value itself: the record's budget is spent (budget <= MAX_DOCUMENT_CHARS).
+    if (budget >= 0 && made.cut) budget = -1;
     if (words.length > 0) document.push({ field: field.name, weight: field.weight, words });
     if (budget < 0) break;
   }

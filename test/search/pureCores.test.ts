@@ -1,7 +1,7 @@
 /** The pure parts of search: words, query terms, documents, index literals, entry digests, plan fingerprints. */
 import t from 'tap';
 import { tsqueryLiteral, tsvectorLiteral } from '../../plugins/search/postgresIndex.ts';
-import { buildDocument, documentChanged, entryChanges, MAX_DOCUMENT_CHARS, searchPlan } from '../../plugins/search/searchPlan.ts';
+import { buildDocument, documentChanged, entryChanges, knownWords, MAX_DOCUMENT_CHARS, searchPlan } from '../../plugins/search/searchPlan.ts';
 import { sameEntries } from '../../plugins/search/repairDrift.ts';
 import { MAX_QUERY_TERMS, queryTerms, tokenize } from '../../plugins/search/tokenize.ts';
 import { resolvedObject } from '../harness/fixtures.ts';
@@ -86,6 +86,27 @@ t.test('buildDocument: an entry per field, the text capped', async (t) => {
   t.equal(documentChanged(indexed, { title: 'a', code: 'x' }, { title: 'a', code: 'y' }), false, 'an unsearchable change does not touch the index');
   t.equal(documentChanged(indexed, { title: 'a' }, { title: 'b' }), true, 'a searchable one does');
   t.equal(documentChanged(indexed, { body: null }, {}), false, 'null and absent are the same');
+});
+
+t.test('buildDocument with words made before (knownWords): the same document, words of a changed value made anew', async (t) => {
+  const indexed = searchPlan([article]).get('article')!;
+  const records = [
+    { title: 'Acme Corp', body: 'Big deal', kind: 'b' },
+    // The first field's words are cut with 2 characters of the budget left: a word of 1 after it is still not indexed.
+    { title: 'x'.repeat(97) + ' word'.repeat(MAX_DOCUMENT_CHARS / 5), body: 'a', kind: 'b' },
+    { title: 'first', body: 'word '.repeat(MAX_DOCUMENT_CHARS), kind: 'a' },
+    { title: 'short', body: `${'w'.repeat(199)} `.repeat(MAX_DOCUMENT_CHARS / 200 - 1), kind: 'tail words here' },
+  ];
+  for (const [i, record] of records.entries()) {
+    t.same(buildDocument(indexed, record, knownWords(indexed, record)), buildDocument(indexed, record), `record ${i}: the same document`);
+  }
+  t.same(buildDocument(indexed, records[1]!).map((e) => [e.field, e.words.length]), [['title', 19_981]], 'a field cut at the budget ends the document, whatever budget it left');
+  const known = knownWords(indexed, { title: 'Sent title', body: 'sent body' });
+  t.same(buildDocument(indexed, { title: 'Sent title', body: 'stored body' }, known), [
+    { field: 'title', weight: 3, words: ['sent', 'title'] },
+    { field: 'body', weight: 1, words: ['stored', 'body'] },
+  ], 'a value that is not the one the words were made of is split anew');
+  t.same(known.get('body')?.words, ['stored', 'body'], 'and kept for a second document of the same values');
 });
 
 t.test('entryChanges: an update writes the entries whose words changed and drops the emptied ones', async (t) => {

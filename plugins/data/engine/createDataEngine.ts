@@ -22,10 +22,10 @@ import { readNow } from './readNow.ts';
 import { hideInvisibleIn } from './hideInvisibleIn.ts';
 import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
-import { createRecord, deleteRecord, updateRecord, type WriteAnswer, type WriteScope } from './writeRecords.ts';
+import { createRecord, deleteRecord, prepareUpdate, updateRecord, type WriteAnswer, type WriteScope } from './writeRecords.ts';
 import { aloneScope, createAlone, DECLINED, updateAlone, type AloneScope } from './writeAlone.ts';
 import { runHooks } from './runHooks.ts';
-import { createRecords, prepareCreates, type ReadBack } from './createRecords.ts';
+import { createRecords, prepareCreates, prepareOne, type ReadBack } from './createRecords.ts';
 import { QUERY_LIMITS } from '../query/queryLimits.ts';
 import { inSavepoint } from './inSavepoint.ts';
 import { hideTrashed, onlyTrashed } from './trash.ts';
@@ -267,7 +267,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     },
     create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => answered(ctx, granting(name, ctx, aloneOr(ctx,
       (alone) => createAlone(deps, alone, objectOrNotFound(deps, name), input, withUser(ctx)),
-      (scope) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx)))), idAndVersion)),
+      (scope, prepared) => createRecord(deps, scope, objectOrNotFound(deps, name), input, withUser(ctx), prepared),
+      () => prepareOne(deps, objectOrNotFound(deps, name), input, withUser(ctx)))), idAndVersion)),
     createMany: (name, inputs, ctx, options) => scoped(() => writes(ctx, 'create', name), () => {
       const object = objectOrNotFound(deps, name);
       const caller = withUser(ctx);
@@ -282,7 +283,8 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     },
     update: (name, id, patch, options, ctx) => scoped(() => writes(ctx, 'update', name), () => answered(ctx, granting(name, ctx, aloneOr(ctx,
       (alone) => updateAlone(deps, alone, objectOrNotFound(deps, name), String(id), patch, options, withUser(ctx)),
-      (scope) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx)))), idAndVersion)),
+      (scope, prepared) => updateRecord(deps, scope, objectOrNotFound(deps, name), id, patch, options, withUser(ctx), prepared),
+      () => prepareUpdate(deps, objectOrNotFound(deps, name), patch, withUser(ctx)))), idAndVersion)),
     delete: (name, id, options, ctx) => scoped(() => writes(ctx, 'delete', name), () => granting(name, ctx, inTransaction(ctx, (scope) => deleteRecord(deps, scope, objectOrNotFound(deps, name), id, options, withUser(ctx))))),
     history: (name, id, page, ctx) => scoped(() => reads(ctx, 'history', name), () => readHistory(objectOrNotFound(deps, name), id, page, withUser(ctx))),
     trash: (name, page, ctx) => scoped(() => reads(ctx, 'trash', name), () => listTrash(objectOrNotFound(deps, name), page, withUser(ctx))),
@@ -324,11 +326,25 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
   /**
    * A create or update that needs nothing but its own statement runs as that statement alone
    * (writeAlone.ts); one that declines (before writing anything), or any call inside a
-   * transaction already, runs in a transaction of its own.
+   * transaction already, runs in a transaction of its own. Before that transaction opens,
+   * `prepare` makes what the write needs of no database (prepareWrite.ts); a call inside a
+   * transaction already makes it there.
    */
-  function aloneOr<T>(ctx: DataContext, alone: (scope: AloneScope) => Promise<T | typeof DECLINED>, work: (scope: WriteScope) => Promise<T>): Promise<T> {
-    if (binding || !deps.plans) return inTransaction(ctx, work);
-    return alone(aloneScope(deps, ctx.environmentId, returningOf)).then((done) => (done === DECLINED ? inTransaction(ctx, work) : done));
+  function aloneOr<T, P>(
+    ctx: DataContext, alone: (scope: AloneScope) => Promise<T | typeof DECLINED>, work: (scope: WriteScope, prepared?: P) => Promise<T>, prepare: () => P | undefined,
+  ): Promise<T> {
+    if (binding) return inTransaction(ctx, (scope) => work(scope));
+    const prepared = () => {
+      let made: P | undefined;
+      try {
+        made = prepare();
+      } catch {
+        // An object that is not there, say: the transaction answers it as before.
+      }
+      return inTransaction(ctx, (scope) => work(scope, made));
+    };
+    if (!deps.plans) return prepared();
+    return alone(aloneScope(deps, ctx.environmentId, returningOf)).then((done) => (done === DECLINED ? prepared() : done));
   }
 
   // Nested calls (hooks writing through the engine they were given, a batch of writes in one

@@ -8,7 +8,7 @@ import { conditionProblems } from '../../../metadata/fieldConditions.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { ACCESS_OBJECTS } from '../access/accessObjects.ts';
 import { computeFormulas } from '../query/computeFormulas.ts';
-import { encodeValue, formatAutonumber, recordToRow } from '../sql/codec.ts';
+import { encodeValue, formatAutonumber } from '../sql/codec.ts';
 import { dialectOf } from '../sql/dialect.ts';
 import { insertMany } from '../sql/insertMany.ts';
 import { newId } from '../sql/newId.ts';
@@ -16,7 +16,8 @@ import { objectColumns, type ColumnInfo } from '../sql/objectColumns.ts';
 import { checkReferenceBatch, type BatchReference } from './checkReferenceBatch.ts';
 import type { FieldError } from './coerceInput.ts';
 import { accessKnown, celContext, validationError, type EngineDeps } from './engineDeps.ts';
-import { createdChanges, RECORD_HISTORY } from './recordHistory.ts';
+import { createdChanges, historyRow, RECORD_HISTORY } from './recordHistory.ts';
+import { prepareWork, type PreparedWork } from './prepareWrite.ts';
 import { assertWritable, coerceOrThrow, guardObject, readerAccess, referenceScope, type WriteAnswer, type WriteScope } from './writeRecords.ts';
 import { valuesAfterHooks } from './valuesAfterHooks.ts';
 import { runHandlers } from './runHooks.ts';
@@ -79,8 +80,11 @@ export async function createRecords(
   return outcomes;
 }
 
-/** An input checked on its own: coerced values, or the coded error a create of it answers. */
-type Prepared = { ok: true; values: DataRecord } | { ok: false; error: unknown };
+/**
+ * An input checked on its own: coerced values and the work prepared from them (prepareWrite.ts),
+ * or the coded error a create of it answers.
+ */
+export type Prepared = { ok: true; values: DataRecord; work: PreparedWork } | { ok: false; error: unknown };
 
 interface PreparedFor {
   object: string;
@@ -93,10 +97,12 @@ interface PreparedFor {
 /** Inputs prepared by prepareCreates, by the input object itself (no copy, no key to leak). */
 const preparedInputs = new WeakMap<object, PreparedFor>();
 
-function prepareOne(object: ResolvedObject, input: DataRecord, ctx: DataContext): Prepared {
+/** What of a create needs no database: the object's writability, the input's coercion and size bounds, and the work prepared from its values. */
+export function prepareOne(deps: EngineDeps, object: ResolvedObject, input: DataRecord, ctx: DataContext): Prepared {
   try {
     assertWritable(object, ctx, 'create');
-    return { ok: true, values: coerceOrThrow(object, input, 'create', ctx) };
+    const values = coerceOrThrow(object, input, 'create', ctx);
+    return { ok: true, values, work: prepareWork(deps, object, 'data.afterInsert', values, ctx) };
   } catch (error) {
     if (!ownError(error)) throw error;
     return { ok: false, error };
@@ -105,25 +111,26 @@ function prepareOne(object: ResolvedObject, input: DataRecord, ctx: DataContext)
 
 /**
  * What of a batch of creates needs no database (the object's writability, each input's coercion
- * and size bounds), done now, outside any transaction: a createMany of these same input objects
+ * and size bounds, the after-insert handlers' prepared work such as search text, the history
+ * entries' encoded values), done now, outside any transaction: a createMany of these same input objects
  * for the same caller then uses it, so the transaction (on SQLite, the one writer) is held only
  * for what reads or writes the database. Only where the inputs would be written as a batch.
  */
 export function prepareCreates(deps: EngineDeps, object: ResolvedObject, inputs: readonly DataRecord[], ctx: DataContext): void {
   if (!batchable(deps, object)) return;
   for (const input of inputs) {
-    preparedInputs.set(input, { object: object.name, principal: ctx.principal ?? null, system: ctx.system === true, trusted: ctx.trustedFields, outcome: prepareOne(object, input, ctx) });
+    preparedInputs.set(input, { object: object.name, principal: ctx.principal ?? null, system: ctx.system === true, trusted: ctx.trustedFields, outcome: prepareOne(deps, object, input, ctx) });
   }
 }
 
 /** The input's preparation when it was made for this object and caller, else made now. */
-function preparedFor(object: ResolvedObject, input: DataRecord, ctx: DataContext): Prepared {
+function preparedFor(deps: EngineDeps, object: ResolvedObject, input: DataRecord, ctx: DataContext): Prepared {
   const made = preparedInputs.get(input);
   if (made && made.object === object.name && made.principal === (ctx.principal ?? null) && made.system === (ctx.system === true) && made.trusted === ctx.trustedFields) {
     preparedInputs.delete(input);
     return made.outcome;
   }
-  return prepareOne(object, input, ctx);
+  return prepareOne(deps, object, input, ctx);
 }
 
 interface Checked {
@@ -135,6 +142,8 @@ interface Checked {
   record: DataRecord;
   /** Autonumber counter values by storage column. */
   numbers: Record<string, number>;
+  /** What was prepared from the sent values: the after-hooks' work, the history's encoded values. */
+  work: PreparedWork;
 }
 
 async function createBatch(
@@ -149,7 +158,7 @@ async function createBatch(
   const guarded = accessKnown(deps, ctx) !== null;
   const beforeHooks = deps.hooks.handlers('data.beforeInsert', object.name);
   for (const [index, input] of inputs.entries()) {
-    const prepared = preparedFor(object, input, ctx);
+    const prepared = preparedFor(deps, object, input, ctx);
     if (!prepared.ok) {
       outcomes[index] = { error: prepared.error };
       continue;
@@ -167,7 +176,7 @@ async function createBatch(
       if (object.owner) record.owner_id = values.owner_id ?? userId;
       const scoped = referenceScope(deps, ctx, access ?? await readerAccess(deps, trx, ctx), (field) => !vetted.has(field) && values[field] === sent[field]);
       references.push({ index, values, scope: scoped });
-      checked.push({ index, sent, values, record, numbers: {} });
+      checked.push({ index, sent, values, record, numbers: {}, work: prepared.work });
     } catch (error) {
       if (!ownError(error)) throw error;
       outcomes[index] = { error };
@@ -214,7 +223,7 @@ async function createBatch(
     const record = stored.get(String(item.record.id));
     if (!record) throw new OneByOne();
     try {
-      const running = runHandlers(afterHooks, { object: object.name, record, ctx, engine });
+      const running = runHandlers(afterHooks, { object: object.name, record, ctx, engine }, item.work.hooks);
       if (running) await running;
     } catch (error) {
       if (!ownError(error)) throw error;
@@ -306,10 +315,12 @@ async function writeHistories(deps: EngineDeps, trx: Knex.Transaction, object: R
   const history = deps.metadata.object(RECORD_HISTORY);
   if (!history) return;
   const userId = ctx.principal?.userId ?? null;
-  const rows = created.map((item) => recordToRow(history, {
+  const dialect = dialectOf(trx);
+  // The values' JSON text was made before the transaction (prepareWork): only a value a before-hook changed is encoded here.
+  const rows = created.map((item) => historyRow(history, {
     id: newId(), version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId,
-    object: object.name, record_id: String(item.record.id), operation: 'create', record_version: 1, changes: createdChanges(item.values),
-  }, dialectOf(trx)));
+    object: object.name, record_id: String(item.record.id), operation: 'create', record_version: 1,
+  }, createdChanges(item.values, item.work.history), dialect));
   await insertRows(trx, history, rows);
 }
 

@@ -4,8 +4,9 @@ import type { DataContext, DataRecord } from '../../../capabilities/dataEngine.t
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import type { AccessProfile } from '../access/accessService.ts';
 import { recordToRow } from '../sql/codec.ts';
-import { dialectOf } from '../sql/dialect.ts';
+import { dialectOf, type Dialect } from '../sql/dialect.ts';
 import { newId } from '../sql/newId.ts';
+import { objectColumns } from '../sql/objectColumns.ts';
 import type { EngineDeps } from './engineDeps.ts';
 
 /** The engine-owned object history entries are stored in (system-app/objects/sys_record_history.json). */
@@ -21,24 +22,79 @@ export interface HistoryEntry {
   operation: HistoryOperation;
   /** The record's version after the write (a hard delete: the version it had). */
   version: number;
-  changes: FieldChanges;
+  changes: Changes;
 }
+
+/** An entry's changes and their JSON text, as the `changes` column stores it. */
+export interface Changes {
+  changes: FieldChanges;
+  text: string;
+}
+
+export const NO_CHANGES: Changes = Object.freeze({ changes: Object.freeze({}) as FieldChanges, text: '{}' });
+
+/**
+ * The JSON text of the text values a write sets, by field, made before its transaction opens
+ * (prepareWrite.ts): an entry's `changes` then quotes them as they are instead of encoding them
+ * while the transaction is held. Text only: the long values are text, and a text cannot be changed
+ * in place (an array or object value could, by a hook: those are encoded when the entry is made).
+ */
+export type EncodedValues = ReadonlyMap<string, { value: string; json: string }>;
+
+export function encodeValues(values: DataRecord): EncodedValues {
+  const encoded = new Map<string, { value: string; json: string }>();
+  for (const [name, value] of Object.entries(values)) if (typeof value === 'string') encoded.set(name, { value, json: JSON.stringify(value) });
+  return encoded;
+}
+
+/** JSON.stringify(value), or the text made before for this very value of the field. */
+function jsonOf(name: string, value: unknown, known: EncodedValues | undefined): string {
+  const made = known?.get(name);
+  return made !== undefined && made.value === value ? made.json : JSON.stringify(value);
+}
+
+/** `"name":{"old":...,"new":...}`, as JSON.stringify writes one key of FieldChanges. */
+const part = (name: string, old: string, value: string) => `${JSON.stringify(name)}:{"old":${old},"new":${value}}`;
 
 /** The declared fields a create set (null ones are left out: nothing changed). */
-export function createdChanges(values: DataRecord): FieldChanges {
+export function createdChanges(values: DataRecord, known?: EncodedValues): Changes {
   const changes: FieldChanges = {};
-  for (const [name, value] of Object.entries(values)) if (value !== null && value !== undefined) changes[name] = { old: null, new: value };
-  return changes;
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (value === null || value === undefined) continue;
+    changes[name] = { old: null, new: value };
+    parts.push(part(name, 'null', jsonOf(name, value, known)));
+  }
+  return { changes, text: `{${parts.join(',')}}` };
 }
 
-/** The fields an update changed, compared by value (JSON). */
-export function updatedChanges(previous: DataRecord, values: DataRecord): FieldChanges {
+/**
+ * The fields an update changed, compared by value (JSON). The new values' text may come from
+ * before the transaction (`known`); the old ones are the locked stored record's, encoded here.
+ */
+export function updatedChanges(previous: DataRecord, values: DataRecord, known?: EncodedValues): Changes {
   const changes: FieldChanges = {};
+  const parts: string[] = [];
   for (const [name, value] of Object.entries(values)) {
     const old = previous[name] ?? null;
-    if (JSON.stringify(old) !== JSON.stringify(value ?? null)) changes[name] = { old, new: value ?? null };
+    const oldJson = JSON.stringify(old);
+    const newJson = jsonOf(name, value ?? null, known);
+    if (oldJson === newJson) continue;
+    changes[name] = { old, new: value ?? null };
+    parts.push(part(name, oldJson, newJson));
   }
-  return changes;
+  return { changes, text: `{${parts.join(',')}}` };
+}
+
+/** The history row of an entry, its `changes` column the text made for it (the json column's encoding is JSON.stringify on both drivers). */
+export function historyRow(history: ResolvedObject, record: DataRecord, changes: Changes, dialect: Dialect): Record<string, unknown> {
+  const row = recordToRow(history, record, dialect);
+  row[changesColumn(history)] = changes.text;
+  return row;
+}
+
+function changesColumn(history: ResolvedObject): string {
+  return objectColumns(history).columns.find((c) => c.name === 'changes')!.column;
 }
 
 /**
@@ -53,9 +109,9 @@ export async function writeHistory(deps: EngineDeps, trx: Knex.Transaction, obje
   const userId = ctx.principal?.userId ?? null;
   const record: DataRecord = {
     id: newId(), version: 1, created_at: now, updated_at: now, created_by: userId, updated_by: userId,
-    object: object.name, record_id: entry.recordId, operation: entry.operation, record_version: entry.version, changes: entry.changes,
+    object: object.name, record_id: entry.recordId, operation: entry.operation, record_version: entry.version,
   };
-  await runWrite(trx, trx(RECORD_HISTORY).insert(recordToRow(history, record, dialectOf(trx))));
+  await runWrite(trx, trx(RECORD_HISTORY).insert(historyRow(history, record, entry.changes, dialectOf(trx))));
 }
 
 /** Entries as the reader may see them: a field it may not read is left out of `changes`, old and new value alike. */

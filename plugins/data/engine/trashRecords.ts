@@ -3,7 +3,7 @@ import { codedError } from '../../../kernel/errors.ts';
 import type { ResolvedObject } from '../../../metadata/types.ts';
 import { requireAction } from '../access/enforceAccess.ts';
 import { accessFor, type EngineDeps } from './engineDeps.ts';
-import { RECORD_HISTORY, writeHistory } from './recordHistory.ts';
+import { NO_CHANGES, RECORD_HISTORY, writeHistory } from './recordHistory.ts';
 import { runHooks } from './runHooks.ts';
 import { DELETED_AT, DELETED_BY, hasTrash } from './trash.ts';
 import { guardRow, lockedRecord, refuseIfReferenced, versionConflict, type WriteScope } from './writeRecords.ts';
@@ -42,7 +42,7 @@ export async function restoreRecord(deps: EngineDeps, scope: WriteScope, object:
   const count = await trx(object.name).where({ id, version }).whereNotNull(DELETED_AT)
     .update({ [DELETED_AT]: null, [DELETED_BY]: null, version: version + 1 });
   if (count === 0) throw await versionConflict(trx, object, id, version, true);
-  await writeHistory(deps, trx, object, { recordId: id, operation: 'restore', version: version + 1, changes: {} }, ctx);
+  await writeHistory(deps, trx, object, { recordId: id, operation: 'restore', version: version + 1, changes: NO_CHANGES }, ctx);
   const stored = await scope.read(object, id, ctx);
   await runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx, restored: true });
   return stored;

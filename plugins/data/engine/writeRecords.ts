@@ -27,7 +27,9 @@ import { checkOwnerChange, checkRowWrite, checkWritableFields, combineScopes, re
 import { nextSequence } from './nextSequence.ts';
 import { runHooks } from './runHooks.ts';
 import { valuesAfterHooks } from './valuesAfterHooks.ts';
-import { createdChanges, updatedChanges, writeHistory } from './recordHistory.ts';
+import { createdChanges, NO_CHANGES, updatedChanges, writeHistory } from './recordHistory.ts';
+import { NOTHING_PREPARED, prepareWork, type PreparedWork } from './prepareWrite.ts';
+import type { Prepared as PreparedCreate } from './createRecords.ts';
 import { DELETED_AT, DELETED_BY, hasTrash } from './trash.ts';
 
 /**
@@ -247,10 +249,18 @@ export async function refuseIfReferenced(deps: EngineDeps, trx: Knex.Transaction
   }
 }
 
-export async function createRecord(deps: EngineDeps, scope: WriteScope, object: ResolvedObject, input: DataRecord, ctx: DataContext): Promise<DataRecord> {
+/**
+ * Creates one record. `prepared`: the input's writability, coercion and prepared work, made by
+ * prepareOne (createRecords.ts) for this input before the transaction opened; without it they are
+ * made here.
+ */
+export async function createRecord(deps: EngineDeps, scope: WriteScope, object: ResolvedObject, input: DataRecord, ctx: DataContext, prepared?: PreparedCreate): Promise<DataRecord> {
   const { engine: tx, trx } = scope;
-  assertWritable(object, ctx, 'create');
-  const { access, values: coerced, vetted } = await guardObject(deps, trx, object, ctx, 'create', coerceOrThrow(object, input, 'create', ctx));
+  if (prepared && !prepared.ok) throw prepared.error;
+  if (!prepared) assertWritable(object, ctx, 'create');
+  const sent = prepared ? prepared.values : coerceOrThrow(object, input, 'create', ctx);
+  const work = prepared ? prepared.work : NOTHING_PREPARED;
+  const { access, values: coerced, vetted } = await guardObject(deps, trx, object, ctx, 'create', sent);
   const event = { object: object.name, record: coerced, ctx, engine: tx };
   const hooked = deps.hooks.handlers('data.beforeInsert', object.name).length > 0;
   // The hooks change `coerced` itself (or replace the record): a copy tells what they changed.
@@ -275,20 +285,50 @@ export async function createRecord(deps: EngineDeps, scope: WriteScope, object: 
   const answer = await scope.answer(object, ctx);
   const returned = answer ? await write(object, () => insertReturning(trx, object.name, row, answer.columns)) : null;
   if (!returned) await write(object, () => runWrite(trx, trx(object.name).insert(row)));
-  await writeHistory(deps, trx, object, { recordId: String(record.id), operation: 'create', version: 1, changes: createdChanges(values) }, ctx);
+  await writeHistory(deps, trx, object, { recordId: String(record.id), operation: 'create', version: 1, changes: createdChanges(values, work.history) }, ctx);
   const stored = returned ? answer!.record(returned[0]!) : await scope.read(object, record.id as string, ctx);
-  const after = runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx });
+  const after = runHooks(deps.hooks, 'data.afterInsert', object.name, { object: object.name, record: stored, ctx, engine: tx }, work.hooks);
   if (after) await after;
   return stored;
 }
 
+/** A patch's coercion and the work prepared from it before the transaction opened (prepareUpdate). */
+export interface PreparedUpdate {
+  values: DataRecord;
+  work: PreparedWork;
+}
+
+/**
+ * What of an update needs neither the database nor the stored record: the object's writability,
+ * the patch's coercion and size bounds, and the work prepared from the patch (prepareWrite.ts),
+ * made before the transaction opens. Undefined where the patch is refused: the update then
+ * refuses it in its transaction, in its usual order.
+ */
+export function prepareUpdate(deps: EngineDeps, object: ResolvedObject, patch: DataRecord, ctx: DataContext): PreparedUpdate | undefined {
+  try {
+    assertWritable(object, ctx, 'update');
+    const values = coerceOrThrow(object, patch, 'update', ctx);
+    return { values, work: prepareWork(deps, object, 'data.afterUpdate', values, ctx) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Updates one record. `prepared` (prepareUpdate, for this patch and caller) spares the coercion
+ * and carries the work prepared from the patch. What stays in the transaction is what reads the
+ * locked stored record: the row and version checks, the before-hooks, the references and rules,
+ * the history entry's old values (and the comparison that decides which fields changed), and the
+ * after-handlers' work on the record as stored (the search index's words of the values it had).
+ */
 export async function updateRecord(
   deps: EngineDeps, scope: WriteScope, object: ResolvedObject,
-  id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext,
+  id: string, patch: DataRecord, options: WriteOptions, ctx: DataContext, prepared?: PreparedUpdate,
 ): Promise<DataRecord> {
   const { engine: tx, trx } = scope;
-  assertWritable(object, ctx, 'update');
-  const { access, values: coerced } = await guardObject(deps, trx, object, ctx, 'edit', coerceOrThrow(object, patch, 'update', ctx));
+  if (!prepared) assertWritable(object, ctx, 'update');
+  const work = prepared ? prepared.work : NOTHING_PREPARED;
+  const { access, values: coerced } = await guardObject(deps, trx, object, ctx, 'edit', prepared ? prepared.values : coerceOrThrow(object, patch, 'update', ctx));
   const previous = await lockedRecord(trx, object, id, 'update');
   await guardRow(deps, trx, object, ctx, access, previous, coerced);
   if (access && object.name === USER_POSITION && !access.profile.grants.isAdmin) checkAssignmentChange(access.profile.model, previous, coerced, new Date());
@@ -311,9 +351,9 @@ export async function updateRecord(
   const returned = answer ? await write(object, () => updateReturning(trx, object.name, row, id, version, answer.columns)) : null;
   const count = returned ? returned.length : await write(object, () => runWrite(trx, trx(object.name).where({ id, version }).update(row)));
   if (count === 0) throw await versionConflict(trx, object, id, version);
-  await writeHistory(deps, trx, object, { recordId: id, operation: 'update', version: version + 1, changes: updatedChanges(previous, values) }, ctx);
+  await writeHistory(deps, trx, object, { recordId: id, operation: 'update', version: version + 1, changes: updatedChanges(previous, values, work.history) }, ctx);
   const stored = returned ? answer!.record(returned[0]!) : await scope.read(object, id, ctx);
-  const after = runHooks(deps.hooks, 'data.afterUpdate', object.name, { object: object.name, previous, record: stored, ctx, engine: tx });
+  const after = runHooks(deps.hooks, 'data.afterUpdate', object.name, { object: object.name, previous, record: stored, ctx, engine: tx }, work.hooks);
   if (after) await after;
   return stored;
 }
@@ -338,6 +378,6 @@ export async function deleteRecord(
     ? trx(object.name).where({ id, version }).whereNull(DELETED_AT).update({ [DELETED_AT]: encodeValue('datetime', new Date().toISOString(), dialectOf(trx)), [DELETED_BY]: userId, version: version + 1 })
     : trx(object.name).where({ id, version }).delete());
   if (count === 0) throw await versionConflict(trx, object, id, version);
-  await writeHistory(deps, trx, object, { recordId: id, operation: 'delete', version: trash ? version + 1 : version, changes: {} }, ctx);
+  await writeHistory(deps, trx, object, { recordId: id, operation: 'delete', version: trash ? version + 1 : version, changes: NO_CHANGES }, ctx);
   await runHooks(deps.hooks, 'data.afterDelete', object.name, { object: object.name, previous, ctx, engine: tx, ...(trash ? { trash } : {}) });
 }
