@@ -40,6 +40,8 @@ t.test('auth settings of one environment: its own sign-in providers, write-only 
     t.teardown(async () => { await tenantIdp.close(); await fileIdp.close(); });
     const auth = {
       baseURL: APP,
+      // The probes below start many sign-ins from one address.
+      rateLimit: { signIn: { perIp: { max: 1000, windowSeconds: 60 } } },
       oidcProviders: [{ id: 'corp', name: 'Corporate', discoveryUrl: fileIdp.discoveryUrl, clientId: fileIdp.clientId, clientSecret: fileIdp.clientSecret }],
       socialProviders: { google: { clientId: 'operator-google', clientSecret: OPERATOR_GOOGLE_SECRET } },
     };
@@ -162,6 +164,25 @@ t.test('auth settings of one environment: its own sign-in providers, write-only 
       t.ok(logs.text().includes('settings changed'), 'the change was logged');
       const [row] = await site.query(a, 'select * from osr_settings where namespace = ?', ['auth']);
       t.match(String(row!.sealed_json), /"oidcProviders\.tenant-idp\.clientSecret":"v1\./, 'sealed (AES-256-GCM, v1)');
+    });
+
+    await t.test('a change replaces the providers in both runtimes; a read answer put back keeps the secrets', async (t) => {
+      const read = (await settingsOf(a, admin.token)).json();
+      const changed = await settingsOf(a, admin.token, 'PUT', { ...read.values, socialProviders: { github: { ...read.values.socialProviders.github, clientId: 'tenant-github-2' } } });
+      t.equal(changed.statusCode, 200, changed.body);
+      t.same(changed.json().secrets, read.secrets, 'the secrets are kept');
+      const changedAt = Date.now();
+      for (const [name, runtime] of [['this runtime', rt], ['the other', other]] as const) {
+        let seen: number | null = null;
+        while (seen === null && Date.now() - changedAt < 5000) {
+          const triedAt = Date.now();
+          const github = await start(runtime, a, 'github');
+          if (new URL(github.json().url as string).searchParams.get('client_id') === 'tenant-github-2') seen = triedAt - changedAt;
+          else await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        t.ok(seen !== null && seen <= 1000, `${name} signs in with the new client ${seen} ms after the write (bound: 1000)`);
+      }
+      t.equal((await start(other, a, 'tenant-idp')).statusCode, 200, 'the generic provider is still offered');
     });
 
     await t.test('cleared, the file applies again', async (t) => {
