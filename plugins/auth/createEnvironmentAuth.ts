@@ -1,17 +1,30 @@
 import type { EmailSend } from '../../capabilities/emailSend.ts';
+import type { EffectiveSettings } from '../../capabilities/settingsStore.ts';
 import type { SmsSend } from '../../capabilities/smsSend.ts';
 import type { EnvironmentInfo } from '../../capabilities/runtimeInfo.ts';
+import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
+import { withTimeout } from '../../kernel/withTimeout.ts';
 import type { AuthEngine, EngineContext } from './authEngine.ts';
 import { TABLES } from './authEngine.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { AUTH_BASE_PATH } from './authPaths.ts';
+import { authSettingsOptions, namesProviders } from './authSettings.ts';
 import { bootstrapAdmin } from './bootstrapAdmin.ts';
 import { developmentAdmin } from './developmentAdmin.ts';
 import { environmentAuthBase } from './environmentAuthUrl.ts';
 import { engineCall, engineCalls } from './engineCalls.ts';
 import { openAuthDatabase, type AuthDatabase } from './openAuthDatabase.ts';
 import { sessionCookieName } from './sessionCookieName.ts';
+
+/** The engine that serves the environment's routes under /auth/* now, and the ids of its generic providers. */
+export interface SignInEngine {
+  handler(request: Request): Promise<Response>;
+  genericIds: ReadonlySet<string>;
+}
+
+/** How long a request waits for an engine built from new settings to start (its providers' discovery). */
+const SETTINGS_ENGINE_WAIT_MS = 10_000;
 
 /** One environment's identity: its database, its engine instance and the engine's context. */
 export interface EnvironmentAuth {
@@ -22,6 +35,12 @@ export interface EnvironmentAuth {
   context: EngineContext;
   /** Name of the session cookie (environment-specific). */
   sessionCookie: string;
+  /**
+   * The engine for the routes under /auth/*: the one of the config file, or, while the
+   * environment's `auth` settings (docs/settings.md) name providers, one built from them over the
+   * config file, on the same database and secret, rebuilt when their revision changes.
+   */
+  signInEngine(): Promise<SignInEngine>;
   /**
    * Load and start the engine if not done yet: create or update the identity tables, create the
    * configured first admin. A failure is thrown to every waiting caller, and the next call tries again.
@@ -43,11 +62,15 @@ export interface EnvironmentAuthInput {
   log: Logger;
   /** The default environment is also served without the environment path prefix. */
   isDefault: boolean;
+  /** The environment's `auth` settings (settings.store), or null when none are set. */
+  settings?: () => Promise<EffectiveSettings | null>;
 }
 
 interface Started {
   engine: AuthEngine;
   context: EngineContext;
+  /** Another engine on the same database and secret, with other options (the environment's settings). */
+  build(options: AuthOptions): AuthEngine;
 }
 
 /** Load the engine library, create or update the tables, start the engine, create the first admin. */
@@ -59,19 +82,20 @@ async function startEngine(input: EnvironmentAuthInput, database: AuthDatabase, 
     // The WebAuthn library is a few hundred modules: loaded only when passkeys are on.
     input.options.passkeys.enabled ? import('./passkeyPlugin.ts').then((m) => m.passkeyPlugin(input.options)) : null,
   ]);
-  const config = engineOptions({
+  const configOf = (options: AuthOptions, engine: { current: AuthEngine | null }) => engineOptions({
     environmentId: input.env.id,
     database,
     secret,
     production: input.production,
-    options: input.options,
+    options,
     email: input.email,
     sms: input.sms,
     log: input.log,
-    engine: ref,
+    engine,
     authBase: input.isDefault ? AUTH_BASE_PATH : environmentAuthBase(input.env.id),
     passkeys,
   });
+  const config = configOf(input.options, ref);
   const { runMigrations } = await getMigrations(config);
   await runMigrations();
   const engine = betterAuth(config) as unknown as AuthEngine;
@@ -86,7 +110,13 @@ async function startEngine(input: EnvironmentAuthInput, database: AuthDatabase, 
       print: (text) => process.stdout.write(text),
     });
   }
-  return { engine, context };
+  // Providers add no table: an engine with other providers needs no migration.
+  const build = (options: AuthOptions): AuthEngine => {
+    const own: { current: AuthEngine | null } = { current: null };
+    own.current = betterAuth(configOf(options, own)) as unknown as AuthEngine;
+    return own.current;
+  };
+  return { engine, context, build };
 }
 
 /**
@@ -148,10 +178,49 @@ export async function createEnvironmentAuth(input: EnvironmentAuthInput): Promis
     },
   });
 
+  const fileEngine: SignInEngine = { handler: engine.handler, genericIds: new Set(input.options.oidcProviders.map((p) => p.id)) };
+  let fromSettings: { revision: string; built: Promise<SignInEngine> } | null = null;
+  const signInEngine = async (): Promise<SignInEngine> => {
+    const s = started ?? (await start());
+    const settings = await input.settings?.();
+    if (!settings || !namesProviders(settings.values)) {
+      fromSettings = null;
+      return fileEngine;
+    }
+    if (fromSettings?.revision !== settings.revision) {
+      let options: AuthOptions;
+      try {
+        options = authSettingsOptions(input.options, settings.values);
+      } catch {
+        // Stored by an older version whose schema differed: the values are not logged (they hold secrets).
+        input.log.error({ revision: settings.revision }, "the environment's auth settings are not valid: the config file's providers serve sign-in until an admin sets them again");
+        return fileEngine;
+      }
+      const built = engineCall(async () => {
+        const variant = s.build(options);
+        // The engine starts (and its generic providers fetch their discovery documents) once.
+        await variant.$context;
+        return { handler: (request: Request) => engineCall(() => variant.handler(request)), genericIds: new Set(options.oidcProviders.map((p) => p.id)) };
+      });
+      const entry = { revision: settings.revision, built };
+      fromSettings = entry;
+      // A failed start is tried again by the next request.
+      built.catch(() => {
+        if (fromSettings === entry) fromSettings = null;
+      });
+    }
+    const { built } = fromSettings!;
+    return withTimeout(() => built, SETTINGS_ENGINE_WAIT_MS, () => codedError('SERVICE_UNAVAILABLE', {
+      service: 'Sign-in',
+      reason: `the providers set in the auth settings of environment '${input.env.id.slice(0, 64)}' are starting (their discovery documents did not arrive within ${SETTINGS_ENGINE_WAIT_MS} ms)`,
+    }));
+  };
+
   const auth: EnvironmentAuth = {
     id: input.env.id,
     engine,
     context,
+    signInEngine,
     get sessionCookie() {
       return started ? started.context.authCookies.sessionToken.name : predictedCookie;
     },

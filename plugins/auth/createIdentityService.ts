@@ -48,7 +48,6 @@ async function withEnginePath(request: Request, path: string): Promise<Request> 
 /** The `auth.identity` service: every identity operation, per environment, with its checks. */
 export function createIdentityService(deps: IdentityDeps): AuthIdentity {
   const { cache, limiter, options } = deps;
-  const genericIds = new Set(options.oidcProviders.map((p) => p.id));
   const passwords = { min: options.minPasswordLength, max: MAX_PASSWORD };
 
   const envOf = (context: AuthRequestContext): EnvironmentAuth => {
@@ -107,7 +106,9 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       if (context.principal?.mustChangePassword && !allowedWhilePasswordExpired(path)) {
         throw codedError('PASSWORD_EXPIRED', { subjectId: context.principal.userId });
       }
-      const routed = oauthCallbackRoute(path, genericIds);
+      // The environment's providers: its `auth` settings over the config file (docs/settings.md).
+      const current = await env.signInEngine();
+      const routed = oauthCallbackRoute(path, current.genericIds);
       if (routed === null) throw codedError('ROUTE_NOT_FOUND', { method: request.method, path: new URL(request.url).pathname });
       if (routed !== path) request = await withEnginePath(request, routed);
       const mutating = !SAFE_METHODS.has(request.method);
@@ -120,7 +121,7 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       if (mutating) await refusePlaceholderEmail(request, routed);
       const family = rateFamilyOf(path);
       if (family) await limiter.hit(family, { environmentId: env.id, ip: context.ip, account: await accountOf(request, context) });
-      const response = await env.engine.handler(request);
+      const response = await current.handler(request);
       // Sessions, users or keys may have changed: forget what was verified in this environment.
       if (mutating) cache.clear(env.id);
       // RFC 8628 clients read OAuth errors (authorization_pending, slow_down) from these two as they are.

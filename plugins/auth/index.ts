@@ -1,6 +1,7 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { authOptionsSchema } from './authOptions.ts';
+import { resolveAuthSettings } from './authSettings.ts';
 import { checkMailOrigin } from './checkMailOrigin.ts';
 import { createAuthenticator } from './createAuthenticator.ts';
 import { createEnvironmentAuth, type EnvironmentAuth } from './createEnvironmentAuth.ts';
@@ -20,7 +21,9 @@ const oauthStates = new WeakMap<object, Map<string, OAuthServer>>();
 
 /**
  * Identity: one auth engine (better-auth) per environment, with its own tables in that
- * environment's database and its own secret derived from OS_AUTH_SECRET. Provides the request
+ * environment's database and its own secret derived from OS_AUTH_SECRET; while an environment's
+ * `auth` settings name sign-in providers, its routes under /auth/* are served by an engine built
+ * from them (docs/settings.md). Provides the request
  * authenticator and the identity service; the `auth-routes` plugin serves it over HTTP.
  */
 export default definePlugin({
@@ -28,7 +31,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['runtime.info', 'secrets.keys'],
-  optional: ['email.send', 'sms.send', 'events.bus', 'events.counter'],
+  optional: ['email.send', 'sms.send', 'events.bus', 'events.counter', 'settings.store'],
   provides: ['auth.session', 'auth.identity'],
   // Creating the tables of several environments on a remote database takes a while.
   timeoutMs: 60_000,
@@ -36,6 +39,10 @@ export default definePlugin({
   register(ctx) {
     const environments = new Map<string, EnvironmentAuth>();
     states.set(ctx, environments);
+    // A settings write of sign-in providers is checked as sign-in will read it (docs/settings.md).
+    ctx.resolve('settings.store')?.resolveWith('auth', (values) => {
+      resolveAuthSettings(ctx.options, values);
+    });
     const cache = new PrincipalCache(ctx.options.credentialCacheMs);
     // Sessions, users or keys changed in another process: forget what was verified here too.
     const bus = ctx.resolve('events.bus');
@@ -65,6 +72,7 @@ export default definePlugin({
     const environments = states.get(ctx)!;
     const info = ctx.resolve('runtime.info');
     const keys = ctx.resolve('secrets.keys');
+    const settings = ctx.resolve('settings.store');
     checkPasskeyConfig(ctx.options, info.production);
     const counter = ctx.has('events.counter') ? ctx.resolve('events.counter') : null;
     if (counter?.shared) {
@@ -93,6 +101,8 @@ export default definePlugin({
           sms: phoneOn ? ctx.resolve('sms.send') : undefined,
           log: ctx.log.child({ environment: env.id }),
           isDefault: env.id === info.defaultEnvironment,
+          // Its sign-in providers set by its admins (fresh within a second in every process: the store's rule).
+          ...(settings ? { settings: () => settings.read(env.id, 'auth') } : {}),
         }));
       }
     } catch (error) {

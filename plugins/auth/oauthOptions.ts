@@ -12,38 +12,53 @@ const secretFields = {
   clientSecretEnv: envName.optional(),
 };
 
-/** A generic OpenID Connect / OAuth 2.0 provider; callback at `/auth/oauth2/callback/<id>`. */
-export const oidcProviderSchema = z.strictObject({
+/** A generic OpenID Connect / OAuth 2.0 provider's keys besides its secret; callback at `/auth/oauth2/callback/<id>`. */
+const oidcFields = {
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lower-case letters, digits and dashes'),
   /** Display name. */
   name: z.string().min(1).max(100),
   /** The provider's `.well-known/openid-configuration` URL. */
   discoveryUrl: z.url(),
   clientId: z.string().min(1),
-  ...secretFields,
   scopes: z.array(z.string().min(1)).default(['openid', 'email', 'profile']),
   /** Proof Key for Code Exchange (on unless the provider cannot do it). */
   pkce: z.boolean().default(true),
   /** Create an account for a first-time user of this provider (the operator runs it, so on by default). */
   signUp: z.boolean().default(true),
-}).refine((p) => !(SOCIAL_PROVIDER_IDS as readonly string[]).includes(p.id), { message: 'is the id of a built-in social provider; choose another', path: ['id'] });
+};
 
-/** A built-in social provider; callback at `/auth/callback/<id>`. */
-export const socialProviderSchema = z.strictObject({
+const notSocialId = (p: { id: string }) => !(SOCIAL_PROVIDER_IDS as readonly string[]).includes(p.id);
+const socialIdTaken = { message: 'is the id of a built-in social provider; choose another', path: ['id'] };
+
+/** A built-in social provider's keys besides its secret; callback at `/auth/callback/<id>`. */
+const socialFields = {
   clientId: z.string().min(1),
-  ...secretFields,
   /** Scopes besides the provider's defaults. */
   scopes: z.array(z.string().min(1)).optional(),
   /** Create an account for a first-time user (default: `plugins.auth.signUp`). */
   signUp: z.boolean().optional(),
-});
+};
 
-export const oidcProvidersSchema = z.array(oidcProviderSchema).default([]).refine(
-  (list) => new Set(list.map((p) => p.id)).size === list.length,
-  { message: 'provider ids must be unique' },
-);
+/** A generic OpenID Connect / OAuth 2.0 provider; callback at `/auth/oauth2/callback/<id>`. */
+export const oidcProviderSchema = z.strictObject({ ...oidcFields, ...secretFields }).refine(notSocialId, socialIdTaken);
+
+/** A built-in social provider; callback at `/auth/callback/<id>`. */
+export const socialProviderSchema = z.strictObject({ ...socialFields, ...secretFields });
+
+const uniqueIds = [(list: Array<{ id: string }>) => new Set(list.map((p) => p.id)).size === list.length, { message: 'provider ids must be unique' }] as const;
+
+export const oidcProvidersSchema = z.array(oidcProviderSchema).default([]).refine(...uniqueIds);
 
 export const socialProvidersSchema = z.partialRecord(z.enum(SOCIAL_PROVIDER_IDS), socialProviderSchema).default({});
+
+/**
+ * The same providers as an environment's `auth` settings hold them (docs/settings.md): the secret
+ * only as a value, never `clientSecretEnv`. A tenant admin names no variable of the process: its
+ * value would go as the client secret to an endpoint the admin chose.
+ */
+export const oidcProvidersSettingsSchema = z.array(z.strictObject({ ...oidcFields, clientSecret: secretFields.clientSecret }).refine(notSocialId, socialIdTaken)).refine(...uniqueIds);
+
+export const socialProvidersSettingsSchema = z.partialRecord(z.enum(SOCIAL_PROVIDER_IDS), z.strictObject({ ...socialFields, clientSecret: secretFields.clientSecret }));
 
 export type OidcProviderOptions = z.output<typeof oidcProviderSchema>;
 export type SocialProviderOptions = z.output<typeof socialProviderSchema>;

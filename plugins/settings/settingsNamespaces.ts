@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SettingsNamespace } from '../../capabilities/settingsStore.ts';
 import { aiOptionsSchema } from '../ai/aiOptions.ts';
-import { oidcProvidersSchema, socialProvidersSchema } from '../auth/oauthOptions.ts';
+import { authSettingsSchema } from '../auth/authSettings.ts';
 import { emailOptionsSchema } from '../email/emailOptions.ts';
 import { smsOptionsSchema } from '../sms/smsOptions.ts';
 import type { SecretPattern } from './secretPaths.ts';
@@ -34,10 +34,10 @@ export const NAMESPACES: Record<SettingsNamespace, NamespaceDefinition> = {
   email: { schema: emailSettingsSchema, secrets: ['smtp.password'], configPath: 'plugins.email', applied: true },
   sms: { schema: smsOptionsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms', applied: false },
   auth: {
-    schema: z.strictObject({ oidcProviders: oidcProvidersSchema.optional(), socialProviders: socialProvidersSchema.optional() }),
+    schema: authSettingsSchema,
     secrets: ['oidcProviders.*.clientSecret', 'socialProviders.*.clientSecret'],
     configPath: 'plugins.auth (oidcProviders, socialProviders)',
-    applied: false,
+    applied: true,
   },
   ai: { schema: aiOptionsSchema.pick({ providers: true, defaultModel: true }).partial(), secrets: ['providers.*.apiKey'], configPath: 'plugins.ai (providers, defaultModel)', applied: false },
 };

@@ -18,12 +18,11 @@ export interface TestIdp {
   close(): Promise<void>;
 }
 
-export async function startIdp(redirectUris: string[]): Promise<TestIdp> {
+export async function startIdp(redirectUris: string[], clientSecret = 'osr-test-client-secret-0123456789'): Promise<TestIdp> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clientId = 'osr-test-client';
-  const clientSecret = 'osr-test-client-secret-0123456789';
   const provider = new Provider(issuer, {
     clients: [{
       client_id: clientId,
