@@ -768,6 +768,13 @@ export const GUARDS: Guard[] = [
     tests: ["test/settings/settingsAccess.test.ts"],
     what: "a settings secret is stored in plain",
   },
+  {
+    id: "settings.authSecretNotInherited", area: "settings", file: "plugins/auth/authSettings.ts",
+    original: "const { clientSecret: _secret, clientSecretEnv: _variable, ...rest } = social[id]!;",
+    mutation: "const rest = social[id]!;",
+    tests: ["test/auth/authSettings.test.ts", "test/settings/settingsAuth.test.ts"],
+    what: "a sign-in provider a tenant admin points elsewhere gets the operator's client secret",
+  },
 
   // datasets
   {
