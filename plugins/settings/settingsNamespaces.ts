@@ -3,7 +3,7 @@ import type { SettingsNamespace } from '../../capabilities/settingsStore.ts';
 import { aiOptionsSchema } from '../ai/aiOptions.ts';
 import { oidcProvidersSchema, socialProvidersSchema } from '../auth/oauthOptions.ts';
 import { emailOptionsSchema } from '../email/emailOptions.ts';
-import { smsOptionsSchema } from '../sms/smsOptions.ts';
+import { smsSettingsSchema } from '../sms/smsOptions.ts';
 import type { SecretPattern } from './secretPaths.ts';
 
 export interface NamespaceDefinition {
@@ -32,7 +32,7 @@ const emailSettingsSchema = emailOptionsSchema.extend({ smtp: emailOptionsSchema
  */
 export const NAMESPACES: Record<SettingsNamespace, NamespaceDefinition> = {
   email: { schema: emailSettingsSchema, secrets: ['smtp.password'], configPath: 'plugins.email', applied: true },
-  sms: { schema: smsOptionsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms', applied: false },
+  sms: { schema: smsSettingsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms', applied: true },
   auth: {
     schema: z.strictObject({ oidcProviders: oidcProvidersSchema.optional(), socialProviders: socialProvidersSchema.optional() }),
     secrets: ['oidcProviders.*.clientSecret', 'socialProviders.*.clientSecret'],
