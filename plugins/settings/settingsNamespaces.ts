@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SettingsNamespace } from '../../capabilities/settingsStore.ts';
-import { aiOptionsSchema } from '../ai/aiOptions.ts';
+import { aiSettingsSchema } from '../ai/aiOptions.ts';
 import { oidcProvidersSchema, socialProvidersSchema } from '../auth/oauthOptions.ts';
 import { emailOptionsSchema } from '../email/emailOptions.ts';
 import { smsSettingsSchema } from '../sms/smsOptions.ts';
@@ -39,5 +39,5 @@ export const NAMESPACES: Record<SettingsNamespace, NamespaceDefinition> = {
     configPath: 'plugins.auth (oidcProviders, socialProviders)',
     applied: false,
   },
-  ai: { schema: aiOptionsSchema.pick({ providers: true, defaultModel: true }).partial(), secrets: ['providers.*.apiKey'], configPath: 'plugins.ai (providers, defaultModel)', applied: false },
+  ai: { schema: aiSettingsSchema, secrets: ['providers.*.apiKey'], configPath: 'plugins.ai (providers, defaultModel)', applied: true },
 };
