@@ -86,7 +86,7 @@ t.test('email settings of one environment: its own server, write-only password, 
     t.same(bad.json().error.details.errors.map((e: { path: string }) => e.path).sort(), ['smtp.colour', 'smtp.port']);
     t.equal((await inA('GET', '/settings/email', admin.token)).json().revision, 0, 'nothing was written');
     t.equal((await inA('GET', '/settings/nowhere', admin.token)).statusCode, 404, 'an unknown namespace is 404');
-    const inert = await inA('PUT', '/settings/sms', admin.token, { provider: 'log' });
+    const inert = await inA('PUT', '/settings/auth', admin.token, { socialProviders: {} });
     t.equal(inert.statusCode, 400, 'a namespace no provider reads per environment yet refuses writes');
     t.equal(inert.json().error.code, 'SETTINGS_NOT_APPLIED');
     t.match(inert.json().error.message, /config file/);
