@@ -125,6 +125,11 @@ t.test('sms settings of one environment: its own provider, write-only secrets, e
     const sent = own.requests.find((r) => `+${r.form.to}` === toA);
     t.match(sent, { path: '/sms/json', form: { api_key: TENANT_KEY, api_secret: TENANT_SECRET, from: 'Tenant' } }, "A's code through Vonage at A's server, with A's key and secret");
     t.notOk(own.requests.some((r) => r.raw.includes(OPERATOR_VONAGE_KEY) || r.raw.includes(OPERATOR_VONAGE_SECRET) || JSON.stringify(r.headers).includes(Buffer.from(`${OPERATOR_SID}:${OPERATOR_TOKEN}`).toString('base64'))), "no operator credential reached the tenant's server");
+    // A user import of A invites by SMS through A's provider as well.
+    const imported = await call(rt, a, 'POST', '/auth/admin/import-users', admin, { rows: [{ phone: '+4915177777777', name: 'Grace' }] });
+    t.equal(imported.statusCode, 200, imported.body);
+    t.same(imported.json().summary.delivery.invite_sms, 1);
+    t.match(own.requests.find((r) => r.form.to === '4915177777777')?.form, { api_key: TENANT_KEY, text: /An account was created for this number/ }, "the invitation through A's provider");
     for (const runtime of [rt, other]) {
       const toB = await code(runtime, b);
       t.ok(reached(config, toB), "B's code through the config file's provider");
