@@ -5,7 +5,10 @@ export interface SmsMessage {
   to: string;
   /** Plain text. Bodies may hold one-time codes: providers never log or store them. */
   body: string;
-  /** The environment it belongs to (the development outbox keeps it there); default: the default environment. */
+  /**
+   * The environment it belongs to: its `sms` settings choose the provider (docs/settings.md) and the
+   * development outbox keeps it there. Absent: the config file's provider, the default environment's outbox.
+   */
   environmentId?: string;
 }
 

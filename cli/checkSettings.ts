@@ -8,11 +8,28 @@ const VARIABLES: Record<string, readonly string[]> = {
   ai: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'],
 };
 
-/** The variables the config file's sign-in providers read their client secrets from (`clientSecretEnv`). */
-function secretVariables(auth: unknown): string[] {
-  const options = (auth ?? {}) as { oidcProviders?: Array<{ clientSecretEnv?: unknown }>; socialProviders?: Record<string, { clientSecretEnv?: unknown } | undefined> };
-  const providers = [...(Array.isArray(options.oidcProviders) ? options.oidcProviders : []), ...Object.values(options.socialProviders ?? {})];
-  return [...new Set(providers.map((p) => p?.clientSecretEnv).filter((name): name is string => typeof name === 'string'))];
+type Section = Record<string, unknown> | undefined;
+const names = (...values: unknown[]) => values.filter((v): v is string => typeof v === 'string');
+
+/**
+ * Variables the config file names for credentials (`sms.twilio.accountSidEnv`, an AI provider's
+ * `apiKeyEnv`, a sign-in provider's `clientSecretEnv`), beside the usual ones.
+ */
+function namedVariables(config: { plugins: Record<string, unknown>; sms?: unknown }, namespace: string): string[] {
+  if (namespace === 'sms') {
+    const sms = (config.sms ?? config.plugins.sms) as { twilio?: Section; vonage?: Section } | undefined;
+    return names(sms?.twilio?.accountSidEnv, sms?.twilio?.authTokenEnv, sms?.vonage?.apiKeyEnv, sms?.vonage?.apiSecretEnv);
+  }
+  if (namespace === 'ai') {
+    const providers = (config.plugins.ai as { providers?: unknown } | undefined)?.providers;
+    return Array.isArray(providers) ? names(...providers.map((p) => (p as Section)?.apiKeyEnv)) : [];
+  }
+  if (namespace === 'auth') {
+    const options = (config.plugins.auth ?? {}) as { oidcProviders?: unknown; socialProviders?: Record<string, Section> };
+    const providers = [...(Array.isArray(options.oidcProviders) ? options.oidcProviders : []), ...Object.values(options.socialProviders ?? {})];
+    return names(...providers.map((p) => (p as Section)?.clientSecretEnv));
+  }
+  return [];
 }
 
 /**
@@ -28,13 +45,13 @@ export function checkSettings(config: { plugins: Record<string, unknown>; sms?: 
     ai: ['providers', 'defaultModel'].some((k) => (config.plugins.ai as Record<string, unknown> | undefined)?.[k] !== undefined),
   };
   const parts = Object.keys(VARIABLES).map((ns) => {
-    const names = ns === 'auth' ? secretVariables(config.plugins.auth) : VARIABLES[ns]!;
-    const vars = names.filter((v) => env[v] !== undefined && env[v] !== '');
+    const vars = [...new Set([...VARIABLES[ns]!, ...namedVariables(config, ns)])].filter((v) => env[v] !== undefined && env[v] !== '');
     return `${ns}: config file ${inFile[ns] ? 'yes' : 'no'}, variables ${vars.length > 0 ? vars.join(' ') : 'none'}`;
   });
   return {
     name: 'settings',
     ok: true,
-    detail: `per key, an environment's settings (PUT /api/v1/settings/:namespace, tenant admins) over the config file over environment variables; ${parts.join('; ')}`,
+    detail: `per key, an environment's settings (PUT /api/v1/settings/:namespace, tenant admins) over the config file over environment variables; ${parts.join('; ')}; `
+      + 'a server or provider chosen in settings (email: smtp.host; sms: provider or baseUrl; ai: a provider\'s baseURL) gets only the credentials set there, never the config file\'s or these variables',
   };
 }

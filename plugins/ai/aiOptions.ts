@@ -38,3 +38,25 @@ export const aiOptionsSchema = z.strictObject({
 });
 
 export type AiOptions = z.infer<typeof aiOptionsSchema>;
+
+/**
+ * A provider in an environment's `ai` settings (docs/settings.md): the key itself (`apiKey`, kept
+ * encrypted) in place of `apiKeyEnv`, since a tenant admin names no environment variable of the
+ * process; `baseURL` may be left out for a provider of the config file (same id), to give it
+ * another key or list of models.
+ */
+const providerSettingsSchema = providerSchema.omit({ apiKeyEnv: true }).extend({
+  baseURL: providerSchema.shape.baseURL.optional(),
+  /** The API key; omitted: the config file's key when the provider keeps its baseURL, else none. */
+  apiKey: z.string().min(1).max(1000).optional(),
+});
+
+export type ProviderSettings = z.infer<typeof providerSettingsSchema>;
+
+/** The `ai` settings namespace: `providers` (merged by id over the config file's) and `defaultModel`. */
+export const aiSettingsSchema = z.strictObject({
+  providers: z.array(providerSettingsSchema).max(50).optional(),
+  defaultModel: aiOptionsSchema.shape.defaultModel,
+});
+
+export type AiSettings = z.infer<typeof aiSettingsSchema>;

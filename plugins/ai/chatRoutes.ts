@@ -3,7 +3,7 @@ import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { callerKey, clientGone, schemas, type ChatBody } from './aiRequest.ts';
-import type { ModelCatalog } from './modelCatalog.ts';
+import type { EnvironmentCatalogs } from './environmentCatalogs.ts';
 import type { AiUsageLimiter } from './sharedUsageLimiter.ts';
 
 const tags = ['ai'];
@@ -13,14 +13,14 @@ const noQuery = { type: 'object', additionalProperties: false };
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** GET /ai/models, POST /ai/chat, /ai/complete and /ai/chat/stream: thin edges over the provider clients. */
-export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter: AiUsageLimiter, log: Logger): void {
+export function addChatRoutes(routes: HttpRoutes, catalogs: EnvironmentCatalogs, limiter: AiUsageLimiter, log: Logger): void {
   routes.add({
     method: 'GET', path: '/ai/models', tags, permission: 'ai:chat',
-    summary: "Models of the configured providers as <provider>/<model>; a provider that fails is listed in errors",
+    summary: "Models of the providers of the environment (its ai settings over the config file) as <provider>/<model>; a provider that fails is listed in errors",
     schema: { querystring: noQuery, response: { 200: schemas.models } },
     handler: (request, reply) => {
       const gone = clientGone(reply);
-      return catalog.list(gone.signal).finally(gone.release);
+      return catalogs.of(request.environmentId).then((catalog) => catalog.list(gone.signal)).finally(gone.release);
     },
   });
 
@@ -32,7 +32,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
       const body = request.body as ChatBody;
       const gone = clientGone(reply);
       try {
-        const { client, model, id } = await catalog.resolve(body.model, gone.signal);
+        const { client, model, id } = await (await catalogs.of(request.environmentId)).resolve(body.model, gone.signal);
         await limiter.admit(callerKey(request));
         const answer = await client.chat({ model, messages: body.messages, temperature: body.temperature, maxTokens: body.maxTokens, signal: gone.signal });
         await limiter.spend(callerKey(request), answer.usage.totalTokens);
@@ -51,7 +51,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
       const body = request.body as { model?: string; prompt: string; temperature?: number; maxTokens?: number };
       const gone = clientGone(reply);
       try {
-        const { client, model, id } = await catalog.resolve(body.model, gone.signal);
+        const { client, model, id } = await (await catalogs.of(request.environmentId)).resolve(body.model, gone.signal);
         await limiter.admit(callerKey(request));
         const answer = await client.complete({ model, prompt: body.prompt, temperature: body.temperature, maxTokens: body.maxTokens, signal: gone.signal });
         await limiter.spend(callerKey(request), answer.usage.totalTokens);
@@ -68,7 +68,7 @@ export function addChatRoutes(routes: HttpRoutes, catalog: ModelCatalog, limiter
     schema: { querystring: noQuery, body: schemas.chatBody },
     handler: async (request, reply) => {
       const body = request.body as ChatBody;
-      const { client, model, id } = await catalog.resolve(body.model);
+      const { client, model, id } = await (await catalogs.of(request.environmentId)).resolve(body.model);
       const key = callerKey(request);
       await limiter.admit(key);
       const gone = clientGone(reply);

@@ -5,7 +5,7 @@ import { codedError } from '../../kernel/errors.ts';
 import type { ResolvedAgent } from '../../metadata/agentTypes.ts';
 import { runAgentLoop } from './agentLoop.ts';
 import type { Caller, PendingActions } from './pendingActions.ts';
-import type { ModelCatalog } from './modelCatalog.ts';
+import type { EnvironmentCatalogs } from './environmentCatalogs.ts';
 import type { ChatMessage, ToolCall } from './providerClient.ts';
 import { runTool } from './runTool.ts';
 import { toolSpecs } from './toolSpecs.ts';
@@ -44,7 +44,7 @@ export interface ConversationDeps {
   engine: DataEngine;
   metadata: MetadataRegistry;
   actions: () => ActionsRegistry | undefined;
-  catalog: ModelCatalog;
+  catalogs: EnvironmentCatalogs;
   limiter: AiUsageLimiter;
   pending: PendingActions;
   maxSteps: number;
@@ -120,7 +120,7 @@ export function createConversations(deps: ConversationDeps) {
     async send(caller: Caller, id: string, content: string, signal?: AbortSignal) {
       const conversation = await own(caller, id);
       const agent = agentOf((conversation.agent as string | null) ?? null);
-      const { client, model } = await deps.catalog.resolve(agent?.model ?? undefined, signal);
+      const { client, model } = await (await deps.catalogs.of(caller.environmentId)).resolve(agent?.model ?? undefined, signal);
       const key = `${caller.environmentId}:${caller.principal.userId}`;
       await deps.limiter.admit(key);
       const history = await messagesOf(caller, id);

@@ -124,7 +124,7 @@ export function engineOptions(s: EngineSettings): BetterAuthOptions {
       }),
       ...oauth.plugins,
       ...signInMethods(options, s.email, s.environmentId, s.passkeys ?? null),
-      ...(phone && s.sms ? [phoneNumberPlugin(phone, phone.signUp ?? options.signUp, s.sms), phoneCodeHashPlugin(s.secret)] : []),
+      ...(phone && s.sms ? [phoneNumberPlugin(phone, phone.signUp ?? options.signUp, s.sms, s.environmentId), phoneCodeHashPlugin(s.secret)] : []),
     ],
   };
 }

@@ -36,10 +36,13 @@ const equalSignInWork = {
   }),
 };
 
-/** A provider refusal reaches the client as SMS_PROVIDER_ERROR (502), not as an engine 500. */
-async function deliver(sms: SmsSend, to: string, body: string): Promise<void> {
+/**
+ * A provider refusal reaches the client as SMS_PROVIDER_ERROR (502), not as an engine 500. The
+ * environment goes with the message: its `sms` settings choose the provider (docs/settings.md).
+ */
+async function deliver(sms: SmsSend, environmentId: string, to: string, body: string): Promise<void> {
   try {
-    await sms.send({ to, body });
+    await sms.send({ to, body, environmentId });
   } catch (error) {
     if (isCodedError(error) && error.code === 'SMS_PROVIDER_ERROR') {
       throw new APIError('BAD_GATEWAY', { code: 'SMS_PROVIDER_ERROR', message: error.message });
@@ -52,7 +55,7 @@ async function deliver(sms: SmsSend, to: string, body: string): Promise<void> {
  * The engine's phone-number plugin: codes texted through `sms.send`, numbers in E.164 form,
  * sign-up by a verified number when allowed (with a placeholder email, as user import gives).
  */
-export function phoneNumberPlugin(options: PhoneNumberOptions, signUp: boolean, sms: SmsSend): BetterAuthPlugin {
+export function phoneNumberPlugin(options: PhoneNumberOptions, signUp: boolean, sms: SmsSend, environmentId: string): BetterAuthPlugin {
   const minutes = Math.max(1, Math.round(options.expiresIn / 60));
   const plugin = phoneNumber({
     otpLength: options.codeLength,
@@ -67,10 +70,10 @@ export function phoneNumberPlugin(options: PhoneNumberOptions, signUp: boolean, 
         const user = await (ctx as unknown as PhoneContext | undefined)?.context.adapter.findOne({ model: 'user', where: [{ field: 'phoneNumber', value: to }] });
         if (!user) return;
       }
-      await deliver(sms, to, `${code} is your sign-in code. It expires in ${minutes} minute(s). Do not share it.`);
+      await deliver(sms, environmentId, to, `${code} is your sign-in code. It expires in ${minutes} minute(s). Do not share it.`);
     },
     async sendPasswordResetOTP({ phoneNumber: to, code }) {
-      await deliver(sms, to, `${code} is your password reset code. It expires in ${minutes} minute(s). If you did not ask for it, ignore this message.`);
+      await deliver(sms, environmentId, to, `${code} is your password reset code. It expires in ${minutes} minute(s). If you did not ask for it, ignore this message.`);
     },
     ...(signUp ? { signUpOnVerification: { getTempEmail: placeholderEmail, getTempName: (phone: string) => phone } } : {}),
     schema: { user: { fields: PHONE_FIELDS } },

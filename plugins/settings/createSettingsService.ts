@@ -177,7 +177,8 @@ export function createSettingsService(deps: SettingsServiceDeps) {
      */
     async write(environmentId: string, namespace: SettingsNamespace, body: unknown, actor: string | null): Promise<SettingsView> {
       const definition = NAMESPACES[namespace];
-      if (!definition.applied) throw codedError('SETTINGS_NOT_APPLIED', { namespace, fix: `set ${definition.configPath} in the config file (or its environment variables); docs/settings.md lists the namespaces read per environment` });
+      // Read by the plugin that registered its resolver: with none running here, a value accepted would change nothing.
+      if (!resolvers.has(namespace)) throw codedError('SETTINGS_NOT_APPLIED', { namespace, fix: `enable the plugin that reads it (${definition.configPath} in the config file); docs/settings.md lists the namespaces` });
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ path: 'body', message: `must be an object: the keys of ${definition.configPath}` }]);
       const split = splitSecrets(body as Json, definition.secrets);
       const key = keyOf(environmentId);

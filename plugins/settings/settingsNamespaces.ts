@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { SettingsNamespace } from '../../capabilities/settingsStore.ts';
-import { aiOptionsSchema } from '../ai/aiOptions.ts';
+import { aiSettingsSchema } from '../ai/aiOptions.ts';
 import { authSettingsSchema } from '../auth/authSettings.ts';
 import { emailOptionsSchema } from '../email/emailOptions.ts';
-import { smsOptionsSchema } from '../sms/smsOptions.ts';
+import { smsSettingsSchema } from '../sms/smsOptions.ts';
 import type { SecretPattern } from './secretPaths.ts';
 
 export interface NamespaceDefinition {
@@ -13,11 +13,6 @@ export interface NamespaceDefinition {
   secrets: readonly SecretPattern[];
   /** The config file section the namespace stands in for, per environment. */
   configPath: string;
-  /**
-   * Whether its consumer reads the namespace per environment. One that does not refuses writes
-   * (SETTINGS_NOT_APPLIED): a value accepted must change something.
-   */
-  applied: boolean;
 }
 
 /**
@@ -31,13 +26,12 @@ const emailSettingsSchema = emailOptionsSchema.extend({ smtp: emailOptionsSchema
  * whole process and not for one environment (a log's retention) stay in the config file.
  */
 export const NAMESPACES: Record<SettingsNamespace, NamespaceDefinition> = {
-  email: { schema: emailSettingsSchema, secrets: ['smtp.password'], configPath: 'plugins.email', applied: true },
-  sms: { schema: smsOptionsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms', applied: false },
+  email: { schema: emailSettingsSchema, secrets: ['smtp.password'], configPath: 'plugins.email' },
+  sms: { schema: smsSettingsSchema, secrets: ['twilio.accountSid', 'twilio.authToken', 'vonage.apiKey', 'vonage.apiSecret'], configPath: 'sms' },
   auth: {
     schema: authSettingsSchema,
     secrets: ['oidcProviders.*.clientSecret', 'socialProviders.*.clientSecret'],
     configPath: 'plugins.auth (oidcProviders, socialProviders)',
-    applied: true,
   },
-  ai: { schema: aiOptionsSchema.pick({ providers: true, defaultModel: true }).partial(), secrets: ['providers.*.apiKey'], configPath: 'plugins.ai (providers, defaultModel)', applied: false },
+  ai: { schema: aiSettingsSchema, secrets: ['providers.*.apiKey'], configPath: 'plugins.ai (providers, defaultModel)' },
 };

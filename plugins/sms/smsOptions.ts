@@ -35,4 +35,18 @@ export const smsOptionsSchema = z.strictObject({
 });
 
 export type SmsOptions = z.output<typeof smsOptionsSchema>;
+
+const twilioOptions = smsOptionsSchema.shape.twilio.unwrap();
+const vonageOptions = smsOptionsSchema.shape.vonage.unwrap();
+const credential = z.string().min(1).max(500);
+
+/**
+ * The `sms` settings of an environment (docs/settings.md): the keys of the `sms` section, with the
+ * credentials themselves in place of the names of the variables holding them. A tenant admin names
+ * no environment variable of the process: its value would go to a provider it chose.
+ */
+export const smsSettingsSchema = smsOptionsSchema.extend({
+  twilio: twilioOptions.omit({ accountSidEnv: true, authTokenEnv: true }).extend({ accountSid: credential.optional(), authToken: credential.optional() }).optional(),
+  vonage: vonageOptions.omit({ apiKeyEnv: true, apiSecretEnv: true }).extend({ apiKey: credential.optional(), apiSecret: credential.optional() }).optional(),
+});
 export type SmsOptionsInput = z.input<typeof smsOptionsSchema>;

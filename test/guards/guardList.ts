@@ -821,4 +821,27 @@ export const GUARDS: Guard[] = [
     tests: ["test/meta/views.test.ts"],
     what: "every signed-in caller sees view definitions as declared",
   },
+
+  // settings: the sms and ai providers of an environment
+  {
+    id: "settings.smsChosenProviderOwnCredentials", area: "settings", file: "plugins/sms/environmentSenders.ts",
+    original: "return values.provider !== undefined || given.baseUrl !== undefined || credentials.some((k) => given[k] !== undefined);",
+    mutation: "return false;",
+    tests: ["test/settings/settingsProviderCredentials.test.ts", "test/settings/settingsSms.test.ts"],
+    what: "an SMS provider or server chosen in an environment's settings is sent the operator's credentials (TWILIO_*, VONAGE_* or the variables the config file names)",
+  },
+  {
+    id: "settings.aiChosenBaseUrlOwnKey", area: "settings", file: "plugins/ai/settingsProviders.ts",
+    original: "apiKey: given.apiKey ?? (chosen ? null : under!.apiKey),",
+    mutation: "apiKey: given.apiKey ?? under?.apiKey ?? null,",
+    tests: ["test/settings/settingsProviderCredentials.test.ts", "test/settings/settingsAi.test.ts"],
+    what: "an AI server chosen in an environment's settings is sent the operator's key (OPENAI_API_KEY or the config file's apiKeyEnv)",
+  },
+  {
+    id: "settings.smsEnvironmentOfPhoneCodes", area: "settings", file: "plugins/auth/phoneNumberPlugin.ts",
+    original: "await sms.send({ to, body, environmentId });",
+    mutation: "await sms.send({ to, body });",
+    tests: ["test/settings/settingsSms.test.ts"],
+    what: "an environment's sign-in codes go through the config file's SMS provider instead of the one its settings chose",
+  },
 ];

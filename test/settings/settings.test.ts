@@ -86,10 +86,12 @@ t.test('email settings of one environment: its own server, write-only password, 
     t.same(bad.json().error.details.errors.map((e: { path: string }) => e.path).sort(), ['smtp.colour', 'smtp.port']);
     t.equal((await inA('GET', '/settings/email', admin.token)).json().revision, 0, 'nothing was written');
     t.equal((await inA('GET', '/settings/nowhere', admin.token)).statusCode, 404, 'an unknown namespace is 404');
+    // No `sms` section and no phone sign-in here: the sms plugin does not run, nothing reads the namespace.
     const inert = await inA('PUT', '/settings/sms', admin.token, { provider: 'log' });
-    t.equal(inert.statusCode, 400, 'a namespace no provider reads per environment yet refuses writes');
+    t.equal(inert.statusCode, 400, 'a namespace no running plugin reads refuses writes');
     t.equal(inert.json().error.code, 'SETTINGS_NOT_APPLIED');
-    t.match(inert.json().error.message, /config file/);
+    t.match(inert.json().error.message, /enable the plugin that reads it \(sms in the config file\)/);
+    t.equal((await inA('GET', '/settings/sms', admin.token)).json().revision, 0, 'and stores nothing');
 
     const put = await inA('PUT', '/settings/email', admin.token, { smtp: { host: '127.0.0.1', port: own.port, user: 'mailer', password: PASSWORD } });
     const putAt = Date.now();

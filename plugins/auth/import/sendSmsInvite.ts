@@ -8,6 +8,7 @@ export async function sendSmsInvite(deps: ImportDeps, phone: string): Promise<vo
   if (!deps.sms) throw new Error('no SMS service is configured');
   await deps.sms.send({
     to: phone,
+    environmentId: deps.env.id,
     body: `An account was created for this number at ${deps.origin}. Sign in with this phone number: a code is texted to you when you do.`,
   });
 }
