@@ -142,8 +142,11 @@ function parseArgs(argv: string[]) {
 }
 
 /** A full run's output, kept in the repository (test/guards/LAST_RUN.md) as bench/README.md keeps results. */
+/** The commit the run started at (the tree its copies were made of). */
+const COMMIT = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+
 function writeLastRun(said: string[], started: number, minutes: string, progress: string | null, jobs: number): void {
-  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const commit = COMMIT;
   const text = [
     '# Guard audit: last full run',
     '',
