@@ -1,3 +1,4 @@
+import { builtFromSettings } from '../../capabilities/builtFromSettings.ts';
 import type { SettingsStore } from '../../capabilities/settingsStore.ts';
 import type { AiSettings } from './aiOptions.ts';
 import { createModelCatalog, type ModelCatalog } from './modelCatalog.ts';
@@ -20,25 +21,16 @@ export function environmentCatalogs(deps: {
   fallback: ModelCatalog;
   store: () => SettingsStore | undefined;
 }): EnvironmentCatalogs {
-  const built = new Map<string, { revision: string; catalog: ModelCatalog }>();
+  const built = builtFromSettings<ModelCatalog>('ai', deps.store, async (values) => {
+    const { providers, defaultModel } = settingsProviders(deps.providers, deps.defaultModel, values as AiSettings);
+    // The provider SDK is loaded only when a provider is configured.
+    const { createProviderClient } = await import('./providerClient.ts');
+    const clients = new Map(providers.map((p) => [p.id, createProviderClient(p, deps.requestTimeoutMs)] as const));
+    return createModelCatalog(providers, clients, defaultModel);
+  });
   return {
     async of(environmentId) {
-      const store = deps.store();
-      if (!store) return deps.fallback;
-      const settings = await store.read(environmentId, 'ai');
-      if (!settings) {
-        built.delete(environmentId);
-        return deps.fallback;
-      }
-      const current = built.get(environmentId);
-      if (current?.revision === settings.revision) return current.catalog;
-      const { providers, defaultModel } = settingsProviders(deps.providers, deps.defaultModel, settings.values as AiSettings);
-      // The provider SDK is loaded only when a provider is configured.
-      const { createProviderClient } = await import('./providerClient.ts');
-      const clients = new Map(providers.map((p) => [p.id, createProviderClient(p, deps.requestTimeoutMs)] as const));
-      const catalog = createModelCatalog(providers, clients, defaultModel);
-      built.set(environmentId, { revision: settings.revision, catalog });
-      return catalog;
+      return (await built.of(environmentId)) ?? deps.fallback;
     },
   };
 }

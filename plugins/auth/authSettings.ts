@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { codedError } from '../../kernel/errors.ts';
-import { mergeSettings } from '../email/mergeSettings.ts';
+import { mergeSettings } from '../../capabilities/mergeSettings.ts';
 import type { AuthOptions } from './authOptions.ts';
 import { oidcProvidersSchema, oidcProvidersSettingsSchema, socialProvidersSchema, socialProvidersSettingsSchema } from './oauthOptions.ts';
 

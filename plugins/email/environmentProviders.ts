@@ -1,11 +1,12 @@
 import { outboxOutsideProduction, type DevOutbox } from '../../capabilities/devOutbox.ts';
 import type { EmailMessage } from '../../capabilities/emailSend.ts';
+import { builtFromSettings } from '../../capabilities/builtFromSettings.ts';
 import type { SettingsStore } from '../../capabilities/settingsStore.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { Delivery } from './emailLog.ts';
 import { emailOptionsSchema, type EmailOptions } from './emailOptions.ts';
 import { logProvider } from './logProvider.ts';
-import { mergeSettings } from './mergeSettings.ts';
+import { mergeSettings } from '../../capabilities/mergeSettings.ts';
 import { resolveEmailSettings } from './resolveEmailSettings.ts';
 import { smtpProvider } from './smtpProvider.ts';
 
@@ -44,31 +45,17 @@ export function settingsOptions(base: EmailOptions, values: Record<string, unkno
  * `email` settings (merged over the config file) while their revision stays the same.
  */
 export function environmentProviders(deps: { options: EmailOptions; fallback: Provider; production: boolean; log: Logger; store: () => SettingsStore | undefined; outbox?: () => DevOutbox | undefined }) {
-  const built = new Map<string, { revision: string; provider: Provider }>();
   const retire = (provider: Provider) => setTimeout(() => void provider.close().catch(() => undefined), CLOSE_AFTER_MS).unref();
+  const built = builtFromSettings<Provider>('email', deps.store, (values, environmentId) => {
+    const { options, env } = settingsOptions(deps.options, values);
+    return providerOf(options, deps.production, deps.log.child({ environmentId }), deps.outbox, env);
+  }, retire);
   return {
     async providerFor(message: EmailMessage): Promise<Provider> {
-      const environmentId = message.environmentId ?? message.about?.environmentId;
-      const store = deps.store();
-      if (!environmentId || !store) return deps.fallback;
-      const settings = await store.read(environmentId, 'email');
-      const current = built.get(environmentId);
-      if (!settings) {
-        if (current) {
-          built.delete(environmentId);
-          retire(current.provider);
-        }
-        return deps.fallback;
-      }
-      if (current?.revision === settings.revision) return current.provider;
-      const { options, env } = settingsOptions(deps.options, settings.values);
-      const provider = providerOf(options, deps.production, deps.log.child({ environmentId }), deps.outbox, env);
-      built.set(environmentId, { revision: settings.revision, provider });
-      if (current) retire(current.provider);
-      return provider;
+      return (await built.of(message.environmentId ?? message.about?.environmentId)) ?? deps.fallback;
     },
     async close(): Promise<void> {
-      await Promise.all([...built.values()].map((b) => b.provider.close()));
+      await Promise.all(built.current().map((provider) => provider.close()));
       built.clear();
     },
   };

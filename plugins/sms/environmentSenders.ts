@@ -1,8 +1,9 @@
 import { outboxOutsideProduction, type DevOutbox } from '../../capabilities/devOutbox.ts';
+import { builtFromSettings } from '../../capabilities/builtFromSettings.ts';
 import type { SettingsStore } from '../../capabilities/settingsStore.ts';
 import type { SmsMessage, SmsSend } from '../../capabilities/smsSend.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import { mergeSettings } from '../email/mergeSettings.ts';
+import { mergeSettings } from '../../capabilities/mergeSettings.ts';
 import { logProvider } from './logProvider.ts';
 import { resolveSmsSettings, type SmsInput } from './resolveSmsSettings.ts';
 import type { SmsOptions } from './smsOptions.ts';
@@ -47,22 +48,11 @@ export function settingsOptions(base: SmsOptions, values: Json): SmsInput {
  * an environment uses the config file's.
  */
 export function environmentSenders(deps: { options: SmsOptions; fallback: SmsSend; production: boolean; log: Logger; store: () => SettingsStore | undefined; outbox?: () => DevOutbox | undefined }) {
-  const built = new Map<string, { revision: string; sender: SmsSend }>();
+  const built = builtFromSettings<SmsSend>('sms', deps.store, (values, environmentId) =>
+    senderOf(settingsOptions(deps.options, values), process.env, deps.production, deps.log.child({ environmentId }), deps.outbox).sender);
   return {
     async senderFor(message: SmsMessage): Promise<SmsSend> {
-      const environmentId = message.environmentId;
-      const store = deps.store();
-      if (!environmentId || !store) return deps.fallback;
-      const settings = await store.read(environmentId, 'sms');
-      if (!settings) {
-        built.delete(environmentId);
-        return deps.fallback;
-      }
-      const current = built.get(environmentId);
-      if (current?.revision === settings.revision) return current.sender;
-      const { sender } = senderOf(settingsOptions(deps.options, settings.values), process.env, deps.production, deps.log.child({ environmentId }), deps.outbox);
-      built.set(environmentId, { revision: settings.revision, sender });
-      return sender;
+      return (await built.of(message.environmentId)) ?? deps.fallback;
     },
   };
 }
