@@ -48,6 +48,7 @@ export const ERRORS = {
   EMAIL_NOT_CONFIGURED: { status: 500, message: 'Email delivery is not configured: {reason}. Fix: {fix}' },
   SMS_NOT_CONFIGURED: { status: 500, message: 'SMS delivery is not configured: {reason}. Fix: {fix}' },
   SETTINGS_NOT_APPLIED: { status: 400, message: "Settings namespace '{namespace}' is read by no plugin running here: nothing would change. Fix: {fix}" },
+  SETTINGS_HOST_REFUSED: { status: 400, message: "The settings at {path} choose host '{host}', {reason}. Fix: {fix}" },
   SMS_PROVIDER_ERROR: { status: 502, message: 'The SMS provider {provider} did not accept the message: {reason}.' },
   PHONE_NUMBER_INVALID: { status: 400, message: 'The phone number is not valid: {reason}. Send it in international E.164 form, such as +4915112345678.' },
 

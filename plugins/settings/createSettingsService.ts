@@ -8,6 +8,7 @@ import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { openSecret, sealSecret, SETTINGS_KEY_PURPOSE } from './sealSecret.ts';
 import { joinSecrets, secretSlots, SET_MARKER, splitSecrets } from './secretPaths.ts';
+import { checkSettingsHosts, type PrivateHosts, type ResolveAll } from './settingsHosts.ts';
 import { NAMESPACES } from './settingsNamespaces.ts';
 import { ensureSettingsTable, readSettingsRow, SETTINGS_TABLE, writeSettingsRow, type SettingsRow } from './settingsTable.ts';
 
@@ -45,6 +46,10 @@ export interface SettingsServiceDeps {
   keys: SecretsKeys;
   bus: EventsBus | undefined;
   log: Logger;
+  /** `plugins.settings.privateHosts`, its default applied: `deny` checks every host a write chooses. */
+  privateHosts: PrivateHosts;
+  /** The addresses of a host name (tests); default node:dns. */
+  resolveHost?: ResolveAll;
 }
 
 type Json = Record<string, unknown>;
@@ -181,6 +186,8 @@ export function createSettingsService(deps: SettingsServiceDeps) {
       if (!resolvers.has(namespace)) throw codedError('SETTINGS_NOT_APPLIED', { namespace, fix: `enable the plugin that reads it (${definition.configPath} in the config file); docs/settings.md lists the namespaces` });
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid([{ path: 'body', message: `must be an object: the keys of ${definition.configPath}` }]);
       const split = splitSecrets(body as Json, definition.secrets);
+      // Before the transaction (a lookup holds no lock), and before anything is stored; hosts are never secrets.
+      if (deps.privateHosts === 'deny') await checkSettingsHosts(split.values, definition.hosts, deps.resolveHost);
       const key = keyOf(environmentId);
       const { row, change } = await withTable(environmentId, true, (db) => db.writeTransaction(async (trx) => {
         const previous = await readSettingsRow(trx, namespace);

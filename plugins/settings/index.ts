@@ -1,5 +1,6 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { createSettingsService, type SettingsService } from './createSettingsService.ts';
+import { settingsOptionsSchema } from './settingsOptions.ts';
 
 const services = new WeakMap<object, SettingsService>();
 
@@ -17,17 +18,20 @@ export default definePlugin({
   name: 'settings',
   version: '16.0.0',
   kernel: '^16.0.0',
-  requires: ['secrets.keys'],
+  requires: ['secrets.keys', 'runtime.info'],
   // Without the data plugin there is nowhere to keep settings: none are set, and no route is served.
   optional: ['data.database', 'events.bus'],
   provides: ['settings.store'],
+  options: settingsOptionsSchema,
   register(ctx) {
     const database = ctx.resolve('data.database');
     if (!database) {
       ctx.provide('settings.store', { read: async () => null, resolveWith: () => undefined });
       return;
     }
-    const service = createSettingsService({ database, keys: ctx.resolve('secrets.keys'), bus: ctx.resolve('events.bus'), log: ctx.log });
+    // A tenant admin on a shared host may not point the runtime at the operator's own network (docs/settings.md, Hosts chosen in settings).
+    const privateHosts = ctx.options.privateHosts ?? (ctx.resolve('runtime.info').production ? 'deny' : 'allow');
+    const service = createSettingsService({ database, keys: ctx.resolve('secrets.keys'), bus: ctx.resolve('events.bus'), log: ctx.log, privateHosts });
     const store = { read: service.read, resolveWith: service.resolveWith };
     services.set(store, service);
     ctx.provide('settings.store', store);

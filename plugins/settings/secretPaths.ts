@@ -79,6 +79,11 @@ export function joinSecrets(values: Json, secrets: ReadonlyMap<string, unknown>,
   return out;
 }
 
+/** The values present at the patterns' places, each with its concrete path (the same naming as secrets: list items by `id`). */
+export function valuesAt(values: Json, patterns: readonly SecretPattern[]): Array<{ path: string; value: unknown }> {
+  return patterns.flatMap((pattern) => slots(values, pattern).filter((s) => s.holder[s.key] !== undefined).map((s) => ({ path: s.path, value: s.holder[s.key] })));
+}
+
 /** The concrete secret paths `values` can hold (the parent of each exists). */
 export function secretSlots(values: Json, patterns: readonly SecretPattern[]): string[] {
   return patterns.flatMap((pattern) => slots(values, pattern).map((s) => s.path));
