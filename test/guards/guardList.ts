@@ -844,4 +844,19 @@ export const GUARDS: Guard[] = [
     tests: ["test/settings/settingsSms.test.ts"],
     what: "an environment's sign-in codes go through the config file's SMS provider instead of the one its settings chose",
   },
+  // settings: hosts chosen in settings
+  {
+    id: "settings.privateHostsRefused", area: "settings", file: "plugins/settings/createSettingsService.ts",
+    original: "if (deps.privateHosts === 'deny') await checkSettingsHosts(",
+    mutation: "if (false as boolean) await checkSettingsHosts(",
+    tests: ["test/settings/settingsHosts.test.ts"],
+    what: "a tenant admin's settings point the runtime at loopback, private or link-local addresses (the operator's network, cloud metadata) with privateHosts 'deny'",
+  },
+  {
+    id: "settings.privateHostsLinkLocal", area: "settings", file: "plugins/settings/isPrivateAddress.ts",
+    original: "['169.254.0.0', 16,",
+    mutation: "['169.254.0.0', 32,",
+    tests: ["test/settings/settingsHosts.test.ts"],
+    what: "settings may choose the cloud metadata service (169.254.169.254) and other link-local addresses",
+  },
 ];
