@@ -22,9 +22,9 @@ import { sqliteSite } from '../auth/authHarness.ts';
 
 const APP = { apps: ['test/data/fixtures/nested-app'] };
 
-async function boot(t: Test) {
+async function boot(t: Test, email?: Record<string, unknown>) {
   const site = sqliteSite(t, ['sidetx']);
-  const rt = await site.boot({ config: APP });
+  const rt = await site.boot({ config: APP, ...(email ? { email } : {}) });
   const environment = site.ids[0]!;
   const database = rt.runtime.kernel.service<DataDatabase>('data.database')!;
   // The other connection: another process on the file, told not to wait for the lock.
@@ -100,7 +100,8 @@ t.test('an archive batch of a retention contract takes the write lock at BEGIN',
 });
 
 t.test('a settings write takes the write lock at BEGIN', async (t) => {
-  const { rt, environment, interleaved, afterwards } = await boot(t);
+  // The mail plugin running: it reads the `email` namespace (a namespace nothing reads refuses writes).
+  const { rt, environment, interleaved, afterwards } = await boot(t, { provider: 'log' });
   const service = settingsServiceOf(rt.runtime.kernel.service<SettingsStore>('settings.store')!)!;
   const body = { provider: 'smtp', from: 'noreply@example.com', smtp: { host: '127.0.0.1', port: 2525 } };
   const written = await interleaved(/^insert into [`"]osr_settings[`"]/i, () => service.write(environment, 'email', body, null));
