@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { codedError } from '../../kernel/errors.ts';
+import { withTimeout } from '../../kernel/withTimeout.ts';
 import { privateRangeOf } from './isPrivateAddress.ts';
 import { valuesAt } from './secretPaths.ts';
 
@@ -34,14 +35,6 @@ export function hostOf(value: string): string | null {
   return bare === '' ? null : bare;
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'ETIMEOUT' })), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-
 /** Why `host` may not be chosen (an address in a refused range, or a name that does not resolve or resolves to one), else null. */
 export async function hostRefusal(host: string, resolve: ResolveAll = resolveAll, timeoutMs = HOST_LOOKUP_TIMEOUT_MS): Promise<string | null> {
   const literal = privateRangeOf(host);
@@ -49,7 +42,7 @@ export async function hostRefusal(host: string, resolve: ResolveAll = resolveAll
   if (isIP(host) !== 0) return null;
   let addresses: string[];
   try {
-    addresses = await withTimeout(resolve(host), timeoutMs);
+    addresses = await withTimeout(() => resolve(host), timeoutMs, () => Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEOUT' }));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     return `which does not resolve (${typeof code === 'string' ? code : 'lookup failed'}): a host whose addresses are unknown cannot be checked`;
