@@ -39,6 +39,8 @@ export interface ListResult {
   total?: number;
   /** `total` is an estimate (`total: 'estimated'`): the planner's, or at least this many on SQLite. */
   totalEstimated?: true;
+  /** `total` is the cap (`total: 'capped'`): at least this many match, not counted further. */
+  totalCapped?: true;
   nextCursor?: string | null;
 }
 
@@ -51,9 +53,10 @@ export interface QueryOptions {
   /**
    * Count the matching rows (default true). `'estimated'`: exact while the matches are few (at most
    * 10,000), else PostgreSQL's planner estimate, or on SQLite 10,000 meaning "at least"; the answer
-   * then says `totalEstimated: true` (docs/data-api.md, Counting).
+   * then says `totalEstimated: true` (docs/data-api.md, Counting). `'capped'`: exact up to 10,000
+   * matches (COUNT_CAP), else 10,000 with `totalCapped: true`: a bounded cost on both drivers.
    */
-  total?: boolean | 'estimated';
+  total?: boolean | 'estimated' | 'capped';
   /**
    * `false`: run no beforeFind/afterFind hooks (default true). Honoured in a system context only:
    * a plugin's own bookkeeping read (a side index read back inside a write) is not a caller's read.

@@ -121,6 +121,7 @@ export function objectSchemas(object: ResolvedObject, served: ReadonlySet<string
       items: { type: 'array', items: { $ref: `#/components/schemas/${object.name}` } },
       total: { type: 'integer', minimum: 0 },
       totalEstimated: { type: 'boolean', enum: [true], description: 'Present with count=estimated when total is an estimate.' },
+      totalCapped: { type: 'boolean', enum: [true], description: 'Present with count=capped (the v1 default) when more rows match than total (10,000): "10,000+".' },
       nextCursor: { type: 'string', nullable: true, description: 'Pass back as cursor for the next page; null on the last page.' },
     },
   };

@@ -7,10 +7,10 @@ type Node = Record<string, any>;
 
 const LIST_REF = /^#\/components\/schemas\/(.+)\.list$/;
 
-const COUNT_VALUES = ['exact', 'estimated', 'none', 'true', 'false'];
+const COUNT_VALUES = ['capped', 'exact', 'estimated', 'none', 'true', 'false'];
 const countParameter = (version: ApiVersion) => ({
   name: 'count', in: 'query', required: false,
-  description: `exact (or true): count the matching rows and answer \`total\`. estimated: exact up to 10,000 matches, beyond an estimate flagged \`totalEstimated: true\`. none (or false): no \`total\`, and no counting work. Absent: ${version === 'v1' ? 'exact' : 'none'} (the data API guide, section Counting).`,
+  description: `capped: count the matching rows up to 10,000 and answer \`total\`; past that, 10,000 flagged \`totalCapped: true\`. exact (or true): count every matching row. estimated: exact up to 10,000 matches, beyond an estimate flagged \`totalEstimated: true\`. none (or false): no \`total\`, and no counting work. Absent: ${version === 'v1' ? 'capped' : 'none'} (the data API guide, section Counting).`,
   schema: { type: 'string', enum: COUNT_VALUES },
 });
 

@@ -13,15 +13,15 @@ const ID = { type: 'string', minLength: 1, maxLength: 64 };
 const objectParams = { type: 'object', properties: { object: NAME }, required: ['object'] };
 const recordParams = { type: 'object', properties: { object: NAME, id: ID }, required: ['object', 'id'] };
 const body = { type: 'object' };
-const COUNT_VALUES = ['exact', 'estimated', 'none', 'true', 'false'];
+const COUNT_VALUES = ['capped', 'exact', 'estimated', 'none', 'true', 'false'];
 const countQuery = { type: 'object', properties: { count: { type: 'string', enum: COUNT_VALUES } }, additionalProperties: false };
 
 /** How a list or query page counts its matches (docs/data-api.md, Counting). */
-type CountMode = boolean | 'estimated';
+type CountMode = boolean | 'estimated' | 'capped';
 
 /**
- * `?count=exact|estimated|none` (`true` and `false` are exact and none); absent: `fallback`, exact
- * on v1 and none on v2. Anything else is refused naming the values.
+ * `?count=capped|exact|estimated|none` (`true` and `false` are exact and none); absent: `fallback`,
+ * capped on v1 (exact up to COUNT_CAP, a bounded cost) and none on v2. Anything else is refused naming the values.
  */
 function countMode(request: FastifyRequest, fallback: CountMode): CountMode {
   const count = (request.query as Record<string, unknown> | undefined)?.count;
@@ -29,6 +29,7 @@ function countMode(request: FastifyRequest, fallback: CountMode): CountMode {
   if (count === 'exact' || count === 'true') return true;
   if (count === 'none' || count === 'false') return false;
   if (count === 'estimated') return 'estimated';
+  if (count === 'capped') return 'capped';
   throw codedError('VALIDATION_ERROR', { summary: `count must be one of ${COUNT_VALUES.join(', ')}`, errors: [{ path: 'query.count', message: `must be one of ${COUNT_VALUES.join(', ')}` }] });
 }
 
@@ -64,7 +65,7 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
     const result = engine.query(object, query, dataContext(request, signal), total === true ? undefined : { total });
     return capped === null ? result : result.then((answer) => ({ ...answer, limit: capped }));
   };
-  /** v1 lists count exactly unless told otherwise; v2 lists count only when asked (docs/versioning.md). */
+  /** v1 lists count up to the cap unless told otherwise; v2 lists count only when asked (docs/versioning.md). */
   const listPage = (request: FastifyRequest, fallback: CountMode) => {
     const { object } = request.params as { object: string };
     const { maxPageSize } = apiObject(metadata, object, 'list');
@@ -84,12 +85,12 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
     res.once('close', onClose);
     return page(capLimit(query, maxPageSize), object, request, closed.signal, countMode(request, fallback)).finally(() => res.removeListener('close', onClose));
   };
-  const LIST_CHANGE = 'The answer has no `total` (and the rows are not counted) unless the query string says count=true (or exact, or estimated).';
+  const LIST_CHANGE = 'The answer has no `total` (and the rows are not counted) unless the query string says count=true (or exact, capped or estimated).';
   routes.add({
     method: 'GET', path: '/data/:object', tags: ['data'],
-    summary: 'List records: where (JSON), orderBy (-a,b), limit, offset, cursor, expand, select; count=exact|estimated|none',
+    summary: 'List records: where (JSON), orderBy (-a,b), limit, offset, cursor, expand, select; count=capped|exact|estimated|none',
     schema: { params: objectParams },
-    handler: (request) => listPage(request, true),
+    handler: (request) => listPage(request, 'capped'),
     v2: {
       summary: 'List records: where (JSON), orderBy (-a,b), limit, offset, cursor, expand, select; count=true adds total',
       change: LIST_CHANGE,
@@ -98,9 +99,9 @@ export function addDataRoutes(routes: HttpRoutes, engine: DataEngine, metadata: 
   });
   routes.add({
     method: 'POST', path: '/data/:object/query', tags: ['data'], scope: 'data:read',
-    summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct; ?count=exact|estimated|none',
+    summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct; ?count=capped|exact|estimated|none',
     schema: { params: objectParams, body, querystring: countQuery },
-    handler: (request, reply) => structured(request, reply, true),
+    handler: (request, reply) => structured(request, reply, 'capped'),
     v2: {
       summary: 'Structured query: where, orderBy, cursor, expand, joins, groupBy, aggregations, having, distinct; ?count=true adds total',
       schema: { params: objectParams, body, querystring: countQuery },

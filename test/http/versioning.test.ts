@@ -126,8 +126,8 @@ t.test('one valid OpenAPI document per version', async (t) => {
   const list2 = docs.v2.paths['/data/account'].get;
   t.equal(list1.deprecated, true, 'v1 list is deprecated');
   t.equal(list2.deprecated, undefined, 'v2 list is not');
-  t.match(list1.parameters.find((p: { name: string }) => p.name === 'count'), { in: 'query', description: /Absent: exact/, schema: { enum: ['exact', 'estimated', 'none', 'true', 'false'] } }, 'v1 counts exactly unless told');
-  t.match(list2.parameters.find((p: { name: string }) => p.name === 'count'), { in: 'query', description: /Absent: none/, schema: { enum: ['exact', 'estimated', 'none', 'true', 'false'] } });
+  t.match(list1.parameters.find((p: { name: string }) => p.name === 'count'), { in: 'query', description: /Absent: capped/, schema: { enum: ['capped', 'exact', 'estimated', 'none', 'true', 'false'] } }, 'v1 counts up to the cap unless told');
+  t.match(list2.parameters.find((p: { name: string }) => p.name === 'count'), { in: 'query', description: /Absent: none/, schema: { enum: ['capped', 'exact', 'estimated', 'none', 'true', 'false'] } });
   t.ok(docs.v2.paths['/data/account/query'].post.parameters.some((p: { name: string }) => p.name === 'count'), 'the v2 query takes count');
   t.equal(docs.v1.paths['/data/account/{id}'].get.deprecated, undefined, 'a route without a variant is not deprecated');
   const e1 = (await rt.inject('/api/v1/openapi.json')).headers.etag;

@@ -154,7 +154,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
         ...(counts && !costly ? { counts } : {}),
         ...(served ? { served } : {}),
         scopeFilter,
-        ...(options.total === false || options.total === 'estimated' ? { total: options.total } : {}),
+        ...(options.total === false || options.total === 'estimated' || options.total === 'capped' ? { total: options.total } : {}),
       });
     } catch (error) {
       if ((costly || pooled) && ctx.signal?.aborted) throw requestClosed();

@@ -7,6 +7,7 @@ import { runCancellable, runNative, type NativeStatement } from '../sql/runNativ
 import { directReader, formatBinding } from '../sql/sqliteReader.ts';
 import type { ReadWorkers } from '../sql/sqliteReadWorkers.ts';
 import { compileQuery, sortKeyColumn } from './compileQuery.ts';
+import { COUNT_CAP } from './countCap.ts';
 import type { CountReader } from './countCache.ts';
 import { computeFormulas } from './computeFormulas.ts';
 import { countIdentity, decodeCursor, encodeCursor, queryShape, type CursorPosition } from './cursor.ts';
@@ -19,8 +20,11 @@ export interface ExecuteOptions {
   /** HMAC key that signs cursors (per environment). */
   cursorKey: string | Buffer;
   scopeFilter?: ScopeFilter;
-  /** Count the matching rows (default true); `'estimated'` bounds the count (estimateTotal below). Never with `plan` or `statement`. */
-  total?: boolean | 'estimated';
+  /**
+   * Count the matching rows (default true); `'estimated'` bounds the count (estimate below; never
+   * with `plan` or `statement`); `'capped'` counts at most COUNT_CAP + 1 matches (countCap.ts).
+   */
+  total?: boolean | 'estimated' | 'capped';
   /** Clock and user for formulas. */
   cel?: ExpressionContext;
   /** Totals, and the rows of a planned list's first page or planned read by id, remembered until the next write (see countCache.ts). */
@@ -73,7 +77,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     }
     return reader ? reader(query) : query;
   };
-  const keysOf = (planned: ListPlan) => (planned.keys ??= { page: statementKey(planned.page), count: statementKey(planned.count) });
+  const keysOf = (planned: ListPlan) => (planned.keys ??= { page: statementKey(planned.page), count: statementKey(planned.count), countCapped: statementKey(planned.countCapped) });
   let fromMemory = false;
   /** A page remembered under `key` (countCache.ts), or read and kept; `record`: a read by id's. */
   const remembered = (key: string, counts: CountReader, read: () => Rows | Promise<Rows>, record = false): Rows | Promise<Rows> => {
@@ -110,31 +114,39 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   let countHash: string | null = null;
   const hashOfCount = () => (countHash ??= plan ? plan.countKey : countIdentity(compiled!.countKey().toSQL().toNative()));
   const estimated = options.total === 'estimated';
+  // Groups and distinct rows are counted exactly whatever was asked (their page is read first).
+  const capped = options.total === 'capped' && !ast.aggregate && !ast.distinct;
+  // A capped count carried in a cursor answers only capped counts of the same walk, and an exact one only exact.
+  const carriedIdentity = () => (capped ? `${hashOfCount()}\u0000capped` : hashOfCount());
+  let counted: number | undefined;
   const carries = dialect === 'postgres' && ast.keyset && !estimated;
+  /** The exact count, or with `capped` at most COUNT_CAP + 1 matches; remembered with `counts`. */
   const count = async () => {
-    if (carries && after?.total && after.total.count === hashOfCount()) return after.total.n;
-    const statement = plan ? null : compiled!.count();
-    const counted = async (): Promise<number> => Number((await (statement ? run(statement) : native(plan!.count)))[0]?.n ?? 0);
-    if (!options.counts) return counted();
-    const key = statement ? statementKey(statement.toSQL()) : keysOf(plan!).count;
+    if (carries && after?.total && after.total.count === carriedIdentity()) return after.total.n;
+    const statement = plan ? null : capped ? compiled!.countUpTo(COUNT_CAP) : compiled!.count();
+    const planned = plan ? (capped ? plan.countCapped : plan.count) : null;
+    const countNow = async (): Promise<number> => Number((await (statement ? run(statement) : native(planned!)))[0]?.n ?? 0);
+    if (!options.counts) return countNow();
+    const key = statement ? statementKey(statement.toSQL()) : capped ? keysOf(plan!).countCapped : keysOf(plan!).count;
     const known = options.counts.get(key);
     if (known !== undefined) return known;
-    const total = await counted();
+    const total = await countNow();
     options.counts.set(key, total);
     return total;
   };
   let rows: Rows;
   let total: number | undefined;
   let totalEstimated = false;
-  /** A bounded count: exact up to ESTIMATE_EXACT matches; beyond, the planner's estimate (PostgreSQL) or the bound (SQLite). */
+  let totalCapped = false;
+  /** A bounded count: exact up to COUNT_CAP matches; beyond, the planner's estimate (PostgreSQL) or the bound (SQLite). */
   const estimate = async (): Promise<number> => {
-    const bounded = Number((await run(compiled!.countUpTo(ESTIMATE_EXACT)))[0]?.n ?? 0);
-    if (bounded <= ESTIMATE_EXACT) return bounded;
+    const bounded = Number((await run(compiled!.countUpTo(COUNT_CAP)))[0]?.n ?? 0);
+    if (bounded <= COUNT_CAP) return bounded;
     totalEstimated = true;
-    if (dialect !== 'postgres') return ESTIMATE_EXACT;
+    if (dialect !== 'postgres') return COUNT_CAP;
     const { sql, bindings } = compiled!.countKey().toSQL().toNative();
     const planned = await runNative(knex, { sql: `explain (format json) ${sql}`, bindings: [...bindings] });
-    return Math.max(ESTIMATE_EXACT, plannedRows(planned[0]));
+    return Math.max(COUNT_CAP, plannedRows(planned[0]));
   };
   // Counting groups or distinct rows repeats the whole query: read the page first, and count only
   // when it may not hold every matching row.
@@ -147,6 +159,10 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     rows = Array.isArray(read) ? read : await read;
   } else if (estimated) {
     [rows, total] = await Promise.all([page(), estimate()]);
+  } else if (capped) {
+    [rows, counted] = await Promise.all([page(), count()]);
+    totalCapped = counted > COUNT_CAP;
+    total = totalCapped ? COUNT_CAP : counted;
   } else {
     [rows, total] = await Promise.all([page(), count()]);
   }
@@ -158,7 +174,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
   if (more && ast.keyset && sortKeyTypes) {
     const last = pageRows[pageRows.length - 1]!;
     const values = sortKeyTypes.map((type, i) => decodeValue(type, last[sortKeyColumn(i)], dialect));
-    const carried = carries && total !== undefined ? { total: { n: total, count: hashOfCount() } } : {};
+    const carried = carries && total !== undefined ? { total: { n: counted ?? total, count: carriedIdentity() } } : {};
     nextCursor = encodeCursor({ values, id: String(last.id), ...carried }, shapeOf(), options.cursorKey);
   }
   if (options.served) options.served.remembered = fromMemory;
@@ -169,6 +185,7 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
     await expandRecords(items, ast.expand, knex, { dialect, ...(options.scopeFilter ? { scopeFilter: options.scopeFilter } : {}), ...(options.cel ? { cel: options.cel } : {}) });
   }
   if (total === undefined) return { items, nextCursor };
+  if (totalCapped) return { items, total, totalCapped: true, nextCursor };
   return totalEstimated ? { items, total, totalEstimated: true, nextCursor } : { items, total, nextCursor };
 }
 
@@ -176,9 +193,6 @@ export async function executeQuery(ast: QueryAst, knex: Knex, options: ExecuteOp
 function statementKey(statement: { sql: string; bindings: readonly unknown[] }): string {
   return `${statement.sql}\u0000${JSON.stringify(statement.bindings)}`;
 }
-
-/** Matches counted exactly by `total: 'estimated'` before it answers an estimate. */
-export const ESTIMATE_EXACT = 10_000;
 
 /** The rows PostgreSQL's planner expects a count to read: the input of its aggregate. */
 function plannedRows(row: Record<string, unknown> | undefined): number {

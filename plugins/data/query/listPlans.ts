@@ -4,6 +4,7 @@ import type { NativeStatement } from '../sql/runNative.ts';
 import type { ValueType } from '../sql/objectColumns.ts';
 import type { CursorPagePlan } from './cursorPages.ts';
 import { compileQuery } from './compileQuery.ts';
+import { COUNT_CAP } from './countCap.ts';
 import { countIdentity } from './cursor.ts';
 import type { QueryAst, ScopeFilter } from './types.ts';
 
@@ -15,6 +16,8 @@ export interface ListPlan {
   ast: QueryAst;
   page: NativeStatement;
   count: NativeStatement;
+  /** `count` bounded: at most COUNT_CAP + 1 matches counted (count=capped). */
+  countCapped: NativeStatement;
   /** Identity of what `count` counts, for a total carried in a cursor (countIdentity, cursor.ts). */
   countKey: string;
   /** Type of each `__k<i>` sort value of the page, for the next cursor. */
@@ -22,7 +25,7 @@ export interface ListPlan {
   /** The query's shape hash (cursor.ts), computed on first need. */
   shape?: string;
   /** The keys of `page` and `count` in the count cache (countCache.ts), made on first need. */
-  keys?: { page: string; count: string };
+  keys?: { page: string; count: string; countCapped: string };
   /** Its pages after a cursor, by which cursor values are NULL (cursorPages.ts); null where none can be planned. */
   cursorPages?: Map<string, CursorPagePlan | null>;
 }
@@ -92,7 +95,7 @@ export function listPlanFor(plans: ListPlans, object: ResolvedObject, owner: obj
     const { sql, bindings } = query.toSQL().toNative();
     return { sql, bindings: [...bindings] };
   };
-  const plan: ListPlan = { ast, page: native(compiled.page), count: native(compiled.count()), countKey: countIdentity(native(compiled.countKey())), sortKeyTypes: compiled.sortKeyTypes };
+  const plan: ListPlan = { ast, page: native(compiled.page), count: native(compiled.count()), countCapped: native(compiled.countUpTo(COUNT_CAP)), countKey: countIdentity(native(compiled.countKey())), sortKeyTypes: compiled.sortKeyTypes };
   plans.set(owner, object, key, plan);
   return plan;
 }

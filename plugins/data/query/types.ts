@@ -132,5 +132,7 @@ export interface ListResult {
   total?: number;
   /** `total` is an estimate (count=estimated): the planner's, or at least this many on SQLite. */
   totalEstimated?: true;
+  /** `total` is the cap (count=capped, the v1 default): at least this many match. */
+  totalCapped?: true;
   nextCursor: string | null;
 }
