@@ -1,7 +1,7 @@
 import type { CodedError } from '../kernel/errors.ts';
 import type { PluginEntry } from '../kernel/pluginEntry.ts';
 import type { ResolvedFlow } from '../metadata/flowTypes.ts';
-import type { ResolvedObject } from '../metadata/types.ts';
+import type { LoadedApp, ResolvedObject } from '../metadata/types.ts';
 import { policyErrors } from '../plugins/data/policyErrors.ts';
 import { SYSTEM_APP_DIR } from '../plugins/data/systemApp.ts';
 import { loadMetadata } from '../plugins/meta/loadMetadata.ts';
@@ -12,9 +12,9 @@ import type { DoctorCheck } from './runDoctor.ts';
  * contributes), through the same loader and the data plugin's row-policy check. Apps on another
  * protocol are returned apart, for the protocol check.
  */
-export async function checkMetadata(apps: readonly string[], entries: readonly PluginEntry[]): Promise<{ check: DoctorCheck; protocol: CodedError[]; objects: ResolvedObject[] | null; flows: ResolvedFlow[] }> {
+export async function checkMetadata(apps: readonly string[], entries: readonly PluginEntry[]): Promise<{ check: DoctorCheck; protocol: CodedError[]; objects: ResolvedObject[] | null; flows: ResolvedFlow[]; apps: LoadedApp[] }> {
   const enabled = (name: string) => entries.some((e) => e.enabled && e.manifest?.name === name);
-  if (!enabled('meta')) return { check: { name: 'metadata', ok: true, detail: 'the meta plugin is disabled: no metadata is loaded' }, protocol: [], objects: null, flows: [] };
+  if (!enabled('meta')) return { check: { name: 'metadata', ok: true, detail: 'the meta plugin is disabled: no metadata is loaded' }, protocol: [], objects: null, flows: [], apps: [] };
   const contributed = enabled('data') ? [SYSTEM_APP_DIR] : [];
   const loaded = await loadMetadata(apps, contributed);
   const protocol = loaded.errors.filter((e) => e.code === 'KERNEL_PROTOCOL_INCOMPATIBLE');
@@ -26,5 +26,5 @@ export async function checkMetadata(apps: readonly string[], entries: readonly P
   const check: DoctorCheck = errors.length === 0
     ? { name: 'metadata', ok: true, detail: `${own.length} app(s), ${[...loaded.objects.values()].filter((o) => !o.system).length} object(s) load` }
     : { name: 'metadata', ok: false, detail: `${errors.length} problem(s) in the metadata`, problems: errors.map((e) => ({ code: e.code, message: e.message })) };
-  return { check, protocol, objects: check.ok && loaded.errors.length === 0 ? [...loaded.objects.values()] : null, flows: loaded.apps.flatMap((a) => a.flows) };
+  return { check, protocol, objects: check.ok && loaded.errors.length === 0 ? [...loaded.objects.values()] : null, flows: loaded.apps.flatMap((a) => a.flows), apps: loaded.apps };
 }

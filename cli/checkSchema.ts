@@ -3,6 +3,7 @@ import knexFactory, { type Knex } from 'knex';
 import { isCodedError } from '../kernel/errors.ts';
 import type { ResolvedObject } from '../metadata/types.ts';
 import { syncSchema } from '../plugins/data/sql/syncSchema.ts';
+import type { DeclaredIndexes } from '../plugins/data/sql/declaredQueryIndexes.ts';
 import type { ResolvedEnvironment } from '../runtime/loadConfig.ts';
 import type { DoctorCheck } from './runDoctor.ts';
 
@@ -20,7 +21,7 @@ function readOnly(env: ResolvedEnvironment): Knex | null {
  * The schema sync a start would run, planned only (dry run over a read-only connection): a change
  * the data plugin would refuse (SCHEMA_CHANGE_REFUSED) fails the doctor too. Nothing is created.
  */
-export async function checkSchema(environments: readonly ResolvedEnvironment[], objects: readonly ResolvedObject[], schemaSync: string): Promise<DoctorCheck> {
+export async function checkSchema(environments: readonly ResolvedEnvironment[], objects: readonly ResolvedObject[], schemaSync: string, declared?: ReadonlyMap<string, DeclaredIndexes>): Promise<DoctorCheck> {
   if (schemaSync === 'off') return { name: 'schema', ok: true, detail: 'plugins.data.schemaSync is off: the database is left alone' };
   const problems: Array<{ code: string; message: string }> = [];
   const details: string[] = [];
@@ -31,7 +32,7 @@ export async function checkSchema(environments: readonly ResolvedEnvironment[], 
       continue;
     }
     try {
-      const plan = await syncSchema(knex, objects, { dryRun: true, destructive: schemaSync === 'destructive' });
+      const plan = await syncSchema(knex, objects, { dryRun: true, destructive: schemaSync === 'destructive', ...(declared ? { declared } : {}) });
       details.push(`${env.id}: ${plan.actions.length === 0 ? 'matches the metadata' : `${plan.actions.length} change(s) at next start`}`);
     } catch (error) {
       // An unreachable database is the database check's line; a refused change is this one's.

@@ -11,6 +11,8 @@ import type { PluginEntry } from '../kernel/pluginEntry.ts';
 import { checkMetadata } from './checkMetadata.ts';
 import { checkHookSecrets } from './checkHookSecrets.ts';
 import { checkSchema } from './checkSchema.ts';
+import { checkDeclaredIndexes } from './checkDeclaredIndexes.ts';
+import { declaredIndexesOf } from '../plugins/data/sql/declaredIndexesOf.ts';
 import { checkSettings } from './checkSettings.ts';
 import { checkSharedWriters } from './checkSharedWriters.ts';
 
@@ -95,7 +97,9 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
   const data = entries.find((e) => e.enabled && e.manifest?.name === 'data');
   if (data && metadata.objects && db.ok) {
     const schemaSync = String((data.options as { schemaSync?: string } | undefined)?.schemaSync ?? 'additive');
-    checks.push(await checkSchema(config.environments, metadata.objects, schemaSync));
+    const declared = declaredIndexesOf(metadata.objects, metadata.apps);
+    checks.push(await checkSchema(config.environments, metadata.objects, schemaSync, declared));
+    if (schemaSync !== 'off') checks.push(checkDeclaredIndexes(metadata.objects, metadata.apps, declared));
   }
   if (data && db.ok) {
     const shared = await checkSharedWriters(config.environments, String((data.options as { countCache?: string } | undefined)?.countCache ?? 'on'));

@@ -32,6 +32,7 @@ import { openDatabase, type Database } from './sql/openDatabase.ts';
 import { refreshStatistics } from './sql/sqliteStatistics.ts';
 import { summarizeSchema } from './sql/summarizeSchema.ts';
 import { syncSchema } from './sql/syncSchema.ts';
+import { declaredIndexesOf } from './sql/declaredIndexesOf.ts';
 
 const states = new WeakMap<object, Map<string, Database>>();
 const signalsOf = new WeakMap<object, Map<string, WriteSignal>>();
@@ -141,6 +142,12 @@ export default definePlugin({
     const objects = ctx.resolve('metadata.registry').objects();
     const problems = policyErrors(objects);
     if (problems.length > 0) throw new KernelBootError(problems);
+    // Composite indexes for the declared views' and datasets' filters and sorts (declaredQueryIndexes.ts).
+    const declared = declaredIndexesOf(objects, ctx.resolve('metadata.registry').apps());
+    for (const [object, { indexes, skipped }] of declared) {
+      for (const index of indexes) ctx.log.debug({ object, columns: index.columns, serves: index.from }, 'schema: a declared index');
+      for (const skip of skipped) ctx.log.warn({ object, columns: skip.columns, declaredBy: skip.from }, `schema: no index for ${skip.from}: ${skip.reason} (declare it in the object's indexes to have it)`);
+    }
     try {
       for (const env of ctx.resolve('runtime.info').environments) {
         const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, readers: ctx.options.readers ?? defaultReaders(), ...(env.schema ? { schema: env.schema } : {}) });
@@ -152,7 +159,7 @@ export default definePlugin({
             (error) => ctx.log.warn({ environment: environmentId, err: error.message }, 'totals: not listening for other processes\' writes; counting every time until it listens again'), db.signal?.source, ctx.resolve('events.bus')?.watch));
         }
         if (ctx.options.schemaSync !== 'off') {
-          const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive' });
+          const report = await syncSchema(db.knex, objects, { destructive: ctx.options.schemaSync === 'destructive', declared });
           await ensureSequenceTable(db.knex);
           // One line per sync; each change at debug level.
           if (report.actions.length > 0) ctx.log.info({ environment: env.id }, `schema: ${summarizeSchema(report.actions)}`);

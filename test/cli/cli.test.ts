@@ -56,7 +56,7 @@ t.test('doctor --json: every check ok, exit 0, and nothing written', async (t) =
   t.equal(code, 0);
   const report = JSON.parse(stdout) as Report;
   t.equal(report.ok, true);
-  t.same(report.checks.map((c) => [c.name, c.ok]), [['config', true], ['secret', true], ['database', true], ['jobs', true], ['settings', true], ['apps', true], ['capabilities', true], ['protocol', true], ['metadata', true], ['schema', true], ['index advice', true]]);
+  t.same(report.checks.map((c) => [c.name, c.ok]), [['config', true], ['secret', true], ['database', true], ['jobs', true], ['settings', true], ['apps', true], ['capabilities', true], ['protocol', true], ['metadata', true], ['schema', true], ['declared indexes', true], ['index advice', true]]);
   t.match(report.checks.at(-1)?.detail, /GET \/api\/v1\/metrics\/index-advice as an admin \(reads of 50 ms or more/, 'doctor points to the index advice route');
   t.equal(report.checks[0]?.detail, `loaded ${join(ws.cwd, 'runtime.config.json')}`);
   t.equal(report.checks[2]?.detail, `SQLite file ${join(ws.dataDir, 'default.db')} will be created at first start`);

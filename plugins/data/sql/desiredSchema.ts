@@ -7,6 +7,7 @@ import type { Dialect } from './dialect.ts';
 import { columnType, sequenceColumnType } from './columnTypes.ts';
 import { objectColumns } from './objectColumns.ts';
 import { DELETED_AT, DELETED_BY, hasTrash } from '../engine/trash.ts';
+import type { DeclaredIndexes } from './declaredQueryIndexes.ts';
 
 export interface DesiredColumn {
   name: string;
@@ -21,6 +22,8 @@ export interface DesiredIndex {
   name: string;
   unique: boolean;
   columns: string[];
+  /** Per column: descending (a declared sort's `desc`); absent when every column is ascending. */
+  descending?: boolean[];
 }
 
 export interface DesiredTable {
@@ -32,8 +35,11 @@ export interface DesiredTable {
 const IDENTIFIER = /^[a-z][a-z0-9_]{0,62}$/;
 const MAX_IDENTIFIER = 63;
 
-/** The tables the metadata asks for. Every naming problem is collected and thrown at once. */
-export function desiredSchema(objects: readonly ResolvedObject[], dialect: Dialect): DesiredTable[] {
+/**
+ * The tables the metadata asks for, with the composite indexes its declared views and datasets
+ * need (`declared`, declaredIndexesOf.ts). Every naming problem is collected and thrown at once.
+ */
+export function desiredSchema(objects: readonly ResolvedObject[], dialect: Dialect, declared?: ReadonlyMap<string, DeclaredIndexes>): DesiredTable[] {
   const problems: CodedError[] = [];
   const problem = (object: ResolvedObject, path: string, reason: string) =>
     problems.push(codedError('METADATA_INVALID', { file: object.source, path, reason }));
@@ -78,9 +84,10 @@ export function desiredSchema(objects: readonly ResolvedObject[], dialect: Diale
       }
     });
     const indexes: DesiredIndex[] = [];
-    for (const { columns: cols, unique } of objectIndexes(object)) {
-      const name = indexName(object.name, cols, unique);
-      if (!indexes.some((i) => i.name === name)) indexes.push({ name, unique, columns: cols });
+    const wanted: Array<{ columns: string[]; unique: boolean; descending?: boolean[] }> = [...objectIndexes(object), ...(declared?.get(object.name)?.indexes ?? []).map((d) => ({ ...d, unique: false }))];
+    for (const { columns: cols, unique, descending } of wanted) {
+      const name = indexName(object.name, cols, unique, descending);
+      if (!indexes.some((i) => i.name === name)) indexes.push({ name, unique, columns: cols, ...(descending ? { descending } : {}) });
     }
     tables.push({ name: object.name, columns, indexes });
   }
@@ -116,9 +123,14 @@ export function objectIndexes(object: ResolvedObject): Array<{ columns: string[]
   return indexes;
 }
 
-/** Engine-made index names start with ix_ or ux_, so sync only ever drops its own indexes. */
-export function indexName(table: string, columns: string[], unique: boolean): string {
-  const name = `${unique ? 'ux' : 'ix'}_${table}__${columns.join('__')}`;
+/**
+ * Engine-made index names start with ix_ or ux_, so sync only ever drops its own indexes. One with
+ * descending columns ends in their pattern (`__0100`: the second descending), which no column
+ * name can be (they start with a letter).
+ */
+export function indexName(table: string, columns: string[], unique: boolean, descending?: readonly boolean[]): string {
+  const directions = descending?.some(Boolean) ? `__${descending.map((d) => (d ? '1' : '0')).join('')}` : '';
+  const name = `${unique ? 'ux' : 'ix'}_${table}__${columns.join('__')}${directions}`;
   if (name.length <= MAX_IDENTIFIER) return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 10);
   return `${name.slice(0, MAX_IDENTIFIER - 11)}_${hash}`;

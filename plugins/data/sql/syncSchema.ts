@@ -4,6 +4,7 @@ import { codedError } from '../../../kernel/errors.ts';
 import { dialectOf, quoteIdent, type Dialect } from './dialect.ts';
 import type { DesiredColumn } from './desiredSchema.ts';
 import { desiredSchema } from './desiredSchema.ts';
+import type { DeclaredIndexes } from './declaredQueryIndexes.ts';
 import { introspectSchema } from './introspectSchema.ts';
 import type { SchemaAction } from './planSchema.ts';
 import { describeAction, planSchema } from './planSchema.ts';
@@ -13,6 +14,8 @@ export interface SyncSchemaOptions {
   destructive?: boolean;
   /** Plan only: report what would be done, change nothing. */
   dryRun?: boolean;
+  /** The composite indexes the apps' declared views and datasets need (declaredIndexesOf.ts). */
+  declared?: ReadonlyMap<string, DeclaredIndexes>;
 }
 
 export interface SyncSchemaReport {
@@ -29,7 +32,7 @@ export interface SyncSchemaReport {
  */
 export async function syncSchema(knex: Knex, objects: readonly ResolvedObject[], options: SyncSchemaOptions = {}): Promise<SyncSchemaReport> {
   const dialect = dialectOf(knex);
-  const desired = desiredSchema(objects, dialect);
+  const desired = desiredSchema(objects, dialect, options.declared);
   const existing = await introspectSchema(knex, dialect, desired.map((t) => t.name));
   const actions = planSchema(desired, existing);
   const lines = actions.map(describeAction);
@@ -73,8 +76,13 @@ function actionSql(action: SchemaAction, dialect: Dialect): string[] {
       // The engine sorts nulls as the smallest value (asc nulls first, desc nulls last). SQLite's
       // indexes are in that order already; PostgreSQL's default is the opposite, which would make
       // it sort instead of reading the index.
-      const nulls = dialect === 'postgres' ? ' nulls first' : '';
-      const columns = action.index.columns.map((c) => `${quoteIdent(c)}${nulls}`).join(', ');
+      // A descending column (a declared sort's) keeps that order: largest first, nulls last. The
+      // id, which orders ties, is never null and sorted plainly (PostgreSQL matches the nulls too).
+      const order = (column: string, i: number) => {
+        if (action.index.descending?.[i]) return dialect === 'postgres' ? ' desc nulls last' : ' desc';
+        return dialect === 'postgres' && column !== 'id' ? ' nulls first' : '';
+      };
+      const columns = action.index.columns.map((c, i) => `${quoteIdent(c)}${order(c, i)}`).join(', ');
       const unique = action.index.unique ? 'unique ' : '';
       return [`create ${unique}index ${quoteIdent(action.index.name)} on ${table} (${columns})`];
     }
