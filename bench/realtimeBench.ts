@@ -1,7 +1,8 @@
 /**
  * Realtime fan-out (not part of `npm run bench`, not a timed test; bench/README.md, Realtime):
  * `node --import tsx bench/realtimeBench.ts [--driver sqlite|postgres] [--subscribers 2000]
- * [--groups 20] [--rate 200] [--duration 10] [--modes writes,grouped,single] [--rounds 1] [--seed 41]`.
+ * [--groups 20] [--rate 200] [--duration 10] [--modes writes,grouped,single] [--rounds 1] [--seed 41]
+ * [--visibility shared|own]`.
  *
  * Two runtime processes: on SQLite `osr start --workers 2` (bench/servers/runtimeCluster.js, the
  * primary carries the events bus), on PostgreSQL two processes with Redis as the bus. `--groups`
@@ -9,7 +10,10 @@
  * holders of `bench_reader`) hold the subscribers between them, spread over both processes.
  * Writes come at `--rate` per second through both processes: half creates, half updates of a
  * recent record, each with a random status (so a member's group sees it created, updated,
- * entered or left) and its sequence number in `notes`.
+ * entered or left) and its sequence number in `notes`. `--visibility own`: each member holds a
+ * position of its own (`bench_team_<i>`) and sees only the records of its team
+ * (bench/app/objects/rt_team_item.json); each write goes to a random team, so it reaches one group's
+ * streams (subscribers / groups) instead of about two thirds of them.
  *
  * Per mode (`grouped`: the hub's access groups; `single`: plugins.realtime.grouping false, each
  * stream its own group, read once per change) it reports the events delivered, the delivery latency
@@ -43,8 +47,14 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '1' },
     seed: { type: 'string', default: '41' },
     'drain-timeout': { type: 'string', default: '180' },
+    visibility: { type: 'string', default: 'shared' },
   },
 });
+if (args.visibility !== 'shared' && args.visibility !== 'own') throw new Error(`--visibility takes shared or own, not '${args.visibility}'`);
+const OWN = args.visibility === 'own';
+/** The object written: the micro-benchmarks' own, or with --visibility own one whose rows belong to teams. */
+const OBJECT = OWN ? 'rt_team_item' : BENCH_OBJECT;
+const teamOf = (group: number) => `bench_team_${group}`;
 const SUBSCRIBERS = Number(args.subscribers);
 const GROUPS = Number(args.groups);
 const RATE = Number(args.rate);
@@ -97,10 +107,11 @@ async function signIn(url: string, email: string, password: string): Promise<Rec
   return { authorization: `Bearer ${String(token)}` };
 }
 
-/** The members (one access group each) and their position; once per database. */
+/** The members (one access group each) and their position (shared, or with --visibility own one each); once per database. */
 async function prepareMembers(url: string, admin: Record<string, string>): Promise<void> {
-  const position = await call(url, 'POST', '/api/v1/data/sys_position', { name: 'bench_reader' }, admin);
+  const shared = OWN ? null : await call(url, 'POST', '/api/v1/data/sys_position', { name: 'bench_reader' }, admin);
   for (let i = 0; i < GROUPS; i++) {
+    const position = shared ?? await call(url, 'POST', '/api/v1/data/sys_position', { name: teamOf(i) }, admin);
     const created = await call(url, 'POST', '/api/v1/auth/admin/create-user', { email: memberEmail(i), password: MEMBER_PASSWORD, name: `Realtime member ${i}`, mustChangePassword: false }, admin);
     await call(url, 'POST', '/api/v1/data/sys_user_position', { user_id: (created.user as { id: string }).id, position: position.id }, admin);
   }
@@ -233,7 +244,7 @@ async function runMode(driver: BenchDriver, target: DatabaseTarget, mode: Mode, 
         const n = i + k;
         // Subscriber n: member n % GROUPS, on process n % 2 (the cluster's primary hands connections out in turn).
         const url = servers.urls[n % servers.urls.length]!;
-        return subscribe(n, `${url}/api/v1/realtime?objects=${BENCH_OBJECT}`, members[n % GROUPS]!, deliveries);
+        return subscribe(n, `${url}/api/v1/realtime?objects=${OBJECT}`, members[n % GROUPS]!, deliveries);
       });
       requests.push(...(await Promise.all(batch)));
     }
@@ -262,9 +273,10 @@ async function runMode(driver: BenchDriver, target: DatabaseTarget, mode: Mode, 
       if (update) deliveries.lastWriteOf.set(update, deliveries.sentAt[seq]!);
       try {
         if (update) {
-          await call(url, 'PATCH', `/api/v1/data/${BENCH_OBJECT}/${update}`, { status, notes: `w${seq}` }, admin);
+          await call(url, 'PATCH', `/api/v1/data/${OBJECT}/${update}`, { status, notes: `w${seq}` }, admin);
         } else {
-          const created = await call(url, 'POST', `/api/v1/data/${BENCH_OBJECT}`, { name: `rt-${seq}`, status, amount: 1, notes: `w${seq}` }, admin);
+          const team = OWN ? { team: teamOf(Math.floor(random() * GROUPS)) } : {};
+          const created = await call(url, 'POST', `/api/v1/data/${OBJECT}`, { name: `rt-${seq}`, status, amount: 1, notes: `w${seq}`, ...team }, admin);
           ids.push(String(created.id));
         }
       } catch (error) {
@@ -285,7 +297,10 @@ async function runMode(driver: BenchDriver, target: DatabaseTarget, mode: Mode, 
     // Drained once every stream has the last write: each process handles an object's changes in the
     // order it learned them, and it learned of every other write before this one. With no stream,
     // a pause of the same length as the longest drain would be (the idle rate is subtracted).
-    await call(servers.urls[0]!, 'POST', `/api/v1/data/${BENCH_OBJECT}`, { name: 'rt-final', status: 'open', amount: 1, notes: 'final' }, admin);
+    // With --visibility own, one last write per team (each stream sees its own team's).
+    for (let g = 0; g < (OWN ? GROUPS : 1); g++) {
+      await call(servers.urls[0]!, 'POST', `/api/v1/data/${OBJECT}`, { name: 'rt-final', status: 'open', amount: 1, notes: 'final', ...(OWN ? { team: teamOf(g) } : {}) }, admin);
+    }
     const drainLimit = writesDone + Number(args['drain-timeout']) * 1000;
     if (streams === 0) await sleep(QUIET_MS);
     while (deliveries.finals < streams && performance.now() < drainLimit) await sleep(20);
@@ -346,7 +361,7 @@ async function main(): Promise<void> {
   const target = await createDatabaseTarget(driver);
   const runs: ModeResult[] = [];
   try {
-    console.log(`[${driver}] ${SUBSCRIBERS} subscribers, ${GROUPS} groups, ${RATE} writes/s for ${DURATION_S} s, ${rounds} round(s); ${cpus().length} cores, load ${load()}`);
+    console.log(`[${driver}] ${SUBSCRIBERS} subscribers, ${GROUPS} groups (visibility ${args.visibility}), ${RATE} writes/s for ${DURATION_S} s, ${rounds} round(s); ${cpus().length} cores, load ${load()}`);
     for (let r = 0; r < rounds; r++) {
       // Alternating order from one round to the next, so the machine's load weighs on each alike.
       const order = r % 2 === 0 ? modes : [...modes].reverse();
@@ -369,7 +384,7 @@ async function main(): Promise<void> {
   // The fan-out's CPU as reads (one per group, or per stream, and change, in each process) and sends (one per event): solved from the two modes.
   let split: { readUs: number; sendUs: number } | null = null;
   if (grouped?.fanOutUsPerEvent && single?.fanOutUsPerEvent) {
-    const changes = (r: ModeResult) => r.writes + rounds;
+    const changes = (r: ModeResult) => r.writes + rounds * (OWN ? GROUPS : 1);
     const [rg, rs] = [changes(grouped) * GROUPS * 2, changes(single) * SUBSCRIBERS];
     const [bg, bs] = [(grouped.fanOutUsPerEvent * grouped.events) / 1e6, (single.fanOutUsPerEvent * single.events) / 1e6];
     const det = rg * single.events - rs * grouped.events;
@@ -384,7 +399,7 @@ async function main(): Promise<void> {
   for (const r of [...runs, ...results]) delete r.latencies;
   mkdirSync(join(HERE, 'results'), { recursive: true });
   const file = join(HERE, 'results', `realtime-${driver}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ driver, subscribers: SUBSCRIBERS, groups: GROUPS, rate: RATE, durationS: DURATION_S, seed: Number(args.seed), machine: { cpus: cpus().length, loadAverage: loadavg() }, rounds, runs, results, ratio, fanOutRatio, split }, null, 2) + '\n');
+  writeFileSync(file, JSON.stringify({ driver, visibility: args.visibility, subscribers: SUBSCRIBERS, groups: GROUPS, rate: RATE, durationS: DURATION_S, seed: Number(args.seed), machine: { cpus: cpus().length, loadAverage: loadavg() }, rounds, runs, results, ratio, fanOutRatio, split }, null, 2) + '\n');
   console.log(`written: ${file}`);
 }
 
