@@ -5,7 +5,7 @@
  * trash and restore); a member's view of field security, read-only and visibleWhen fields and an
  * unreadable record; a declared view with the user's filter and sort equal to the API's answer,
  * paging through 1,000 rows and the CSV export; a CSV import of 5,000 rows (mapping preview, dry
- * run, progress, the created rows) and an atomic one with 3 bad rows; the History, Comments, Files and Sharing tabs
+ * run, progress, the created rows) and an atomic one with 3 bad rows; the History, Activities, Comments, Files and Sharing tabs
  * on an object that enables them and none on one that does not. axe-core checks every screen on the way; the
  * SQLite run takes the screenshots docs/console.md shows.
  */
@@ -288,12 +288,12 @@ async function declaredView(t: Test, server: ConsoleServer, page: Page, token: s
 }
 
 async function recordTabs(t: Test, server: ConsoleServer, page: Page, token: string, accessible: Check, shoot: Shoot): Promise<void> {
-  await t.test('History, Comments, Files and Sharing on an object that enables them, none on one that does not', async (t) => {
+  await t.test('History, Activities, Comments, Files and Sharing on an object that enables them, none on one that does not', async (t) => {
     const record = (await server.api('POST', '/data/case', { subject: 'Broken lift' }, token)).body;
     const memberId = (await server.api('POST', '/auth/sign-in', { email: MEMBER.email, password: MEMBER.password })).body.user.id as string;
     await page.goto(`${server.url}/console/records/case/${record.id}`);
     await page.locator('[role="tab"]').first().waitFor(WAIT);
-    t.same(await page.locator('[role="tab"]').allTextContents(), ['History', 'Comments', 'Files', 'Sharing'], 'the four tabs');
+    t.same(await page.locator('[role="tab"]').allTextContents(), ['History', 'Activities', 'Comments', 'Files', 'Sharing'], 'the five tabs');
     await page.locator('#field-details').fill('Stuck on floor 3');
     await page.locator('#save-record').click();
     await page.locator('#saved').waitFor(WAIT);
@@ -324,10 +324,11 @@ async function recordTabs(t: Test, server: ConsoleServer, page: Page, token: str
     await accessible(t, 'sharing tab');
     await shoot('tabs');
 
-    const project = (await server.api('POST', '/data/project', { name: 'No tabs' }, token)).body;
-    await page.goto(`${server.url}/console/records/project/${project.id}`);
+    const milestone = (await server.api('POST', '/data/milestone', { name: 'No tabs' }, token)).body;
+    await page.goto(`${server.url}/console/records/milestone/${milestone.id}`);
     await page.locator('#field-name').waitFor(WAIT);
-    t.equal(await page.locator('[role="tab"]').count(), 0, 'an object that enables none has no tab');
+    await page.waitForLoadState('networkidle');
+    t.equal(await page.locator('[role="tab"]').count(), 0, 'an object that enables none (and that no lookup points to) has no tab');
   });
 }
 

@@ -1,6 +1,7 @@
 import { signal } from '@preact/signals';
 import { api } from './api.ts';
 import { formViewOf } from './formView.ts';
+import { readableSource, referencingLookups, type Reference, type RelatedSource } from './relatedSources.ts';
 import type { ViewDetail, ViewDoc } from '../../meta/api/viewDocs.ts';
 
 export type { FieldDoc, ViewDetail, ViewDoc } from '../../meta/api/viewDocs.ts';
@@ -55,7 +56,39 @@ export async function recordView(object: string, from: string | null): Promise<{
   return { detail: await viewDetail(view.name), back: came?.name ?? view.name };
 }
 
+/** A lookup pointing to an object that the user may read, with the default view of the object holding it. */
+export interface RelatedLookup extends RelatedSource {
+  detail: ViewDetail;
+}
+
+const related = new Map<string, Promise<RelatedLookup[]>>();
+
+/**
+ * The lookups pointing to an object (`/meta/object/:name/references`) that the user may read: of
+ * objects it may list, fields its view of them holds. Loaded once per object and session.
+ */
+export function relatedLookups(object: string): Promise<RelatedLookup[]> {
+  let found = related.get(object);
+  if (!found) {
+    found = (async () => {
+      const list = views.value ?? await loadViews();
+      const listable = new Set(defaultViews(list).map((v) => v.object));
+      const refs = await api<{ items: Reference[] }>(`/meta/object/${encodeURIComponent(object)}/references`);
+      const out: RelatedLookup[] = [];
+      for (const source of referencingLookups(refs.items, listable)) {
+        const detail = await objectView(source.object);
+        if (detail && readableSource(source, detail.fields, object)) out.push({ ...source, detail });
+      }
+      return out;
+    })();
+    found.catch(() => related.delete(object));
+    related.set(object, found);
+  }
+  return found;
+}
+
 export function forgetCatalog(): void {
   views.value = null;
   details.clear();
+  related.clear();
 }

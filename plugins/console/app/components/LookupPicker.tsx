@@ -1,14 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { objectView } from '../catalog.ts';
+import { href } from '../route.ts';
 
 interface Option { id: string; label: string }
 
-/** A lookup chosen by searching the referenced object by its name field; shows the chosen record's name. */
+/**
+ * A lookup chosen by searching the referenced object by its name field; shows the chosen record's
+ * name linking to its page, or its id when the user may not read the record or its name.
+ */
 export function LookupPicker({ id, reference, value, disabled, invalid, describedBy, onChange }: {
   id: string; reference: string; value: unknown; disabled: boolean; invalid: boolean; describedBy?: string | undefined; onChange: (value: string | null) => void;
 }) {
   const [label, setLabel] = useState<string>('');
+  /** Whether the chosen record was read (so its page can be linked): false while unknown or not readable. */
+  const [readable, setReadable] = useState(false);
   const [query, setQuery] = useState('');
   const [options, setOptions] = useState<Option[] | null>(null);
   const [nameField, setNameField] = useState<string | null | undefined>(undefined);
@@ -19,9 +25,10 @@ export function LookupPicker({ id, reference, value, disabled, invalid, describe
   }, [reference]);
 
   useEffect(() => {
+    setReadable(false);
     if (value === null || value === undefined || value === '' || nameField === undefined) { setLabel(''); return; }
     api<Record<string, unknown>>(`/data/${reference}/${encodeURIComponent(String(value))}`)
-      .then((r) => setLabel(String((nameField && r[nameField]) ?? r.id)), () => setLabel(String(value)));
+      .then((r) => { setLabel(String((nameField && r[nameField]) ?? r.id)); setReadable(true); }, () => setLabel(String(value)));
   }, [value, nameField, reference]);
 
   const search = (text: string) => {
@@ -42,7 +49,10 @@ export function LookupPicker({ id, reference, value, disabled, invalid, describe
   return (
     <div class="lookup">
       <div class="lookup-current">
-        <span id={`${id}-chosen`} class="chosen">{label || '—'}</span>
+        <span id={`${id}-chosen`} class="chosen" data-lookup={!label ? 'none' : readable ? 'name' : 'hidden'}>
+          {label && readable ? <a href={href(`/records/${reference}/${encodeURIComponent(String(value))}`)}>{label}</a> : label || '—'}
+        </span>
+        {label && !readable && nameField !== undefined ? <span class="muted">(not visible to you)</span> : null}
         {value && !disabled ? <button type="button" class="link" aria-label="Clear" onClick={() => onChange(null)}>Clear</button> : null}
       </div>
       {disabled ? null : (
@@ -54,7 +64,7 @@ export function LookupPicker({ id, reference, value, disabled, invalid, describe
         <ul id={`${id}-options`} role="listbox" class="lookup-options" aria-label="Matches">
           {options.length === 0 ? <li class="empty">No match</li> : options.map((o) => (
             <li key={o.id} role="option" aria-selected={String(value) === o.id}>
-              <button type="button" onClick={() => { onChange(o.id); setLabel(o.label); setOptions(null); setQuery(''); }}>{o.label}</button>
+              <button type="button" onClick={() => { onChange(o.id); setLabel(o.label); setReadable(true); setOptions(null); setQuery(''); }}>{o.label}</button>
             </li>
           ))}
         </ul>

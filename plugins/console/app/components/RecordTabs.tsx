@@ -1,25 +1,44 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, sendWithProgress, urlOf } from '../api.ts';
-import type { ViewDetail } from '../catalog.ts';
+import { relatedLookups, type RelatedLookup, type ViewDetail } from '../catalog.ts';
+import { session } from '../session.ts';
 import { useList } from '../useList.ts';
 import { useSubmit } from '../useSubmit.ts';
+import { AccessExplain } from './AccessExplain.tsx';
+import { ActivitiesTab } from './ActivitiesTab.tsx';
 import { ErrorNotice } from './ErrorNotice.tsx';
+import { RelatedRecords } from './RelatedRecords.tsx';
 
-type Tab = 'history' | 'comments' | 'files' | 'sharing';
+type Tab = 'history' | 'activities' | 'comments' | 'files' | 'sharing' | 'related';
 
-/** The tabs an object enables: History (trackHistory), Comments (feeds), Files (files), Sharing (records not open to all). */
-export function tabsOf(detail: ViewDetail): Array<{ id: Tab; label: string }> {
+/**
+ * The tabs an object enables: History (trackHistory), Activities (activities, not on engine-owned
+ * objects), Comments (feeds), Files (files), Sharing (records not open to all), Related records
+ * (lookups of other objects pointing here that the user may read).
+ */
+export function tabsOf(detail: ViewDetail, related: readonly RelatedLookup[]): Array<{ id: Tab; label: string }> {
   const tabs: Array<{ id: Tab; label: string }> = [];
   if (detail.enable.trackHistory) tabs.push({ id: 'history', label: 'History' });
+  if (detail.enable.activities && !detail.system) tabs.push({ id: 'activities', label: 'Activities' });
   if (detail.enable.feeds) tabs.push({ id: 'comments', label: 'Comments' });
   if (detail.enable.files) tabs.push({ id: 'files', label: 'Files' });
   if (detail.sharingModel !== 'public_read_write') tabs.push({ id: 'sharing', label: 'Sharing' });
+  if (related.length > 0) tabs.push({ id: 'related', label: 'Related records' });
   return tabs;
 }
 
 export function RecordTabs({ detail, id, version }: { detail: ViewDetail; id: string; version: unknown }) {
-  const tabs = tabsOf(detail);
-  const [current, setCurrent] = useState<Tab | null>(tabs[0]?.id ?? null);
+  const [related, setRelated] = useState<RelatedLookup[]>([]);
+  useEffect(() => {
+    let live = true;
+    setRelated([]);
+    // Without the references (an error), the record simply shows no related records.
+    relatedLookups(detail.object).then((found) => { if (live) setRelated(found); }, () => undefined);
+    return () => { live = false; };
+  }, [detail.object]);
+  const tabs = tabsOf(detail, related);
+  const [chosen, setCurrent] = useState<Tab | null>(null);
+  const current = chosen ?? tabs[0]?.id ?? null;
   if (!current) return null;
   const base = `/data/${detail.object}/${encodeURIComponent(id)}`;
   return (
@@ -32,9 +51,11 @@ export function RecordTabs({ detail, id, version }: { detail: ViewDetail; id: st
       </div>
       <div role="tabpanel" id={`panel-${current}`} aria-labelledby={`tab-${current}`} tabIndex={0}>
         {current === 'history' ? <History base={base} detail={detail} version={version} /> : null}
+        {current === 'activities' ? <ActivitiesTab base={base} version={version} /> : null}
         {current === 'comments' ? <Comments base={base} /> : null}
         {current === 'files' ? <Files base={base} /> : null}
-        {current === 'sharing' ? <Sharing base={base} /> : null}
+        {current === 'sharing' ? <Sharing base={base} object={detail.object} id={id} /> : null}
+        {current === 'related' ? <RelatedRecords id={id} lookups={related} /> : null}
       </div>
     </section>
   );
@@ -117,7 +138,7 @@ function Files({ base }: { base: string }) {
   );
 }
 
-function Sharing({ base }: { base: string }) {
+function Sharing({ base, object, id }: { base: string; object: string; id: string }) {
   const { items, error, reload } = useList(`${base}/shares`);
   const [type, setType] = useState('user');
   const [recipient, setRecipient] = useState('');
@@ -127,6 +148,7 @@ function Sharing({ base }: { base: string }) {
     setRecipient('');
     reload();
   });
+  const admin = session.value.status === 'signedIn' && session.value.user.role === 'admin';
   const revoke = useSubmit(async (shareId: string) => {
     await api(`${base}/shares/${encodeURIComponent(shareId)}`, { method: 'DELETE' });
     reload();
@@ -157,6 +179,7 @@ function Sharing({ base }: { base: string }) {
           </li>
         ))}
       </ul>
+      {admin ? <AccessExplain object={object} id={id} revision={(items ?? []).map((s) => String(s.id)).join(',')} /> : null}
     </div>
   );
 }

@@ -3,10 +3,12 @@ import { api, request } from '../api.ts';
 import { viewDetail, views, type ViewDetail } from '../catalog.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { FilterBuilder } from '../components/FilterBuilder.tsx';
+import { LookupValue } from '../components/LookupValue.tsx';
 import { formatValue } from '../format.ts';
 import { orderByParam, whereOf, type FilterRow } from '../query.ts';
 import { href } from '../route.ts';
 import { noticeAuthError } from '../session.ts';
+import { useLookupNames } from '../useLookupNames.ts';
 
 interface Page {
   items: Array<Record<string, unknown>>;
@@ -17,7 +19,13 @@ interface Page {
 
 type Sort = { field: string; order: 'asc' | 'desc' };
 
-/** A view's records: its columns, its where and the user's filters, sort by column, cursor paging, select and delete, CSV export. */
+/** The export formats of `POST /data/:object/export` the list offers, by button label. */
+const EXPORTS = [{ format: 'csv', label: 'CSV' }, { format: 'xlsx', label: 'XLSX' }, { format: 'pdf', label: 'PDF' }] as const;
+
+/**
+ * A view's records: its columns (lookups by the referenced record's name), its where and the user's
+ * filters, sort by column, cursor paging, select and delete, export of the query as CSV, XLSX or PDF.
+ */
 export function ListView({ name }: { name: string }) {
   const [detail, setDetail] = useState<ViewDetail | null>(null);
   const [filters, setFilters] = useState<FilterRow[]>([]);
@@ -58,6 +66,8 @@ export function ListView({ name }: { name: string }) {
     return () => { live = false; };
   }, [detail, JSON.stringify(where), JSON.stringify(orderBy), cursor, reload]);
 
+  const names = useLookupNames(page?.items ?? null, detail?.columns ?? [], detail?.fields ?? {});
+
   if (!detail) return <section><ErrorNotice error={error} />{error ? null : <p aria-busy="true">Loading…</p>}</section>;
 
   const others = (views.value ?? []).filter((v) => v.object === detail.object);
@@ -78,16 +88,16 @@ export function ListView({ name }: { name: string }) {
     }
     setReload(reload + 1);
   };
-  const exportCsv = async () => {
+  const exportAs = async (format: string) => {
     try {
       const response = await request(`/data/${detail.object}/export`, {
         method: 'POST',
-        body: { format: 'csv', ...(where ? { where } : {}), ...(orderBy.length ? { orderBy } : {}), fields: ['id', ...detail.columns.filter((c) => c !== 'id')] },
+        body: { format, ...(where ? { where } : {}), ...(orderBy.length ? { orderBy } : {}), fields: ['id', ...detail.columns.filter((c) => c !== 'id')] },
       });
       const url = URL.createObjectURL(await response.blob());
       const a = document.createElement('a');
       a.href = url;
-      a.download = `${detail.name}.csv`;
+      a.download = `${detail.name}.${format}`;
       document.body.append(a);
       a.click();
       a.remove();
@@ -115,7 +125,7 @@ export function ListView({ name }: { name: string }) {
         <div class="actions">
           <a class="button primary" id="new-record" href={href(`/records/${detail.object}/new?view=${encodeURIComponent(detail.name)}`)}>New</a>
           <button type="button" id="toggle-filters" aria-expanded={showFilters} onClick={() => setShowFilters(!showFilters)}>Filter{filters.length ? ` (${filters.length})` : ''}</button>
-          <button type="button" id="export-csv" onClick={() => void exportCsv()}>Export CSV</button>
+          {EXPORTS.map((e) => <button key={e.format} type="button" id={`export-${e.format}`} onClick={() => void exportAs(e.format)}>Export {e.label}</button>)}
           <a class="button" id="open-import" href={href(`/import/${detail.object}`)}>Import CSV</a>
           <button type="button" id="delete-selected" class="danger" disabled={selected.size === 0} onClick={() => void remove()}>Delete selected</button>
           {detail.enable.trash ? <a class="button" id="open-trash" href={href(`/trash/${detail.object}`)}>Trash</a> : null}
@@ -157,12 +167,18 @@ export function ListView({ name }: { name: string }) {
                       onChange={() => { const next = new Set(selected); if (next.has(id)) next.delete(id); else next.add(id); setSelected(next); }} />
                   </td>
                   {detail.columns.map((column, i) => {
-                    const text = formatValue(row[column], detail.fields[column], column);
-                    return (
-                      <td key={column} class={`type-${detail.fields[column]?.type ?? 'system'}`}>
-                        {i === 0 ? <a href={href(`/records/${detail.object}/${encodeURIComponent(id)}?view=${encodeURIComponent(detail.name)}`)}>{text || id}</a> : text}
-                      </td>
-                    );
+                    const field = detail.fields[column];
+                    const value = row[column];
+                    const lookup = field?.type === 'lookup' && field.reference && value !== null && value !== undefined && value !== '' ? { object: field.reference, id: String(value) } : null;
+                    const recordLink = (text: string) => <a href={href(`/records/${detail.object}/${encodeURIComponent(id)}?view=${encodeURIComponent(detail.name)}`)}>{text || id}</a>;
+                    let cell;
+                    if (lookup && i === 0) cell = recordLink(names?.get(lookup.object)?.get(lookup.id) ?? lookup.id);
+                    else if (lookup) cell = <LookupValue object={lookup.object} id={lookup.id} names={names} />;
+                    else {
+                      const text = formatValue(value, field, column);
+                      cell = i === 0 ? recordLink(text) : text;
+                    }
+                    return <td key={column} class={`type-${field?.type ?? 'system'}`}>{cell}</td>;
                   })}
                 </tr>
               );

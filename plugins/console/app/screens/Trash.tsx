@@ -5,20 +5,49 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { formatValue } from '../format.ts';
 import { href } from '../route.ts';
 import { noticeAuthError } from '../session.ts';
-import { useList } from '../useList.ts';
 import { useSubmit } from '../useSubmit.ts';
 
-/** The object's trash: deleted records, each restorable. */
+/** Records a trash page holds (the object's page size caps it). */
+const PAGE = 50;
+
+interface Page {
+  items: Array<Record<string, unknown>>;
+  total?: number;
+  nextCursor?: string | null;
+}
+
+/** The object's trash: deleted records, each restorable, paged with the API's cursors as a list view is. */
 export function Trash({ object }: { object: string }) {
   const [detail, setDetail] = useState<ViewDetail | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
-  useEffect(() => { objectView(object).then(setDetail, (e) => { noticeAuthError(e); setFailure(e); }); }, [object]);
-  const { items, error, reload } = useList(`/data/${object}/trash`, { limit: 100 });
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const [page, setPage] = useState<Page | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    setCursors([undefined]);
+    objectView(object).then(setDetail, (e) => { noticeAuthError(e); setFailure(e); });
+  }, [object]);
+  const cursor = cursors[cursors.length - 1];
+  useEffect(() => {
+    let live = true;
+    api<Page>(`/data/${object}/trash`, { query: { limit: PAGE, cursor } }).then(
+      (p) => {
+        if (!live) return;
+        // A restore can empty the last page: go back to the one before.
+        if (p.items.length === 0 && cursors.length > 1) setCursors(cursors.slice(0, -1));
+        else { setPage(p); setError(null); }
+      },
+      (e) => { noticeAuthError(e); if (live) setError(e); },
+    );
+    return () => { live = false; };
+  }, [object, cursor, tick]);
   const restore = useSubmit(async (id: string) => {
     await api(`/data/${object}/${encodeURIComponent(id)}/restore`, { method: 'POST', body: {} });
-    reload();
+    setTick((n) => n + 1);
   });
   const name = detail?.nameField ?? null;
+  const items = page?.items ?? null;
   return (
     <section class="trash">
       <header class="screen-head">
@@ -26,6 +55,7 @@ export function Trash({ object }: { object: string }) {
         <h1>Trash{detail ? ` of ${detail.pluralLabel.toLowerCase()}` : ''}</h1>
       </header>
       <ErrorNotice error={failure ?? error ?? restore.error} />
+      <p class="total" id="trash-total" aria-live="polite">{page?.total === undefined ? '' : `${page.total.toLocaleString()} record${page.total === 1 ? '' : 's'} in the trash`}</p>
       {items && items.length === 0 ? <p class="empty">The trash is empty.</p> : null}
       <ul class="trash-list">
         {(items ?? []).map((r) => (
@@ -35,6 +65,13 @@ export function Trash({ object }: { object: string }) {
           </li>
         ))}
       </ul>
+      {cursors.length > 1 || page?.nextCursor ? (
+        <nav class="pager" aria-label="Pages">
+          <button type="button" id="trash-prev" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
+          <span>Page {cursors.length}</span>
+          <button type="button" id="trash-next" disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>Next</button>
+        </nav>
+      ) : null}
     </section>
   );
 }
