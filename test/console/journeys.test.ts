@@ -121,7 +121,10 @@ async function adminRecord(t: Test, server: ConsoleServer, page: Page, context: 
     await page.locator('#field-project').fill('Apol');
     await page.getByRole('option', { name: 'Apollo' }).waitFor(WAIT);
     t.equal(await page.locator('#field-project-options [role="option"]').count(), 1, 'the search finds the one matching project');
-    await page.getByRole('option', { name: 'Apollo' }).locator('button').click();
+    await accessible(t, 'the record form with a lookup\'s matches open');
+    await page.locator('#field-project').press('ArrowDown');
+    t.equal(await page.locator('#field-project').getAttribute('aria-activedescendant'), 'field-project-option-0', 'the arrow key makes the match active');
+    await page.locator('#field-project').press('Enter');
     t.equal(await page.locator('#field-project-chosen').textContent(), 'Apollo', 'the lookup shows its name');
     await page.locator('#field-score').fill('50');
     await page.locator('#save-record').click();
