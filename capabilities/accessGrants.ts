@@ -58,6 +58,32 @@ export interface RuleEvaluation {
   gainedCount: number;
 }
 
+/** A user named by a field preview. */
+export interface PreviewedUser {
+  id: string;
+  email: string;
+  name: string;
+}
+
+/** Who would gain and who would lose one mode of a field (at most 200 of each named; the counts are exact). */
+export interface FieldModeChange {
+  gained: PreviewedUser[];
+  gainedCount: number;
+  lost: PreviewedUser[];
+  lostCount: number;
+}
+
+/** The answer of a field preview: the fields some user would gain or lose, and who. */
+export interface FieldPreviewAnswer {
+  /** The set changed; null for a set not yet saved. */
+  permissionSet: { id: string; name: string } | null;
+  /** Users compared (every user but the admins). */
+  users: number;
+  /** Admins, who read and write every field whatever the sets say. */
+  admins: number;
+  changes: Array<{ field: string; read: FieldModeChange; edit: FieldModeChange }>;
+}
+
 export interface AccessGrants {
   /**
    * The principal with its effective positions, permission sets and route permission keys filled
@@ -70,6 +96,12 @@ export interface AccessGrants {
   explain(environmentId: string, userId: string, object: string, recordId?: string): Promise<AccessExplanation>;
   /** Object-level permissions of a (resolved or not) principal. */
   objectAccess(principal: Principal, object: string): Promise<ObjectAccess>;
+  /**
+   * Dry run of new field permissions for a permission set (its id; null: a set not yet saved, held
+   * by nobody): which users would gain or lose read and edit of which fields, now. Unknown set: 404;
+   * a key that is not `object.field` of a declared field: 400.
+   */
+  previewFields(environmentId: string, permissionSet: string | null, fields: Record<string, unknown>): Promise<FieldPreviewAnswer>;
   /** Dry run of a sharing rule for one user. */
   evaluateRule(environmentId: string, rule: SharingRuleInput, userId: string): Promise<RuleEvaluation>;
   /**

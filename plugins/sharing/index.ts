@@ -1,12 +1,13 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { addExplainRoute } from './explainRoute.ts';
+import { addFieldPreviewRoute } from './fieldPreviewRoute.ts';
 import { addRecordShareRoutes } from './recordShareRoutes.ts';
 import { addSharingRuleRoutes } from './sharingRuleRoutes.ts';
 
 /**
- * Sharing over HTTP: per-record shares, sharing rules with a dry run, and the admin-only access
- * explanation. The rows live in engine-owned objects (read-only through /data); enforcement is the
- * data engine's.
+ * Sharing over HTTP: per-record shares, sharing rules with a dry run, the admin-only access
+ * explanation and the dry run of a permission set's field permissions. The rows live in
+ * engine-owned objects (read-only through /data); enforcement is the data engine's.
  */
 export default definePlugin({
   name: 'sharing',
@@ -21,5 +22,6 @@ export default definePlugin({
     addRecordShareRoutes(routes, engine, grants, metadata);
     addSharingRuleRoutes(routes, engine, grants);
     addExplainRoute(routes, grants);
+    addFieldPreviewRoute(routes, grants);
   },
 });

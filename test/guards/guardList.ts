@@ -234,6 +234,13 @@ export const GUARDS: Guard[] = [
     what: "a holder of sharing:manage who is no admin manages sharing rules",
   },
   {
+    id: "sharing.fieldPreviewAdminOnly", area: "sharing rules", file: "plugins/sharing/fieldPreviewRoute.ts",
+    original: "      adminOnly(callerOf(request), PERMISSION);",
+    mutation: "      if (false) adminOnly(callerOf(request), PERMISSION);",
+    tests: ["test/access/fieldPreview.test.ts"],
+    what: "a holder of access:preview who is no admin learns which users read which fields",
+  },
+  {
     id: "sharing.recipientExists", area: "sharing rules", file: "plugins/sharing/checkRecipient.ts",
     original: "if (found.items.length === 0) {",
     mutation: "if (false) {",

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AccessDecision, AccessExplanation, AccessGrants, AccessReason } from '../../../capabilities/accessGrants.ts';
+import type { AccessDecision, AccessExplanation, AccessGrants, AccessReason, FieldModeChange } from '../../../capabilities/accessGrants.ts';
 import type { Principal } from '../../../capabilities/authSession.ts';
 import { frozenPrincipal } from '../../../capabilities/frozenPrincipal.ts';
 import type { MetadataRegistry } from '../../../capabilities/metadataRegistry.ts';
@@ -13,6 +13,10 @@ import { ADMIN_ONLY_OBJECTS } from './adminOnly.ts';
 import type { ObjectAction } from './objectPermissions.ts';
 import { matchesRecipient, ruleCondition, scopeParts, type Operation, type RuleRow } from './rowScope.ts';
 import { resolveIn } from '../query/fieldScope.ts';
+import { fieldPreview, type ModeChange, type PreviewUser } from './fieldPreview.ts';
+
+/** Users named per list of a field preview; the counts stay exact. */
+const PREVIEW_NAMES = 200;
 
 /** The `access.grants` service: effective grants for the HTTP guard, and explanations for admins. */
 export function createAccessGrants(metadata: MetadataRegistry, access: AccessService, knexOf: (environmentId: string) => Knex): AccessGrants {
@@ -45,6 +49,24 @@ export function createAccessGrants(metadata: MetadataRegistry, access: AccessSer
       const base = () => knex(object.name).whereRaw(`(${where.sql})`, where.bindings as Knex.RawBinding[]);
       const [rows, count] = await Promise.all([base().select('id').orderBy('id').limit(200), base().count({ n: '*' })]);
       return { recipient, gained: (rows as Array<{ id: string }>).map((r) => r.id), gainedCount: Number((count as Array<{ n: unknown }>)[0]?.n ?? 0) };
+    },
+    async previewFields(environmentId, setId, fields) {
+      const errors = checkFieldKeys(metadata, fields);
+      if (errors.length > 0) throw codedError('VALIDATION_ERROR', { summary: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
+      const knex = knexOf(environmentId);
+      const model = await access.readModel(knex);
+      const set = setId === null ? null : model.permissionSets.find((s) => s.id === setId);
+      if (set === undefined) throw codedError('NOT_FOUND', { what: `Permission set '${String(setId).slice(0, 64)}'` });
+      const rows = (await knex('sys_user').select('id', 'email', 'name', 'role')) as Array<{ id: string; email: string; name: string | null; role: string | null }>;
+      const users: PreviewUser[] = rows.map((r) => ({ id: String(r.id), email: String(r.email), name: String(r.name ?? r.email), isAdmin: rolesOf(r.role).includes('admin') }));
+      users.sort((a, b) => a.email.localeCompare(b.email));
+      const preview = fieldPreview(model, users, { setId, fields }, (name) => Object.keys(metadata.object(name)?.fields ?? {}), access.formulaReads, new Date());
+      return {
+        permissionSet: set ? { id: set.id, name: set.name } : null,
+        users: preview.users,
+        admins: preview.admins,
+        changes: preview.changes.map((c) => ({ field: c.field, read: named(c.read), edit: named(c.edit) })),
+      };
     },
     async readableFields(ctx, name, fields) {
       // As the engine's reads: engine work and calls without a principal are not restricted.
@@ -113,10 +135,33 @@ function withGrants(principal: Principal, { grants }: AccessProfile): Principal 
 }
 
 /** better-auth keeps roles as a comma list on sys_user.role. */
+const rolesOf = (role: unknown) => String(role ?? '').split(',').map((r) => r.trim());
+
 async function isAdminUser(knex: Knex, userId: string): Promise<boolean> {
   const row = (await knex('sys_user').where('id', userId).first('role').catch(() => undefined)) as { role?: string } | undefined;
   if (!row) throw codedError('NOT_FOUND', { what: `User '${userId.slice(0, 64)}'` });
-  return String(row.role ?? '').split(',').map((r) => r.trim()).includes('admin');
+  return rolesOf(row.role).includes('admin');
+}
+
+/** A field permission's key must be `object.field` of a declared field, and its value `{ read?, edit? }` of booleans. */
+function checkFieldKeys(metadata: MetadataRegistry, fields: Record<string, unknown>): Array<{ path: string; message: string }> {
+  const errors: Array<{ path: string; message: string }> = [];
+  for (const [key, value] of Object.entries(fields)) {
+    const path = `fields/${key.slice(0, 130)}`;
+    const [object, field, ...rest] = key.split('.');
+    const declared = object ? metadata.object(object) : undefined;
+    if (!declared || !field || rest.length > 0) errors.push({ path, message: 'must be object.field of a declared object' });
+    else if (!Object.hasOwn(declared.fields, field)) errors.push({ path, message: `${object} has no field ${field.slice(0, 64)}` });
+    else if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.entries(value).some(([k, v]) => (k !== 'read' && k !== 'edit') || typeof v !== 'boolean')) {
+      errors.push({ path, message: 'must be { read?: boolean, edit?: boolean }' });
+    }
+  }
+  return errors;
+}
+
+function named(change: ModeChange): FieldModeChange {
+  const strip = (users: PreviewUser[]) => users.slice(0, PREVIEW_NAMES).map(({ id, email, name }) => ({ id, email, name }));
+  return { gained: strip(change.gained), gainedCount: change.gained.length, lost: strip(change.lost), lostCount: change.lost.length };
 }
 
 function setsGranting(profile: AccessProfile, object: string, actions: ObjectAction[]): AccessReason[] {

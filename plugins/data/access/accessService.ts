@@ -29,6 +29,10 @@ export interface AccessService {
   profile(knex: Knex, environmentId: string, principal: Principal): Promise<AccessProfile>;
   /** The caller's profile when it is built and still fresh, without waiting; undefined otherwise (ask `profile`). */
   known(environmentId: string, principal: Principal): AccessProfile | undefined;
+  /** Every row of the permission model as stored now (not cached), for dry runs of a change. */
+  readModel(knex: Knex): Promise<AccessModel>;
+  /** The stored fields each formula field reads, as field-level security follows them. */
+  formulaReads: FormulaReads;
   /** Drops the cached grants of an environment (the permission model or a share changed). */
   invalidate(environmentId: string): void;
   /**
@@ -158,6 +162,10 @@ export function createAccessService(metadata: MetadataRegistry, ttlMs = TTL_MS, 
       profile.then((built) => { held.built = built; }, () => entry.profiles.delete(key));
       return profile;
     },
+    async readModel(knex) {
+      return (await loadModel(knex)).model;
+    },
+    formulaReads,
     known(environmentId, principal) {
       const now = Date.now();
       if (!freshness.usable()) return undefined;
