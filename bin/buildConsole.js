@@ -1,9 +1,9 @@
 // @ts-check
 /**
- * The console's browser app, bundled by `npm run build` beside the compiled runtime: one ES module
- * and one style sheet from plugins/console/app, minified, named by their content's hash (so they
- * can be cached for a year), each written beside its gzip and brotli forms, and the page that loads
- * them. The page holds no inline script or style: the console's Content-Security-Policy allows
+ * The console's browser app, bundled by `npm run build` beside the compiled runtime: the entry ES
+ * module (with the chunks of the screens it loads on demand) and one style sheet from
+ * plugins/console/app, minified, named by their content's hash (so they can be cached for a year),
+ * each written beside its gzip and brotli forms, and the page that loads them. The page holds no inline script or style: the console's Content-Security-Policy allows
  * only files of its own origin. `console.json` lists what was written, for the plugin that serves
  * it and for the test that bounds the initial JavaScript.
  */
@@ -47,6 +47,9 @@ export async function buildConsole(root, out) {
     outdir: assets,
     entryNames: '[name]-[hash]',
     assetNames: '[name]-[hash]',
+    // Screens imported with import() (the administration) become files of their own, loaded when opened.
+    chunkNames: 'chunk-[hash]',
+    splitting: true,
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -79,10 +82,33 @@ export async function buildConsole(root, out) {
   }
   if (!script || !style) throw new Error('the console bundle has no entry script or style sheet');
   /** @type {ConsoleManifest} */
-  const manifest = { script, style, initial: [script], files };
+  const manifest = { script, style, initial: initialScripts(result.metafile, script), files };
   writeFileSync(join(out, 'index.html'), consolePage(manifest));
   writeFileSync(join(out, CONSOLE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
+}
+
+/**
+ * The scripts the page loads before anything else: the entry and every file it imports statically,
+ * transitively (the chunks it shares with lazily loaded screens); not those behind an import().
+ * @param {import('esbuild').Metafile} metafile
+ * @param {string} entry
+ * @returns {string[]}
+ */
+export function initialScripts(metafile, entry) {
+  const byName = new Map(Object.entries(metafile.outputs).map(([path, output]) => [basename(path), output]));
+  const seen = new Set([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const output = byName.get(/** @type {string} */ (queue.shift()));
+    for (const imported of output?.imports ?? []) {
+      const name = basename(imported.path);
+      if (imported.kind !== 'import-statement' || seen.has(name)) continue;
+      seen.add(name);
+      queue.push(name);
+    }
+  }
+  return [...seen];
 }
 
 /** The one page of the app: no inline script or style, every URL absolute (it is served at any depth). */

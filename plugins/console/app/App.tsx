@@ -1,7 +1,9 @@
 import { useEffect } from 'preact/hooks';
 import { forgetCatalog } from './catalog.ts';
+import { AdminLoader } from './components/AdminLoader.tsx';
 import { Shell } from './components/Shell.tsx';
 import { environment, location } from './route.ts';
+import { ApiKeys } from './screens/ApiKeys.tsx';
 import { ChangePassword } from './screens/ChangePassword.tsx';
 import { Device } from './screens/Device.tsx';
 import { Home } from './screens/Home.tsx';
@@ -9,10 +11,11 @@ import { Import } from './screens/Import.tsx';
 import { ListView } from './screens/ListView.tsx';
 import { Outbox } from './screens/Outbox.tsx';
 import { RecordPage } from './screens/RecordPage.tsx';
+import { ResetPassword } from './screens/ResetPassword.tsx';
 import { Search } from './screens/Search.tsx';
 import { SignIn } from './screens/SignIn.tsx';
 import { Trash } from './screens/Trash.tsx';
-import { loadSession, session } from './session.ts';
+import { currentUser, isAdmin, loadSession, session } from './session.ts';
 
 /** The screen for the path below the environment. */
 function Screen() {
@@ -25,6 +28,12 @@ function Screen() {
   if (parts[0] === 'search') return <Search q={query.get('q') ?? ''} />;
   if (parts[0] === 'device') return <Device />;
   if (parts[0] === 'outbox') return <Outbox />;
+  if (parts[0] === 'keys') return <ApiKeys />;
+  if (parts[0] === 'admin') {
+    // Members get no link and the API refuses them; the screens' code is not even loaded for them.
+    if (!isAdmin(currentUser())) return <section><h1>Administrators only</h1><p>This screen is for the environment's administrators.</p></section>;
+    return <AdminLoader parts={parts.slice(1)} query={query} />;
+  }
   if (parts.length === 0) return <Home />;
   return <section><h1>Not found</h1><p>There is no screen at this address.</p></section>;
 }
@@ -39,6 +48,8 @@ export function App() {
   useEffect(() => {
     if (state.status !== 'signedIn') forgetCatalog();
   }, [state.status]);
+  // The page a password-reset link leads to: whoever follows it, signed in or not.
+  if (location.value.path === '/reset-password') return <ResetPassword />;
   if (state.status === 'loading') return <main id="main" class="auth-screen"><p aria-busy="true">Loading…</p></main>;
   if (state.status === 'signedOut') return <SignIn reason={state.reason} />;
   if (state.status === 'expired') return <ChangePassword />;

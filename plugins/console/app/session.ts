@@ -13,6 +13,17 @@ export type SessionState = { status: 'loading' } | { status: 'signedOut'; reason
 
 export const session = signal<SessionState>({ status: 'loading' });
 
+/** A tenant admin: the engine role `admin` (roles are a comma list). Only admins see the administration. */
+export function isAdmin(user: User | null | undefined): boolean {
+  return !!user && user.role.split(',').map((r) => r.trim()).includes('admin');
+}
+
+/** The signed-in user, or null. */
+export function currentUser(): User | null {
+  const state = session.value;
+  return state.status === 'signedIn' ? state.user : null;
+}
+
 const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true';
 
 /** Asks the server who the session cookie belongs to. */

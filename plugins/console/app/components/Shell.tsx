@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { defaultViewOf, defaultViews, loadViews, views, type ViewDoc } from '../catalog.ts';
 import { href, location, navigate } from '../route.ts';
-import { session, signOut } from '../session.ts';
+import { isAdmin, session, signOut } from '../session.ts';
 
 interface BookNode { name: string; kind: 'section' | 'page'; label: string; object?: string; view?: string; children?: BookNode[] }
 interface Book { name: string; label: string; nodes: BookNode[] }
@@ -87,7 +87,22 @@ export function Shell({ children }: { children: ComponentChildren }) {
             </ul>
           </details>
         ) : null}
-        {user?.role === 'admin' ? (
+        {isAdmin(user) ? (
+          <section>
+            <h2>Administration</h2>
+            <ul>
+              <li><a href={href('/admin/users')}>Users</a></li>
+              <li><a href={href('/admin/permission-sets')}>Permission sets</a></li>
+              <li><a href={href('/admin/positions')}>Positions</a></li>
+              <li><a href={href('/admin/assignments')}>Assignments</a></li>
+            </ul>
+          </section>
+        ) : null}
+        <section>
+          <h2>Account</h2>
+          <ul><li><a href={href('/keys')}>API keys</a></li></ul>
+        </section>
+        {isAdmin(user) ? (
           <section>
             <h2>Development</h2>
             <ul><li><a href={href('/outbox')}>Outbox</a></li></ul>
