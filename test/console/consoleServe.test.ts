@@ -28,6 +28,24 @@ t.test('the initial JavaScript is at most 150 KB gzip', async (t) => {
   t.notMatch(html, /<style|\sstyle="|\son\w+="/, 'no inline style or handler');
 });
 
+t.test('the budget counts every file the page loads at once, not those loaded on demand', async (t) => {
+  const scripts = Object.keys(manifest.files).filter((name) => name.endsWith('.js'));
+  const imports = (name: string, dynamic: boolean) => {
+    const code = readFileSync(join(CONSOLE_DIR, 'assets', name), 'utf8');
+    const found = dynamic ? code.matchAll(/import\("\.\/([\w-]+\.js)"\)/g) : code.matchAll(/(?:^|[;}])import(?:[^"'();]*?from)?\s*"\.\/([\w-]+\.js)"/g);
+    return [...found].map((m) => m[1]!);
+  };
+  for (const name of manifest.initial) {
+    for (const imported of imports(name, false)) t.ok(manifest.initial.includes(imported), `${imported}, imported by ${name}, is counted as initial`);
+  }
+  const lazy = manifest.initial.flatMap((name) => imports(name, true));
+  t.ok(lazy.length >= 1, 'the administration is loaded on demand');
+  for (const name of lazy) {
+    t.ok(scripts.includes(name), `${name} is a built file, served like the others`);
+    t.notOk(manifest.initial.includes(name), `${name} is not loaded at once`);
+  }
+});
+
 t.test('accept-encoding negotiation', async (t) => {
   t.equal(pickEncoding('gzip, deflate, br, zstd'), 'brotli');
   t.equal(pickEncoding('gzip'), 'gzip');
