@@ -287,6 +287,7 @@ async function member(t: Test, run: Run, manifest: ConsoleManifest): Promise<voi
     await page.goto(`${server.url}/console/admin/users`);
     await page.locator('h1', { hasText: 'Administrators only' }).waitFor(WAIT);
     t.pass('an administration address says it is for admins');
+    t.same(await axeViolations(page), [], 'axe: no serious or critical violation on "Administrators only"');
     const lazy = Object.keys(manifest.files).filter((name) => name.endsWith('.js') && !manifest.initial.includes(name));
     t.ok(lazy.length >= 1, 'the administration is a file of its own');
     t.same(requested.filter((path) => lazy.some((name) => path.endsWith(name))), [], 'which a member never downloads');
