@@ -110,6 +110,8 @@ export interface AccessGrants {
    * indexes that must not match a caller on what it may not read.
    */
   readableFields(ctx: DataContext, object: string, fields: readonly string[]): Promise<string[]>;
+  /** Of `fields`, those the caller may write under field-level security (as the engine's writes decide). */
+  editableFields(ctx: DataContext, object: string, fields: readonly string[]): Promise<string[]>;
   /**
    * A stamp of what decides access in an environment: it changes whenever a permission set,
    * position, assignment, delegation, share or sharing rule changes there (in any process), so an

@@ -183,7 +183,10 @@ async function member(t: Test, server: ConsoleServer, page: Page, token: string,
   await t.test('a member: hidden field absent everywhere, read-only disabled, visibleWhen live, unreadable record not found', async (t) => {
     const set = await server.api('POST', '/data/sys_permission_set', { name: 'auditors', fields: { 'ticket.secret': { read: true, edit: true } } }, token);
     t.equal(set.status, 201, 'a field grant hides ticket.secret from everyone else');
-    t.equal((await server.api('POST', '/auth/admin/create-user', { ...MEMBER, mustChangePassword: false }, token)).status, 201);
+    const created = await server.api('POST', '/auth/admin/create-user', { ...MEMBER, mustChangePassword: false }, token);
+    t.equal(created.status, 201);
+    const readers = await server.api('POST', '/data/sys_permission_set', { name: 'score_readers', fields: { 'ticket.score': { read: true } } }, token);
+    t.equal((await server.api('POST', '/data/sys_user_permission_set', { user_id: created.body.user.id, permission_set: readers.body.id }, token)).status, 201, 'the member may read ticket.score, not write it');
     const ticket = (await server.api('POST', '/data/ticket', { title: 'Member visible', secret: 'the-secret-value' }, token)).body;
     const vault = (await server.api('POST', '/data/vault', { label: 'Admin only' }, token)).body;
     t.ok(ticket.id && vault.id, 'records to look at');
@@ -207,6 +210,7 @@ async function member(t: Test, server: ConsoleServer, page: Page, token: string,
     await page.locator('#field-title').waitFor(WAIT);
     t.equal(await page.locator('#field-secret').count(), 0, 'no control for the hidden field');
     t.equal(await page.locator('#field-code').isDisabled(), true, 'the read-only field is disabled');
+    t.equal(await page.locator('#field-score').isDisabled(), true, 'a field its permission sets let it read but not edit is disabled');
     t.equal(await page.locator('#field-title').isDisabled(), false, 'the others are not');
     t.equal(await page.locator('#field-resolution').count(), 0, 'resolution is hidden while the ticket is not closed');
     await page.locator('#field-status').selectOption('closed');

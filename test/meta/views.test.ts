@@ -113,6 +113,7 @@ await onEachDriver(t, 'meta-views', async (t, meta) => {
     t.same(Object.keys(detail.body.fields), ['title', 'status', 'score', 'body'], 'the fields it may read, with their types');
     t.match(detail.body.fields.status, { type: 'select', options: [{ value: 'draft', label: 'Draft' }, { value: 'open', label: 'Open' }, { value: 'closed', label: 'Closed' }] });
     t.notOk(detail.text.includes('secret'));
+    t.same(detail.body.readOnlyFields, [], 'every field it reads it may write');
     const refused = await meta.send('GET', '/api/v1/meta/view/doc.secret_docs', { user: 'alice' });
     t.equal(refused.status, 404, 'a view filtering on a hidden field is not found');
     t.equal(refused.body.error.code, 'NOT_FOUND');
@@ -124,6 +125,7 @@ await onEachDriver(t, 'meta-views', async (t, meta) => {
     const res = await meta.send('GET', '/api/v1/meta/view/doc.open_docs', { user: 'manager' });
     t.same(res.body.columns, ['title', 'score', 'secret', 'created_at']);
     t.ok('secret' in res.body.fields);
+    t.same(res.body.readOnlyFields, ['secret'], 'a field its set grants read, not edit, is named read-only');
     t.equal((await meta.send('GET', '/api/v1/meta/view/doc.secret_docs', { user: 'manager' })).status, 200);
   });
 

@@ -74,6 +74,11 @@ export function createAccessGrants(metadata: MetadataRegistry, access: AccessSer
       const profile = await access.profile(knexOf(ctx.environmentId), ctx.environmentId, ctx.principal);
       return fields.filter((field) => profile.fields.canRead(name, field));
     },
+    async editableFields(ctx, name, fields) {
+      if (ctx.system || !ctx.principal) return [...fields];
+      const profile = await access.profile(knexOf(ctx.environmentId), ctx.environmentId, ctx.principal);
+      return fields.filter((field) => profile.fields.canEdit(name, field));
+    },
     async resolve(principal) {
       if (principal.kind === 'system') return principal;
       return resolved(principal, await access.profile(knexOf(principal.environmentId), principal.environmentId, principal));

@@ -95,6 +95,8 @@ export function createViewCatalog(grants: AccessGrants | null) {
     /** One view with the fields the caller may read, for a screen that renders it. */
     async detail(object: ResolvedObject, view: ViewDoc, environmentId: string, principal: Principal | null): Promise<ViewDetail> {
       const readable = (await access(object, environmentId, principal)) ?? new Set<string>();
+      const names = Object.keys(object.fields).filter((name) => readable.has(name));
+      const editable = grants && principal ? new Set(await grants.editableFields({ environmentId, principal }, object.name, names)) : null;
       return {
         ...view,
         fields: Object.fromEntries(Object.values(object.fields).filter((f) => readable.has(f.name)).map((f) => [f.name, describeField(f)])),
@@ -104,6 +106,7 @@ export function createViewCatalog(grants: AccessGrants | null) {
         searchable: object.search !== undefined,
         nameField: object.nameField !== null && readable.has(object.nameField) ? object.nameField : null,
         sharingModel: object.sharingModel,
+        readOnlyFields: editable ? names.filter((name) => !editable.has(name)) : [],
       };
     },
   };

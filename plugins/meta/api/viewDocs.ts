@@ -67,4 +67,6 @@ export interface ViewDetail extends ViewDoc {
   nameField: string | null;
   /** Who reads records by default (private and public_read objects are shared record by record). */
   sharingModel: 'private' | 'public_read' | 'public_read_write';
+  /** Fields the caller may read but not write (field-level security: a set grants it `read` only). */
+  readOnlyFields: string[];
 }

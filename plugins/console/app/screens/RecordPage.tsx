@@ -80,7 +80,8 @@ export function RecordPage({ object, id, from }: { object: string; id: string; f
   const visible = (name: string) => holds(fields[name]?.visibleWhen, values, true);
   const disabled = (name: string) => {
     const field = fields[name]!;
-    if (field.readonly || COMPUTED.has(field.type) || trashed) return true;
+    // Read-only in metadata, computed, or readable but not writable by this user (field-level security).
+    if (field.readonly || COMPUTED.has(field.type) || trashed || detail.readOnlyFields?.includes(name)) return true;
     return !creating && stored !== null && holds(field.readonlyWhen, stored, false);
   };
   const required = (name: string) => Boolean(fields[name]!.required) || holds(fields[name]!.requiredWhen, values, false);
