@@ -142,6 +142,36 @@ export function addApprovalRoutes(routes: HttpRoutes, service: ApprovalService, 
   });
 
   routes.add({
+    method: 'GET', path: '/approvals/records/:object/:recordId', tags, errorStatuses: [404],
+    summary: "One record's approval state for a caller who may read it: its lock (the pending request) and the record's requests the caller may see, newest first",
+    schema: {
+      params: { type: 'object', properties: { object: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,99}$' }, recordId: ID }, required: ['object', 'recordId'] },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            lock: {
+              type: ['object', 'null'],
+              properties: {
+                requestId: { type: 'string' }, process: { type: 'string' }, processLabel: { type: 'string' },
+                step: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string' }, label: { type: 'string' } } },
+                approver: { type: 'boolean' },
+              },
+              required: ['requestId', 'process', 'step', 'approver'],
+            },
+            requests: { type: 'array', items: requestSummary },
+          },
+          required: ['lock', 'requests'],
+        },
+      },
+    },
+    handler: (request) => {
+      const { object, recordId } = request.params as { object: string; recordId: string };
+      return service.forRecord(env(request), request.principal, object, recordId);
+    },
+  });
+
+  routes.add({
     method: 'GET', path: '/approvals/requests/:id', tags, errorStatuses: [404],
     summary: 'One approval request: status, steps, decisions and progress (its submitter, approvers and admins; others 404)',
     schema: { params: idParams, response: { 200: requestDetail } },

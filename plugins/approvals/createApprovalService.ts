@@ -33,6 +33,8 @@ export interface ApprovalDeps {
 
 const system = (environmentId: string): DataContext => ({ environmentId, principal: null, system: true });
 const HOUR = 3_600_000;
+/** Requests of one record listed at most (newest first). */
+const RECORD_REQUESTS = 50;
 
 function caller(principal: Principal | null): Principal {
   if (!principal || principal.kind === 'system') throw codedError('UNAUTHENTICATED');
@@ -366,9 +368,14 @@ export function createApprovalService(deps: ApprovalDeps) {
     if (query.box === 'assigned') { where.assignees = { $contains: `|${principal.userId}|` }; where.status = 'pending'; }
     if (query.status) where.status = query.status;
     const rows = await engine.query(REQUEST_OBJECT, { where, orderBy: [{ field: 'created_at', order: 'desc' }], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) }, system(env), { total: false });
+    return { items: await summaries(env, rows.items), nextCursor: rows.nextCursor ?? null };
+  }
+
+  /** Requests as lists show them (no steps or decisions), with their progress from their votes. */
+  async function summaries(env: string, requests: readonly DataRecord[]) {
     // The votes of every listed request in a few reads (pages of 200, bounded), for their progress.
     const byRequest = new Map<string, DataRecord[]>();
-    const ids = rows.items.map((r) => String(r.id));
+    const ids = requests.map((r) => String(r.id));
     let cursor: string | undefined;
     for (let page = 0; page < 10 && ids.length > 0; page++) {
       const votes = await engine.query(DECISION_OBJECT, { where: { request_id: { $in: ids }, kind: { $in: ['approve', 'reject'] } }, select: ['request_id', 'cycle', 'step', 'user_id', 'kind'], limit: 200, ...(cursor ? { cursor } : {}) }, system(env), { total: false });
@@ -376,7 +383,32 @@ export function createApprovalService(deps: ApprovalDeps) {
       if (!votes.nextCursor) break;
       cursor = votes.nextCursor;
     }
-    return { items: rows.items.map((row) => requestView(row, byRequest.get(String(row.id)) ?? [], [], false)), nextCursor: rows.nextCursor ?? null };
+    return requests.map((row) => requestView(row, byRequest.get(String(row.id)) ?? [], [], false));
+  }
+
+  /**
+   * One record's approval state for a caller who may read the record (else the 404 of GET /data):
+   * its lock (the pending request, which every reader may know of: writing it would say so), and
+   * the record's requests the caller may see (submitter, current or past approvers, admins), newest first.
+   */
+  async function forRecord(env: string, principalIn: Principal | null, object: string, recordId: string) {
+    const principal = caller(principalIn);
+    await engine.get(object, recordId, { select: ['id'] }, { environmentId: env, principal });
+    const rows = await engine.query(REQUEST_OBJECT, { where: { record_object: object, record_id: recordId }, orderBy: [{ field: 'created_at', order: 'desc' }, { field: 'id', order: 'desc' }], limit: RECORD_REQUESTS }, system(env), { total: false });
+    const ids = rows.items.map((r) => String(r.id));
+    const decided = ids.length === 0 ? [] : (await engine.query(DECISION_OBJECT, { where: { request_id: { $in: ids }, user_id: principal.userId }, select: ['request_id'], limit: 200 }, system(env), { total: false })).items;
+    const involved = new Set(decided.map((d) => String(d.request_id)));
+    const sees = (r: DataRecord) => principal.isAdmin || String(r.owner_id) === principal.userId || (r.approvers as StepSlate).users.includes(principal.userId) || involved.has(String(r.id));
+    const open = rows.items.find((r) => r.status === 'pending');
+    const definition = open?.definition as ProcessSnapshot | undefined;
+    const lock = open && definition ? {
+      requestId: String(open.id),
+      process: String(open.process),
+      processLabel: definition.label,
+      step: { index: Number(open.step), name: definition.steps[Number(open.step)]?.name ?? '', label: definition.steps[Number(open.step)]?.label ?? '' },
+      approver: (open.approvers as StepSlate).users.includes(principal.userId),
+    } : null;
+    return { lock, requests: await summaries(env, rows.items.filter(sees)) };
   }
 
   async function get(env: string, principalIn: Principal | null, id: string) {
@@ -393,7 +425,7 @@ export function createApprovalService(deps: ApprovalDeps) {
     return rows.items[0];
   }
 
-  return { submit, act, escalate, list, get, attachment };
+  return { submit, act, escalate, list, get, attachment, forRecord };
 }
 
 export type ApprovalService = ReturnType<typeof createApprovalService>;

@@ -160,6 +160,45 @@ t.test('approvals', async (t) => {
       t.equal(twice.body.error.details.requestId, open.id);
     });
 
+    await t.test("a record's approval state: its lock for every reader, its requests for those who may see them", async (t) => {
+      const notice = await w.as('owner', 'POST', '/api/v1/data/notice', { title: 'read by all, under review' });
+      t.equal(notice.status, 201);
+      const url = `/api/v1/approvals/records/notice/${String(notice.body.id)}`;
+      const before = await w.as('owner', 'GET', url);
+      t.equal(before.status, 200);
+      t.same(before.body, { lock: null, requests: [] }, 'no request yet: no lock');
+      const { id } = await submit(w, 'notice_review', String(notice.body.id));
+
+      const owner = await w.as('owner', 'GET', url);
+      t.same(owner.body.lock, { requestId: id, process: 'notice_review', processLabel: 'Notice Review', step: { index: 0, name: 'review', label: 'Review' }, approver: false }, 'pending: locked, and the submitter is no approver');
+      t.same(owner.body.requests.map((r: { id: string; status: string; progress: string }) => [r.id, r.status, r.progress]), [[id, 'pending', '0 of 1 approvals on step Review']], "the submitter sees its request's progress");
+      const approver = await w.as('a1', 'GET', url);
+      t.equal(approver.body.lock.approver, true, 'an approver of the current step is told it may still edit');
+      t.same(approver.body.requests.map((r: { id: string }) => r.id), [id], 'and sees the request');
+      const outsider = await w.as('outsider', 'GET', url);
+      t.equal(outsider.status, 200, 'a reader of the record');
+      t.equal(outsider.body.lock.requestId, id, 'learns of the lock (a write would tell it too)');
+      t.same(outsider.body.requests, [], 'but not the request it has no part in');
+
+      const memo = await w.as('owner', 'POST', '/api/v1/data/memo', { title: 'private, under review' });
+      await submit(w, 'memo_review', String(memo.body.id));
+      const hidden = await w.as('outsider', 'GET', `/api/v1/approvals/records/memo/${String(memo.body.id)}`);
+      t.equal(hidden.status, 404, 'a record the caller cannot read is 404, as on /data');
+      t.equal(hidden.body.error.code, 'NOT_FOUND');
+      t.notOk(JSON.stringify(hidden.body).includes('memo_review'), 'and says nothing of its lock');
+      const missing = await w.as('owner', 'GET', '/api/v1/approvals/records/memo/no-such-record');
+      t.equal(missing.status, 404, 'a missing record too');
+      const anonymous = await w.rt.inject({ method: 'GET', url });
+      t.equal(anonymous.statusCode, 401, 'a session is needed');
+
+      t.equal((await w.as('a1', 'POST', `${REQ}/${id}/approve`, {})).body.status, 'approved');
+      const after = await w.as('owner', 'GET', url);
+      t.equal(after.body.lock, null, 'decided: the lock is lifted');
+      t.same(after.body.requests.map((r: { status: string; progress: string }) => [r.status, r.progress]), [['approved', 'Approved (1 of 1 steps)']]);
+      const decider = await w.as('a1', 'GET', url);
+      t.same(decider.body.requests.map((r: { id: string }) => r.id), [id], 'the approver who decided still sees it');
+    });
+
     await t.test('quorum 5 with 2 approvers clamps to 2, reported at load and at run time', async (t) => {
       const created = await w.as('admin', 'POST', '/api/v1/approvals/processes', {
         name: 'pair_review', object: 'project', steps: [{ name: 'pair', approvers: { users: [users.a1.id, users.a2.id] }, minApprovals: 5 }],

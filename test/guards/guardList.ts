@@ -467,6 +467,20 @@ export const GUARDS: Guard[] = [
     tests: ["test/approvals/approvals.test.ts"],
     what: "anyone reads any approval request",
   },
+  {
+    id: "approvals.recordStateReadable", area: "approvals", file: "plugins/approvals/createApprovalService.ts",
+    original: "await engine.get(object, recordId, { select: ['id'] }, { environmentId: env, principal });",
+    mutation: "void 0;",
+    tests: ["test/approvals/approvals.test.ts"],
+    what: "a record's approval state (its lock) is read by someone who cannot read the record",
+  },
+  {
+    id: "approvals.recordStateVisibility", area: "approvals", file: "plugins/approvals/createApprovalService.ts",
+    original: "return { lock, requests: await summaries(env, rows.items.filter(sees)) };",
+    mutation: "return { lock, requests: await summaries(env, rows.items) };",
+    tests: ["test/approvals/approvals.test.ts"],
+    what: "a reader of a record lists its approval requests without being their submitter, approver or an admin",
+  },
 
   // record locks
   {
