@@ -36,10 +36,11 @@ const pendingAction = {
   properties: {
     id: { type: 'string' }, status: { type: 'string', enum: ['pending', 'applying', 'applied', 'failed', 'rejected', 'expired'] },
     kind: { type: 'string', enum: ['create', 'update', 'delete', 'action'] }, object: nullable('string'), recordId: nullable('string'), action: nullable('string'),
-    payload: anything, expectedVersion: nullable('integer'), conversationId: { type: 'string' }, proposedBy: { type: 'string' },
+    payload: anything, expectedVersion: nullable('integer'), seen: { type: ['object', 'null'], additionalProperties: true }, conversationId: { type: 'string' }, proposedBy: { type: 'string' },
     decidedBy: nullable('string'), decidedAt: nullable('string'), expiresAt: { type: 'string' }, result: anything, error: anything, createdAt: { type: 'string' },
+    canApprove: { type: 'boolean' }, canReject: { type: 'boolean' },
   },
-  required: ['id', 'status', 'kind', 'conversationId', 'proposedBy', 'expiresAt'],
+  required: ['id', 'status', 'kind', 'seen', 'conversationId', 'proposedBy', 'expiresAt', 'canApprove', 'canReject'],
 };
 
 function callerOf(request: FastifyRequest): Caller {

@@ -32,6 +32,8 @@ export interface PendingActionView {
   action: string | null;
   payload: unknown;
   expectedVersion: number | null;
+  /** The record as the proposer read it when the model proposed, without the fields the reader may not read; null for a create. */
+  seen: DataRecord | null;
   conversationId: string;
   proposedBy: string;
   decidedBy: string | null;
@@ -40,9 +42,14 @@ export interface PendingActionView {
   result: unknown;
   error: unknown;
   createdAt: string;
+  /** Whether the reader may approve it now: pending, ai:approve held, and not the proposer's own (unless allowSelfApproval). */
+  canApprove: boolean;
+  /** Whether the reader may reject it now: pending and ai:approve held. */
+  canReject: boolean;
 }
 
-export function pendingView(row: DataRecord): PendingActionView {
+/** The row as the API shows it, before what depends on its reader (seen, canApprove, canReject). */
+function rowView(row: DataRecord): Omit<PendingActionView, 'seen' | 'canApprove' | 'canReject'> {
   return {
     id: String(row.id),
     status: String(row.status),
@@ -85,8 +92,28 @@ export interface PendingActions {
  * applies the mutation through the data engine as the approving user. Expiry, and approvals cut
  * off while applying (the process stopped), are settled lazily when the queue is read.
  */
-export function createPendingActions(deps: { engine: DataEngine; actions: () => ActionsRegistry | undefined; ttlDays: number; allowSelfApproval: boolean }): PendingActions {
+export function createPendingActions(deps: {
+  engine: DataEngine;
+  actions: () => ActionsRegistry | undefined;
+  ttlDays: number;
+  allowSelfApproval: boolean;
+  /** Field-level security of the reader (access.grants); absent, every field is readable. */
+  readableFields?: (ctx: DataContext, object: string, fields: readonly string[]) => Promise<string[]>;
+}): PendingActions {
   const { engine } = deps;
+
+  /** The action as this caller reads it: the seen record cut to the fields the caller may read, and what the caller may decide. */
+  async function viewFor(caller: Caller, row: DataRecord): Promise<PendingActionView> {
+    let seen = (row.seen as DataRecord | null | undefined) ?? null;
+    if (seen && deps.readableFields && row.object) {
+      const readable = new Set(await deps.readableFields(asCaller(caller), String(row.object), Object.keys(seen)));
+      seen = Object.fromEntries(Object.entries(seen).filter(([field]) => readable.has(field)));
+    }
+    const pending = row.status === 'pending' && Date.parse(String(row.expires_at)) > Date.now();
+    const approver = isApprover(caller.principal);
+    const own = String(row.proposed_by) === caller.principal.userId;
+    return { ...rowView(row), seen, canApprove: pending && approver && (deps.allowSelfApproval || !own), canReject: pending && approver };
+  }
 
   async function sweep(caller: Caller): Promise<void> {
     const now = new Date().toISOString();
@@ -179,6 +206,7 @@ export function createPendingActions(deps: { engine: DataEngine; actions: () => 
         action: proposal.action,
         payload: proposal.payload,
         expected_version: proposal.expectedVersion,
+        seen: proposal.seen,
         conversation_id: ctx.conversationId,
         proposed_by: ctx.owner,
         expires_at: new Date(Date.now() + deps.ttlDays * DAY).toISOString(),
@@ -196,18 +224,18 @@ export function createPendingActions(deps: { engine: DataEngine; actions: () => 
       if (!isApprover(caller.principal)) where.owner_id = caller.principal.userId;
       if (query.status) where.status = query.status;
       const result = await engine.query(PENDING_OBJECT, { where, orderBy: [{ field: 'created_at', order: 'desc' }, { field: 'id', order: 'desc' }], limit: query.limit, offset: query.offset }, system(caller));
-      return { items: result.items.map(pendingView), total: result.total ?? result.items.length };
+      return { items: await Promise.all(result.items.map((row) => viewFor(caller, row))), total: result.total ?? result.items.length };
     },
 
     async get(caller, id) {
       const row = await visible(caller, id);
       if (row.status === 'pending' && Date.parse(String(row.expires_at)) <= Date.now()) {
-        return pendingView(await settle(caller, row, { status: 'expired', decided_at: new Date().toISOString() }));
+        return viewFor(caller, await settle(caller, row, { status: 'expired', decided_at: new Date().toISOString() }));
       }
       if (row.status === 'applying' && Date.parse(String(row.decided_at)) <= Date.now() - APPLY_STALE_MS) {
-        return pendingView(await settle(caller, row, { status: 'failed', error: INTERRUPTED }));
+        return viewFor(caller, await settle(caller, row, { status: 'failed', error: INTERRUPTED }));
       }
-      return pendingView(row);
+      return viewFor(caller, row);
     },
 
     async approve(caller, id) {
@@ -222,12 +250,12 @@ export function createPendingActions(deps: { engine: DataEngine; actions: () => 
         await engine.update(PENDING_OBJECT, id, { status: 'failed', error: { code: coded.code, message: coded.message } }, {}, system(caller));
         throw error;
       }
-      return pendingView(await engine.get(PENDING_OBJECT, id, {}, system(caller)));
+      return viewFor(caller, await engine.get(PENDING_OBJECT, id, {}, system(caller)));
     },
 
     async reject(caller, id) {
       const row = await visible(caller, id);
-      return pendingView(await claim(caller, row, 'rejected'));
+      return viewFor(caller, await claim(caller, row, 'rejected'));
     },
   };
 }

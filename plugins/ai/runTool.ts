@@ -19,6 +19,8 @@ export interface Proposal {
   action: string | null;
   payload: Record<string, unknown>;
   expectedVersion: number | null;
+  /** The record as the proposing user read it when the model proposed (null for a create, or an action on no record). */
+  seen: DataRecord | null;
 }
 
 export interface ToolDeps {
@@ -99,28 +101,23 @@ async function propose(deps: ToolDeps, name: string, args: Args): Promise<unknow
   let proposal: Proposal;
   if (name === 'create_record') {
     const object = targetable(deps, 'create', apiObject(deps.metadata, str(args, 'object'), 'create').name);
-    proposal = { kind: 'create', object, recordId: null, action: null, payload: { values: record(args, 'values') }, expectedVersion: null };
+    proposal = { kind: 'create', object, recordId: null, action: null, payload: { values: record(args, 'values') }, expectedVersion: null, seen: null };
   } else if (name === 'update_record') {
     const object = targetable(deps, 'update', apiObject(deps.metadata, str(args, 'object'), 'update').name);
     const current = await seen(deps, object, str(args, 'id'));
     const asked = args.expectedVersion;
     if (asked !== undefined && !(Number.isInteger(asked) && (asked as number) > 0)) badArgs('expectedVersion must be a positive integer');
-    proposal = { kind: 'update', object, recordId: String(current.id), action: null, payload: { values: record(args, 'values') }, expectedVersion: (asked as number | undefined) ?? Number(current.version) };
+    proposal = { kind: 'update', object, recordId: String(current.id), action: null, payload: { values: record(args, 'values') }, expectedVersion: (asked as number | undefined) ?? Number(current.version), seen: current };
   } else if (name === 'delete_record') {
     const object = targetable(deps, 'delete', apiObject(deps.metadata, str(args, 'object'), 'delete').name);
     const current = await seen(deps, object, str(args, 'id'));
-    proposal = { kind: 'delete', object, recordId: String(current.id), action: null, payload: {}, expectedVersion: Number(current.version) };
+    proposal = { kind: 'delete', object, recordId: String(current.id), action: null, payload: {}, expectedVersion: Number(current.version), seen: current };
   } else {
     const action = deps.actions?.get(name.slice('action_'.length));
     if (!action) badArgs(`no action '${name.slice('action_'.length)}'`);
-    let recordId: string | null = null;
-    let version: number | null = null;
-    if (action.object) {
-      const current = await seen(deps, action.object, str(args, 'recordId'));
-      recordId = String(current.id);
-      version = Number(current.version);
-    }
-    proposal = { kind: 'action', object: action.object, recordId, action: action.name, payload: args, expectedVersion: version };
+    let current: DataRecord | null = null;
+    if (action.object) current = await seen(deps, action.object, str(args, 'recordId'));
+    proposal = { kind: 'action', object: action.object, recordId: current ? String(current.id) : null, action: action.name, payload: args, expectedVersion: current ? Number(current.version) : null, seen: current };
   }
   const id = await deps.propose(proposal);
   return { pendingActionId: id, status: 'pending', note: 'Queued for human approval: nothing has changed yet.' };

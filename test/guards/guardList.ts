@@ -387,6 +387,13 @@ export const GUARDS: Guard[] = [
     tests: ["test/ai/agents.test.ts"],
     what: "a member reads and decides the pending actions of others' conversations",
   },
+  {
+    id: "ai.seenFieldSecurity", area: "AI queue", file: "plugins/ai/pendingActions.ts",
+    original: "seen = Object.fromEntries(Object.entries(seen).filter(([field]) => readable.has(field)));",
+    mutation: "seen = { ...seen };",
+    tests: ["test/ai/pendingSeen.test.ts"],
+    what: "an approver reads, in the record a model proposed on, a field hidden from her",
+  },
 
   // MCP host checks
   {
