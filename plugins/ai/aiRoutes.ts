@@ -38,7 +38,7 @@ const pendingAction = {
     kind: { type: 'string', enum: ['create', 'update', 'delete', 'action'] }, object: nullable('string'), recordId: nullable('string'), action: nullable('string'),
     payload: anything, expectedVersion: nullable('integer'), seen: { type: ['object', 'null'], additionalProperties: true }, conversationId: { type: 'string' }, proposedBy: { type: 'string' },
     decidedBy: nullable('string'), decidedAt: nullable('string'), expiresAt: { type: 'string' }, result: anything, error: anything, createdAt: { type: 'string' },
-    canApprove: { type: 'boolean' }, canReject: { type: 'boolean' },
+    canApprove: { type: 'boolean' }, canReject: { type: 'boolean' }, people: { type: 'object', additionalProperties: { type: 'string' } },
   },
   required: ['id', 'status', 'kind', 'seen', 'conversationId', 'proposedBy', 'expiresAt', 'canApprove', 'canReject'],
 };

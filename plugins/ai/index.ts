@@ -25,7 +25,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['http.routes', 'data.engine', 'metadata.registry', 'runtime.info'],
-  optional: ['actions.registry', 'events.counter', 'audit.record', 'settings.store', 'access.grants'],
+  optional: ['actions.registry', 'events.counter', 'audit.record', 'settings.store', 'access.grants', 'auth.identity'],
   options: aiOptionsSchema,
   async register(ctx) {
     const metadata = ctx.resolve('metadata.registry');
@@ -46,9 +46,11 @@ export default definePlugin({
     const limiter = sharedUsageLimiter(ctx.options.limits, createUsageLimiter(ctx.options.limits));
     limiters.set(ctx, limiter);
     const access = ctx.resolve('access.grants');
+    const identity = ctx.resolve('auth.identity');
     const pending = createPendingActions({
       engine, actions, ttlDays: ctx.options.pendingActionTtlDays, allowSelfApproval: ctx.options.allowSelfApproval,
       ...(access ? { readableFields: (dataCtx, object, fields) => access.readableFields(dataCtx, object, fields) } : {}),
+      ...(identity ? { userNames: async (env, ids) => new Map((await identity.contactsOf(env, ids)).map((c) => [c.id, c.name])) } : {}),
     });
     const conversations = createConversations({ engine, metadata, actions, catalogs, limiter, pending, maxSteps: ctx.options.maxSteps, maxToolRows: ctx.options.maxToolRows });
     const routes = ctx.resolve('http.routes');

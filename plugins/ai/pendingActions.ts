@@ -46,10 +46,12 @@ export interface PendingActionView {
   canApprove: boolean;
   /** Whether the reader may reject it now: pending and ai:approve held. */
   canReject: boolean;
+  /** The names of the users it mentions (proposedBy, decidedBy), id -> name. */
+  people: Record<string, string>;
 }
 
 /** The row as the API shows it, before what depends on its reader (seen, canApprove, canReject). */
-function rowView(row: DataRecord): Omit<PendingActionView, 'seen' | 'canApprove' | 'canReject'> {
+function rowView(row: DataRecord): Omit<PendingActionView, 'seen' | 'canApprove' | 'canReject' | 'people'> {
   return {
     id: String(row.id),
     status: String(row.status),
@@ -99,11 +101,20 @@ export function createPendingActions(deps: {
   allowSelfApproval: boolean;
   /** Field-level security of the reader (access.grants); absent, every field is readable. */
   readableFields?: (ctx: DataContext, object: string, fields: readonly string[]) => Promise<string[]>;
+  /** Display names of users (auth.identity); absent, `people` is empty. */
+  userNames?: (environmentId: string, userIds: readonly string[]) => Promise<Map<string, string>>;
 }): PendingActions {
   const { engine } = deps;
+  const mentioned = (row: DataRecord) => [String(row.proposed_by), ...(row.decided_by ? [String(row.decided_by)] : [])];
+
+  async function namesOf(caller: Caller, rows: readonly DataRecord[]): Promise<Map<string, string>> {
+    const ids = [...new Set(rows.flatMap(mentioned))];
+    return deps.userNames && ids.length > 0 ? deps.userNames(caller.environmentId, ids) : new Map();
+  }
 
   /** The action as this caller reads it: the seen record cut to the fields the caller may read, and what the caller may decide. */
-  async function viewFor(caller: Caller, row: DataRecord): Promise<PendingActionView> {
+  async function viewFor(caller: Caller, row: DataRecord, names?: Map<string, string>): Promise<PendingActionView> {
+    const known = names ?? await namesOf(caller, [row]);
     let seen = (row.seen as DataRecord | null | undefined) ?? null;
     if (seen && deps.readableFields && row.object) {
       const readable = new Set(await deps.readableFields(asCaller(caller), String(row.object), Object.keys(seen)));
@@ -112,7 +123,8 @@ export function createPendingActions(deps: {
     const pending = row.status === 'pending' && Date.parse(String(row.expires_at)) > Date.now();
     const approver = isApprover(caller.principal);
     const own = String(row.proposed_by) === caller.principal.userId;
-    return { ...rowView(row), seen, canApprove: pending && approver && (deps.allowSelfApproval || !own), canReject: pending && approver };
+    const people = Object.fromEntries(mentioned(row).flatMap((id) => (known.get(id) ? [[id, known.get(id)!]] : [])));
+    return { ...rowView(row), seen, canApprove: pending && approver && (deps.allowSelfApproval || !own), canReject: pending && approver, people };
   }
 
   async function sweep(caller: Caller): Promise<void> {
@@ -224,7 +236,8 @@ export function createPendingActions(deps: {
       if (!isApprover(caller.principal)) where.owner_id = caller.principal.userId;
       if (query.status) where.status = query.status;
       const result = await engine.query(PENDING_OBJECT, { where, orderBy: [{ field: 'created_at', order: 'desc' }, { field: 'id', order: 'desc' }], limit: query.limit, offset: query.offset }, system(caller));
-      return { items: await Promise.all(result.items.map((row) => viewFor(caller, row))), total: result.total ?? result.items.length };
+      const names = await namesOf(caller, result.items);
+      return { items: await Promise.all(result.items.map((row) => viewFor(caller, row, names))), total: result.total ?? result.items.length };
     },
 
     async get(caller, id) {

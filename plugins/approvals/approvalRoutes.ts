@@ -64,6 +64,7 @@ const requestSummary = {
     step: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string' }, label: { type: 'string' } } },
     progress: { type: 'string' }, cycle: { type: 'integer' }, revisions: { type: 'integer' }, maxRevisions: { type: 'integer' },
     submittedBy: { type: 'string' }, submittedAt: { type: 'string' }, dueAt: { type: ['string', 'null'] }, escalated: { type: 'boolean' }, completedAt: { type: ['string', 'null'] },
+    people: { type: 'object', additionalProperties: { type: 'string' } },
   },
   required: ['id', 'process', 'status', 'step', 'progress'],
 };

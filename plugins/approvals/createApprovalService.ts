@@ -15,6 +15,7 @@ import {
 } from './names.ts';
 import { positionMembers } from './positionMembers.ts';
 import { snapshotOf, type ProcessCatalog, type ProcessSnapshot } from './processCatalog.ts';
+import { mentionedUsers } from './mentionedUsers.ts';
 import { currentVotes, requestView, type AttachmentInfo } from './requestView.ts';
 import { buildSlate, replaceApprover, tally, type StepSlate } from './stepSlate.ts';
 
@@ -28,6 +29,8 @@ export interface ApprovalDeps {
   flows?: FlowsRunner | undefined;
   /** Known users: a reassign to an id that names no user is refused (unchecked without auth.identity). */
   knownUsers?: (environmentId: string, userIds: readonly string[]) => Promise<string[]>;
+  /** The display names of users (at most 500 ids), for `people`; absent without auth.identity. */
+  userNames?: (environmentId: string, userIds: readonly string[]) => Promise<Map<string, string>>;
   log: Logger;
 }
 
@@ -151,7 +154,14 @@ export function createApprovalService(deps: ApprovalDeps) {
 
   async function view(env: string, id: string) {
     const request = await engine.get(REQUEST_OBJECT, id, {}, system(env));
-    return requestView(request, await decisionsOf(engine, env, id), await attachmentsOf(env, id), true);
+    return (await named(env, [requestView(request, await decisionsOf(engine, env, id), await attachmentsOf(env, id), true)]))[0]!;
+  }
+
+  /** Each view with `people`: the names of the users it mentions (id -> name; an id without a name is left out). */
+  async function named<T extends Parameters<typeof mentionedUsers>[0]>(env: string, views: T[]): Promise<Array<T & { people: Record<string, string> }>> {
+    const wanted = [...new Set(views.flatMap(mentionedUsers))].slice(0, 500);
+    const names = deps.userNames && wanted.length > 0 ? await deps.userNames(env, wanted) : new Map<string, string>();
+    return views.map((v) => ({ ...v, people: Object.fromEntries(mentionedUsers(v).flatMap((id) => (names.get(id) ? [[id, names.get(id)!]] : []))) }));
   }
 
   async function submit(env: string, principalIn: Principal | null, body: { process: string; recordId: string }) {
@@ -383,7 +393,7 @@ export function createApprovalService(deps: ApprovalDeps) {
       if (!votes.nextCursor) break;
       cursor = votes.nextCursor;
     }
-    return requests.map((row) => requestView(row, byRequest.get(String(row.id)) ?? [], [], false));
+    return named(env, requests.map((row) => requestView(row, byRequest.get(String(row.id)) ?? [], [], false)));
   }
 
   /**
@@ -414,7 +424,7 @@ export function createApprovalService(deps: ApprovalDeps) {
   async function get(env: string, principalIn: Principal | null, id: string) {
     const principal = caller(principalIn);
     const { request, decisions } = await visible(env, principal, id);
-    return requestView(request, decisions, await attachmentsOf(env, id), true);
+    return (await named(env, [requestView(request, decisions, await attachmentsOf(env, id), true)]))[0]!;
   }
 
   async function attachment(env: string, principalIn: Principal | null, id: string, attachmentId: string): Promise<DataRecord> {

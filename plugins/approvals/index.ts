@@ -42,6 +42,7 @@ export default definePlugin({
     });
     const identity = ctx.resolve('auth.identity');
     const knownUsers = identity ? async (env: string, ids: readonly string[]) => (await identity.contactsOf(env, ids)).map((c) => c.id) : undefined;
+    const userNames = identity ? async (env: string, ids: readonly string[]) => new Map((await identity.contactsOf(env, ids)).map((c) => [c.id, c.name])) : undefined;
     const declaredObjects = new Set<string>();
     declaredObjectSets.set(ctx, declaredObjects);
     const bus = ctx.resolve('events.bus');
@@ -56,6 +57,7 @@ export default definePlugin({
     const jobs = ctx.resolve('jobs.queue');
     const service = createApprovalService({
       ...(knownUsers ? { knownUsers } : {}),
+      ...(userNames ? { userNames } : {}),
       engine, access: ctx.resolve('access.grants'), catalog, jobs, notify: ctx.resolve('notifications.send'), actions, flows, log: ctx.log,
     });
     jobs.handle<{ requestId: string; cycle: number; step: number }>(ESCALATE_JOB, (job) => service.escalate(job.environmentId, job.data));

@@ -49,5 +49,7 @@ for (const driver of await databaseCases()) {
     const approved = await s.send('POST', `/api/v1/ai/pending-actions/${create}/approve`, s.approver);
     t.equal(approved.status, 200, approved.text);
     t.same([approved.body.status, approved.body.canApprove, approved.body.canReject], ['applied', false, false], 'decided: nothing more to decide');
+    t.same(Object.keys(approved.body.people).sort(), [s.approver.id, s.reader.id].sort(), 'it names its proposer and its approver (people: id -> name)');
+    t.ok(Object.values(approved.body.people).every((name) => typeof name === 'string' && name.length > 0), 'by their names');
   });
 }

@@ -197,6 +197,11 @@ t.test('approvals', async (t) => {
       t.same(after.body.requests.map((r: { status: string; progress: string }) => [r.status, r.progress]), [['approved', 'Approved (1 of 1 steps)']]);
       const decider = await w.as('a1', 'GET', url);
       t.same(decider.body.requests.map((r: { id: string }) => r.id), [id], 'the approver who decided still sees it');
+      t.same(decider.body.requests[0].people, { [users.owner.id]: 'ap-owner' }, "a summary names its submitter (people: id -> name)");
+      const detail = await w.as('owner', 'GET', `${REQ}/${id}`);
+      t.equal(detail.body.people[users.a1.id], 'ap-a1', 'a request names the approvers and deciders it mentions');
+      t.equal(detail.body.people[users.owner.id], 'ap-owner');
+      t.notOk(users.outsider.id in detail.body.people, 'and no one else');
     });
 
     await t.test('quorum 5 with 2 approvers clamps to 2, reported at load and at run time', async (t) => {
