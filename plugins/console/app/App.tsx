@@ -4,11 +4,17 @@ import { AdminLoader } from './components/AdminLoader.tsx';
 import { Shell } from './components/Shell.tsx';
 import { environment, location } from './route.ts';
 import { ApiKeys } from './screens/ApiKeys.tsx';
+import { forgetInbox } from './inbox.ts';
+import { AiAction } from './screens/AiAction.tsx';
+import { AiActions } from './screens/AiActions.tsx';
+import { ApprovalRequest } from './screens/ApprovalRequest.tsx';
+import { Approvals } from './screens/Approvals.tsx';
 import { ChangePassword } from './screens/ChangePassword.tsx';
 import { Device } from './screens/Device.tsx';
 import { Home } from './screens/Home.tsx';
 import { Import } from './screens/Import.tsx';
 import { ListView } from './screens/ListView.tsx';
+import { Notifications } from './screens/Notifications.tsx';
 import { Outbox } from './screens/Outbox.tsx';
 import { RecordPage } from './screens/RecordPage.tsx';
 import { ResetPassword } from './screens/ResetPassword.tsx';
@@ -34,6 +40,11 @@ function Screen() {
     if (!isAdmin(currentUser())) return <section><h1>Administrators only</h1><p>This screen is for the environment's administrators.</p></section>;
     return <AdminLoader parts={parts.slice(1)} query={query} />;
   }
+  if (parts[0] === 'approvals' && parts[1]) return <ApprovalRequest id={parts[1]} />;
+  if (parts[0] === 'approvals') return <Approvals />;
+  if (parts[0] === 'ai-actions' && parts[1]) return <AiAction id={parts[1]} />;
+  if (parts[0] === 'ai-actions') return <AiActions />;
+  if (parts[0] === 'notifications') return <Notifications />;
   if (parts.length === 0) return <Home />;
   return <section><h1>Not found</h1><p>There is no screen at this address.</p></section>;
 }
@@ -42,11 +53,12 @@ export function App() {
   const env = environment.value;
   useEffect(() => {
     forgetCatalog();
+    forgetInbox();
     void loadSession();
   }, [env]);
   const state = session.value;
   useEffect(() => {
-    if (state.status !== 'signedIn') forgetCatalog();
+    if (state.status !== 'signedIn') { forgetCatalog(); forgetInbox(); }
   }, [state.status]);
   // The page a password-reset link leads to: whoever follows it, signed in or not.
   if (location.value.path === '/reset-password') return <ResetPassword />;

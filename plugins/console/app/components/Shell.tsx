@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { defaultViewOf, defaultViews, loadViews, views, type ViewDoc } from '../catalog.ts';
+import { aiQueue, probeAiQueue, refreshUnread, unread } from '../inbox.ts';
 import { href, location, navigate } from '../route.ts';
 import { isAdmin, session, signOut } from '../session.ts';
 
@@ -48,6 +49,14 @@ export function Shell({ children }: { children: ComponentChildren }) {
       }
     })();
   }, []);
+  // The unread count: on every screen change, and every half minute while the page is open.
+  const place = location.value;
+  useEffect(() => { void refreshUnread(); }, [place]);
+  useEffect(() => {
+    if (aiQueue.value === null) void probeAiQueue();
+    const timer = setInterval(() => void refreshUnread(), 30_000);
+    return () => clearInterval(timer);
+  }, []);
   const list = views.value ?? [];
   const objects = defaultViews(list);
   const own = objects.filter((v) => !v.system);
@@ -63,10 +72,21 @@ export function Shell({ children }: { children: ComponentChildren }) {
           <label for="global-search" class="visually-hidden">Search records</label>
           <input id="global-search" type="search" placeholder="Search records" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
         </form>
+        <a class="bell" id="notifications-link" href={href('/notifications')}>
+          Notifications{unread.value ? <><span class="badge" id="unread-count">{unread.value}</span><span class="visually-hidden"> unread</span></> : null}
+        </a>
         <span class="who">{user?.email}</span>
         <button type="button" id="sign-out" onClick={() => void signOut()}>Sign out</button>
       </header>
       <nav id="nav" aria-label="Main">
+        <section>
+          <h2>Inbox</h2>
+          <ul>
+            <li><a href={href('/approvals')}>Approvals</a></li>
+            {aiQueue.value ? <li><a href={href('/ai-actions')}>AI actions</a></li> : null}
+            <li><a href={href('/notifications')}>Notifications</a></li>
+          </ul>
+        </section>
         {books.map((book) => (
           <section key={book.name} class="book">
             <h2>{book.label}</h2>

@@ -3,7 +3,9 @@ import { api, ApiError } from '../api.ts';
 import { recordView, type ViewDetail } from '../catalog.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { FieldInput } from '../components/FieldInput.tsx';
+import { RecordApprovals } from '../components/RecordApprovals.tsx';
 import { RecordTabs } from '../components/RecordTabs.tsx';
+import type { RecordLock } from '../approvals.ts';
 import { holds } from '../conditions.ts';
 import { href, navigate } from '../route.ts';
 import { noticeAuthError } from '../session.ts';
@@ -31,11 +33,13 @@ export function RecordPage({ object, id, from }: { object: string; id: string; f
   const [trashed, setTrashed] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [lock, setLock] = useState<RecordLock | null>(null);
+  const [approvalsTick, setApprovalsTick] = useState(0);
 
   const fail = (e: unknown) => { noticeAuthError(e); setError(e); };
 
   useEffect(() => {
-    setDetail(null); setBack(null); setStored(null); setValues({}); setChanged(new Set()); setErrors({}); setError(null); setMissing(false); setConflict(false); setTrashed(false); setSaved(null);
+    setDetail(null); setBack(null); setStored(null); setValues({}); setChanged(new Set()); setErrors({}); setError(null); setMissing(false); setConflict(false); setTrashed(false); setSaved(null); setLock(null);
     void (async () => {
       try {
         const shown = await recordView(object, from);
@@ -78,10 +82,12 @@ export function RecordPage({ object, id, from }: { object: string; id: string; f
   const fields = detail.fields;
   const layout = detail.form?.sections ?? [{ label: detail.objectLabel, fields: Object.keys(fields) }];
   const visible = (name: string) => holds(fields[name]?.visibleWhen, values, true);
+  // Locked by a pending approval request, unless the user is an approver of its current step.
+  const locked = lock !== null && !lock.approver;
   const disabled = (name: string) => {
     const field = fields[name]!;
-    // Read-only in metadata, computed, or readable but not writable by this user (field-level security).
-    if (field.readonly || COMPUTED.has(field.type) || trashed || detail.readOnlyFields?.includes(name)) return true;
+    // Read-only in metadata, computed, readable but not writable by this user (field-level security), or locked by a pending approval.
+    if (field.readonly || COMPUTED.has(field.type) || trashed || locked || detail.readOnlyFields?.includes(name)) return true;
     return !creating && stored !== null && holds(field.readonlyWhen, stored, false);
   };
   const required = (name: string) => Boolean(fields[name]!.required) || holds(fields[name]!.requiredWhen, values, false);
@@ -93,6 +99,7 @@ export function RecordPage({ object, id, from }: { object: string; id: string; f
   };
   const handle = (e: unknown) => {
     if (e instanceof ApiError && e.code === 'CONCURRENT_UPDATE') { setConflict(true); setError(null); return; }
+    if (e instanceof ApiError && e.code === 'RECORD_LOCKED') setApprovalsTick((n) => n + 1);
     if (e instanceof ApiError && (e.code === 'VALIDATION_ERROR' || e.status === 400 || e.status === 403)) setErrors(e.fieldErrors());
     fail(e);
   };
@@ -156,11 +163,18 @@ export function RecordPage({ object, id, from }: { object: string; id: string; f
           <div class="actions">
             {trashed
               ? <button type="button" id="restore-record" class="primary" onClick={() => void restore()}>Restore</button>
-              : <button type="button" id="delete-record" class="danger" onClick={() => void remove()}>Delete</button>}
+              : <button type="button" id="delete-record" class="danger" disabled={locked} onClick={() => void remove()}>Delete</button>}
           </div>
         ) : null}
       </header>
       {trashed ? <p class="notice" role="status" id="trashed">This record is in the trash.</p> : null}
+      {lock ? (
+        <p class="notice warning" role="status" id="record-lock" data-approver={String(lock.approver)}>
+          {lock.approver
+            ? `This record awaits approval (${lock.processLabel}, step ${lock.step.label}): as an approver of this step you may still change it.`
+            : `Locked: this record awaits approval (${lock.processLabel}, step ${lock.step.label}). Changes are refused until the request is decided.`}
+        </p>
+      ) : null}
       {conflict ? (
         <div class="notice warning" role="alert" id="conflict">
           <p>Someone else changed this record since you opened it (CONCURRENT_UPDATE).</p>
@@ -184,8 +198,9 @@ export function RecordPage({ object, id, from }: { object: string; id: string; f
             </fieldset>
           );
         })}
-        {!trashed ? <div class="form-actions"><button type="submit" id="save-record" class="primary" disabled={busy}>{busy ? 'Saving…' : creating ? 'Create' : 'Save'}</button></div> : null}
+        {!trashed && !locked ? <div class="form-actions"><button type="submit" id="save-record" class="primary" disabled={busy}>{busy ? 'Saving…' : creating ? 'Create' : 'Save'}</button></div> : null}
       </form>
+      {!creating && !trashed && stored ? <RecordApprovals object={object} id={id} tick={approvalsTick} onLock={setLock} /> : null}
       {!creating && !trashed && stored ? <RecordTabs key={id} detail={detail} id={id} version={stored.version} /> : null}
     </section>
   );
