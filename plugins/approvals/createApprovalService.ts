@@ -4,9 +4,11 @@ import type { Principal } from '../../capabilities/authSession.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { FlowsRunner } from '../../capabilities/flowsRunner.ts';
 import type { JobsQueue } from '../../capabilities/jobsQueue.ts';
+import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import type { NotificationsSend } from '../../capabilities/notificationsSend.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { codedError, isCodedError } from '../../kernel/errors.ts';
+import { apiObject } from '../../metadata/apiObject.ts';
 import type { ApprovalOutcome } from '../../metadata/approvalTypes.ts';
 import { readDecisionBody, type DecisionBody } from './decisionBody.ts';
 import { runOutcome } from './runOutcome.ts';
@@ -21,6 +23,7 @@ import { buildSlate, replaceApprover, tally, type StepSlate } from './stepSlate.
 
 export interface ApprovalDeps {
   engine: DataEngine;
+  metadata: MetadataRegistry;
   access: AccessGrants;
   catalog: ProcessCatalog;
   jobs: JobsQueue;
@@ -403,6 +406,8 @@ export function createApprovalService(deps: ApprovalDeps) {
    */
   async function forRecord(env: string, principalIn: Principal | null, object: string, recordId: string) {
     const principal = caller(principalIn);
+    // As GET /data/:object/:id answers: an object the API does not serve, or a record hidden or missing, is 404.
+    apiObject(deps.metadata, object, 'get');
     await engine.get(object, recordId, { select: ['id'] }, { environmentId: env, principal });
     const rows = await engine.query(REQUEST_OBJECT, { where: { record_object: object, record_id: recordId }, orderBy: [{ field: 'created_at', order: 'desc' }, { field: 'id', order: 'desc' }], limit: RECORD_REQUESTS }, system(env), { total: false });
     const ids = rows.items.map((r) => String(r.id));

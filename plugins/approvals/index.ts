@@ -58,7 +58,7 @@ export default definePlugin({
     const service = createApprovalService({
       ...(knownUsers ? { knownUsers } : {}),
       ...(userNames ? { userNames } : {}),
-      engine, access: ctx.resolve('access.grants'), catalog, jobs, notify: ctx.resolve('notifications.send'), actions, flows, log: ctx.log,
+      engine, metadata, access: ctx.resolve('access.grants'), catalog, jobs, notify: ctx.resolve('notifications.send'), actions, flows, log: ctx.log,
     });
     jobs.handle<{ requestId: string; cycle: number; step: number }>(ESCALATE_JOB, (job) => service.escalate(job.environmentId, job.data));
     addApprovalRoutes(ctx.resolve('http.routes'), service, catalog, ctx.resolve('audit.record'));

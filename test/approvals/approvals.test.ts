@@ -188,6 +188,9 @@ t.test('approvals', async (t) => {
       t.notOk(JSON.stringify(hidden.body).includes('memo_review'), 'and says nothing of its lock');
       const missing = await w.as('owner', 'GET', '/api/v1/approvals/records/memo/no-such-record');
       t.equal(missing.status, 404, 'a missing record too');
+      const unknown = await w.as('owner', 'GET', '/api/v1/approvals/records/no_such_object/x1');
+      t.equal(unknown.status, 404, 'and an object the API does not serve');
+      t.equal(unknown.body.error.code, 'NOT_FOUND');
       const anonymous = await w.rt.inject({ method: 'GET', url });
       t.equal(anonymous.statusCode, 401, 'a session is needed');
 
