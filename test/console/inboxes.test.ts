@@ -228,6 +228,10 @@ async function twoStepApproval(t: Test, run: Run): Promise<void> {
     await page.goto(`${server.url}/console/approvals/${requestId}`);
     await page.locator('.approval-history li').nth(5).waitFor(WAIT);
     await shoot('approval-request');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await accessible(t, 'approval request at phone width');
+    t.equal(await page.evaluate(() => { const g = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number }; return g.document.documentElement.scrollWidth <= g.innerWidth; }), true, 'nothing overflows a phone-width screen');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.locator('#notifications-link').click();
     await page.locator('#mark-all-read').click();
     t.equal(await unreadCount(page, 0), 0, 'mark all read: the count goes down to none');
