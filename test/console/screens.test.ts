@@ -117,6 +117,8 @@ async function trash(t: Test, { server, page, token, accessible, shoot }: Run): 
     await page.goto(`${server.url}/console/views/ticket.all_tickets`);
     await page.locator('#open-trash').click();
     await page.locator('.trash-list li').nth(1).waitFor(WAIT);
+    // The heading names the object once its view is read, which may come after the list.
+    await page.locator('h1', { hasText: 'Trash of' }).waitFor(WAIT);
     t.equal(await page.locator('h1').textContent(), 'Trash of tickets', 'the trash of the object');
     const listed = async () => page.locator('.trash-list li').evaluateAll((lis) => lis.map((li) => [li.getAttribute('data-id'), li.querySelector('span')?.textContent]));
     t.same((await listed()).sort(), [[chair, 'Broken chair'], [shelf, 'Dusty shelf']].sort(), 'the two deleted records, by their name, and not the kept one');

@@ -29,7 +29,8 @@ export function useLookupNames(rows: ReadonlyArray<Record<string, unknown>> | nu
   return names;
 }
 
-async function namesOf(object: string, ids: string[]): Promise<Map<string, string>> {
+/** The names of these records of one object the user may read (one list request per page size of ids); the others are left out. */
+export async function namesOf(object: string, ids: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   try {
     const view = await objectView(object);
