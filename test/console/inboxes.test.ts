@@ -2,11 +2,12 @@
  * The console's inboxes in Debian's Chromium against `osr start`, on SQLite and PostgreSQL: a
  * two-step approval (the submitter submits from the record page, approver 1 approves from the
  * inbox, approver 2 sends it back with a comment, the submitter resubmits, both approve; the
- * record's lock shown while pending and lifted after); a model's proposals (made through the
- * conversation API against a local OpenAI-compatible server) seen pending by their proposer, who
- * lacks ai:approve, and decided by an approver from the diff screen (the created record then in the
- * list view); the unread count of the notifications going up and down as they are read. axe-core
- * checks every screen; the SQLite run takes the screenshots docs/console.md shows.
+ * record's lock shown while pending and lifted after); a reassignment and a rejection, each with its
+ * comment; a model's proposals (made through the conversation API against a local
+ * OpenAI-compatible server) seen pending by their proposer, who lacks ai:approve, and decided by an
+ * approver from the diff screen (the created record then in the list view); the unread count of the
+ * notifications going up and down as they are read. axe-core checks every screen; the SQLite run
+ * takes the screenshots docs/console.md shows.
  */
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -33,6 +34,7 @@ interface Run {
   sam: User;
   ann: User;
   bob: User;
+  cy: User;
   accessible: Check;
   shoot: (name: string) => Promise<void>;
   as(user: User): Promise<void>;
@@ -71,18 +73,20 @@ if (chromiumPresent(t)) {
       const sam = await user('sam', 'Sam Submitter', ['ai:chat', 'ai:read']);
       const ann = await user('ann', 'Ann Approver', []);
       const bob = await user('bob', 'Bob Approver', ['ai:chat', 'ai:read', 'ai:approve']);
+      const cy = await user('cy', 'Cy Checker', []);
       const as = async (who: User) => {
         await page.locator('#sign-out').click();
         await signIn(page, who.email, PASSWORD);
         await page.locator('#notifications-link').waitFor(WAIT);
       };
       const run: Run = {
-        server, page, fake, admin, sam, ann, bob, as,
+        server, page, fake, admin, sam, ann, bob, cy, as,
         accessible: async (t, screen) => t.same(await axeViolations(page), [], `axe: no serious or critical violation on ${screen}`),
         shoot: async (name) => { if (c.name === 'sqlite') await screenshot(page, name); },
       };
 
       await twoStepApproval(t, run);
+      await reassignAndReject(t, run);
       await aiActions(t, run);
 
       t.same(errors, [], 'no script error and no CSP violation in the page');
@@ -236,6 +240,43 @@ async function twoStepApproval(t: Test, run: Run): Promise<void> {
     await page.locator('#mark-all-read').click();
     t.equal(await unreadCount(page, 0), 0, 'mark all read: the count goes down to none');
     t.equal((await server.api('GET', '/notifications?unread=true', undefined, sam.token)).body.total, 0, 'as the API counts');
+  });
+}
+
+async function reassignAndReject(t: Test, run: Run): Promise<void> {
+  const { server, page, sam, ann, cy, as, accessible } = run;
+  await t.test('an approver reassigns her place with a comment; the new approver rejects with a comment', async (t) => {
+    const project = await server.api('POST', '/data/project', { name: 'Heat pump', budget: 9000 }, sam.token);
+    const submitted = await server.api('POST', REQ, { process: 'project_budget', recordId: project.body.id }, sam.token);
+    t.equal(submitted.status, 201, 'submitted through the API');
+    const requestId = String(submitted.body.id);
+
+    await as(ann);
+    await page.locator('#nav a', { hasText: 'Approvals' }).click();
+    await page.locator(`#assigned-requests li[data-id="${requestId}"] a`, { hasText: 'Project budget' }).click();
+    await page.locator('[data-action="reassign"]').waitFor(WAIT);
+    t.equal(await page.locator('[data-action="reassign"]').isDisabled(), true, 'reassign waits for a user');
+    await page.locator('.approval-to').fill(cy.id);
+    await page.locator('.approval-comment').fill('Cy knows heat pumps');
+    await page.locator('[data-action="reassign"]').click();
+    await page.locator('.approval-history li[data-kind="reassign"]').waitFor(WAIT);
+    t.match(await page.locator('.approval-history li[data-kind="reassign"]').textContent(), /^Reassigned by you on step Review \(to Cy Checker\)/, 'the history says to whom, by name');
+    t.equal(await page.locator('.approval-history li[data-kind="reassign"] .decision-comment').textContent(), 'Cy knows heat pumps', 'with the comment');
+    t.equal(await page.locator('[data-action="approve"]').count(), 0, 'her place is gone, and her buttons with it');
+
+    await as(cy);
+    t.equal(await unreadCount(page, 1), 1, 'the new approver is notified');
+    await page.locator('#nav a', { hasText: 'Approvals' }).click();
+    await page.locator(`#assigned-requests li[data-id="${requestId}"] a`, { hasText: 'Project budget' }).click();
+    await page.locator('[data-action="reject"]').waitFor(WAIT);
+    await page.locator('.approval-comment').fill('Over the yearly budget');
+    await page.locator('[data-action="reject"]').click();
+    await page.locator('.approval-request[data-status="rejected"]').waitFor(WAIT);
+    t.equal(await page.locator(`#progress-${requestId}`).textContent(), 'Rejected on step Review', 'rejected');
+    t.equal(await page.locator('.approval-history li[data-kind="reject"] .decision-comment').textContent(), 'Over the yearly budget', 'with the comment');
+    await accessible(t, 'rejected request');
+    const state = await server.api('GET', `/approvals/records/project/${project.body.id}`, undefined, sam.token);
+    t.same([state.body.lock, state.body.requests[0].status], [null, 'rejected'], 'the API agrees: rejected, and the lock lifted');
   });
 }
 
