@@ -33,3 +33,4 @@ export * from './dataIndexAdvice.ts';
 export * from './auditRecord.ts';
 export * from './settingsStore.ts';
 export * from './devOutbox.ts';
+export * from './kernelPlugins.ts';

@@ -34,10 +34,11 @@ import { auditRecord } from './auditRecord.ts';
 import { dataWriteTokens } from './dataWriteTokens.ts';
 import { settingsStore } from './settingsStore.ts';
 import { devOutbox } from './devOutbox.ts';
+import { kernelPlugins } from './kernelPlugins.ts';
 
 const definitions = [httpRoutes, httpServer, authSession, hooksRegistry, retentionRegister, runtimeInfo, secretsKeys, metadataRegistry, dataEngine, dataDatabase, emailSend, authIdentity, searchIndex, accessGrants, dataScopes,
   smsSend, jobsQueue, eventsBus, eventsCounter, actionsRegistry, notificationsSend, lifecycleRetention,
-  flowsRunner, automationSweep, ioExport, mcpServer, dataIndexAdvice, auditRecord, settingsStore, dataWriteTokens, devOutbox] as const;
+  flowsRunner, automationSweep, ioExport, mcpServer, dataIndexAdvice, auditRecord, settingsStore, dataWriteTokens, devOutbox, kernelPlugins] as const;
 
 type Definition = (typeof definitions)[number];
 

@@ -82,6 +82,8 @@ export function createKernel(options: KernelOptions): Kernel {
   // Plugins get read-only views: the stores' add/remove stay with the kernel.
   provided.set('hooks.registry', [{ provider: KERNEL_PROVIDER, service: hooks.view() }]);
   provided.set('retention.register', [{ provider: KERNEL_PROVIDER, service: retention.view() }]);
+  // Read through a function: the states are the kernel's own, as they are when asked.
+  provided.set('kernel.plugins', [{ provider: KERNEL_PROVIDER, service: Object.freeze({ states: () => kernel.states() }) }]);
   if (options.secrets) provided.set('secrets.keys', [{ provider: KERNEL_PROVIDER, service: options.secrets }]);
   if (options.runtimeInfo) provided.set('runtime.info', [{ provider: KERNEL_PROVIDER, service: Object.freeze({ ...options.runtimeInfo }) }]);
   const kernelProvided = [...provided.keys()];

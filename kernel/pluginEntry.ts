@@ -16,4 +16,4 @@ export interface PluginEntry {
 
 /** Tokens the kernel provides itself; no plugin may provide them. */
 export const KERNEL_PROVIDER = 'kernel';
-export const KERNEL_TOKENS = ['hooks.registry', 'retention.register', 'runtime.info', 'secrets.keys'] as const;
+export const KERNEL_TOKENS = ['hooks.registry', 'retention.register', 'runtime.info', 'secrets.keys', 'kernel.plugins'] as const;

@@ -58,3 +58,39 @@ export async function deliveryRun(db: SideTableAccess, flow: string, deliveryId:
 export async function releaseDelivery(db: SideTableAccess, flow: string, deliveryId: string): Promise<void> {
   await db.knex(DELIVERY_TABLE).where({ flow, delivery_id: deliveryId }).delete();
 }
+
+/** An accepted delivery as operators read it: its flow, the sender's delivery id if any, when, and its run. */
+export interface DeliveryListItem {
+  flow: string;
+  /** The sender's `X-OSR-Delivery`, or null when it sent none. */
+  deliveryId: string | null;
+  receivedAt: string;
+  /** Null while the run is being started. */
+  runId: string | null;
+}
+
+/** Where a page of deliveries starts: after this one (newest first). */
+export interface DeliveryCursor {
+  receivedAt: string;
+  key: string;
+}
+
+/**
+ * Accepted deliveries, newest first, `limit` of them after `after`: one per signed request (its
+ * signature's row), with the sender's delivery id found through the run both rows name.
+ */
+export async function listDeliveries(db: SideTableAccess, options: { flow?: string; limit: number; after?: DeliveryCursor }): Promise<{ items: DeliveryListItem[]; next: DeliveryCursor | null }> {
+  if (!(await db.knex.schema.hasTable(DELIVERY_TABLE))) return { items: [], next: null };
+  const query = db.knex(DELIVERY_TABLE).select('flow', 'delivery_id', 'received_at', 'run_id').where('delivery_id', 'like', 'v1 %');
+  if (options.flow) query.andWhere({ flow: options.flow });
+  const after = options.after;
+  if (after) query.andWhere((w) => w.where('received_at', '<', after.receivedAt).orWhere((same) => same.where('received_at', '=', after.receivedAt).andWhere('delivery_id', '<', after.key)));
+  const rows = (await query.orderBy([{ column: 'received_at', order: 'desc' }, { column: 'delivery_id', order: 'desc' }]).limit(options.limit + 1)) as Array<{ flow: string; delivery_id: string; received_at: string; run_id: string | null }>;
+  const page = rows.slice(0, options.limit);
+  const runs = [...new Set(page.map((r) => r.run_id).filter((id): id is string => id !== null))];
+  const named = runs.length === 0 ? [] : (await db.knex(DELIVERY_TABLE).select('flow', 'delivery_id', 'run_id').whereIn('run_id', runs).andWhere('delivery_id', 'not like', 'v1 %')) as Array<{ flow: string; delivery_id: string; run_id: string }>;
+  const idOf = new Map(named.map((n) => [`${n.flow}\n${n.run_id}`, n.delivery_id]));
+  const items = page.map((r) => ({ flow: r.flow, deliveryId: r.run_id ? idOf.get(`${r.flow}\n${r.run_id}`) ?? null : null, receivedAt: r.received_at, runId: r.run_id }));
+  const last = page[page.length - 1];
+  return { items, next: rows.length > options.limit && last ? { receivedAt: last.received_at, key: last.delivery_id } : null };
+}

@@ -3,6 +3,7 @@ import type { JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { createSweep } from './createSweep.ts';
 import { DELIVERY_TABLE } from './deliveryStore.ts';
+import { addDeliveriesRoute } from './deliveriesRoute.ts';
 import { addHookRoute } from './hookRoute.ts';
 
 export const SWEEP_JOB = 'automation.sweep';
@@ -31,6 +32,7 @@ export default definePlugin({
     const database = ctx.resolve('data.database');
     const info = ctx.resolve('runtime.info');
     addHookRoute(ctx.resolve('http.routes'), { runner, database, log: ctx.log });
+    addDeliveriesRoute(ctx.resolve('http.routes'), database);
     const sweep = createSweep({
       engine: ctx.resolve('data.engine'), database, runner, metadata: ctx.resolve('metadata.registry'),
       environments: () => info.environments.map((e) => e.id), log: ctx.log,

@@ -12,6 +12,7 @@ import { routeCompilers } from './routeCompilers.ts';
 import { addStreamedBody } from './streamedBody.ts';
 import { addDiscoveryRoutes, type BootStage } from './discoveryRoutes.ts';
 import { httpOptionsSchema } from './httpOptions.ts';
+import { addPluginsRoute } from './pluginsRoute.ts';
 import { API_PREFIX, RouteRegistry } from './routeRegistry.ts';
 import { ENVIRONMENT_PREFIX, selectEnvironment } from './selectEnvironment.ts';
 
@@ -36,7 +37,7 @@ export default definePlugin({
   name: 'http',
   version: '16.0.0',
   kernel: '^16.0.0',
-  requires: ['runtime.info'],
+  requires: ['runtime.info', 'kernel.plugins'],
   optional: ['auth.session', 'access.grants', 'data.writeTokens', 'events.bus'],
   provides: ['http.routes', 'http.server'],
   options: httpOptionsSchema,
@@ -55,6 +56,7 @@ export default definePlugin({
       url: () => state.address,
     });
     addDiscoveryRoutes(state.registry.viewFor(ctx.plugin.name), ctx.resolve('runtime.info'), Date.now(), state.boot, ctx.resolve('events.bus'));
+    addPluginsRoute(state.registry.viewFor(ctx.plugin.name), ctx.resolve('kernel.plugins'));
     // Booted once every plugin's ready and the other runtime.ready handlers ran (this one runs last);
     // not ready again from the first runtime.stopping handler on.
     ctx.hook('runtime.ready', () => {

@@ -8,6 +8,8 @@ import { createBullmqMirror } from './bullmqMirror.ts';
 import { createEmbeddedQueue } from './createEmbeddedQueue.ts';
 import { createEmbeddedRunner } from './embeddedRunner.ts';
 import { checkName } from './jobOptions.ts';
+import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
+import { addJobRoutes } from './jobRoutes.ts';
 import { jobsOptionsSchema } from './jobsOptions.ts';
 import { ensurePayloadTable } from './jobStore.ts';
 
@@ -31,6 +33,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['data.database', 'metadata.registry', 'runtime.info'],
+  optional: ['http.routes'],
   provides: ['jobs.queue'],
   options: jobsOptionsSchema,
   timeoutMs: 660_000,
@@ -55,6 +58,7 @@ export default definePlugin({
       description: 'System activity: completed jobs (dead ones stay until retried or cancelled).',
     });
     let backend: Backend;
+    let queue: JobsQueue;
     if (info.redisUrl) {
       // Loaded only with Redis: BullMQ and ioredis are a few hundred modules an embedded queue never needs.
       const { createBullmqQueue } = await import('./createBullmqQueue.ts');
@@ -65,7 +69,7 @@ export default definePlugin({
         ...(ctx.options.mirror ? { mirror: createBullmqMirror(database, ctx.log) } : {}),
       });
       backend = { kind: 'bullmq', run: bull.start, drain: bull.drain, close: bull.close };
-      ctx.provide('jobs.queue', bull.queue);
+      queue = bull.queue;
     } else {
       const runner = createEmbeddedRunner({
         database, environments, handlers, onDead, options: ctx.options, log: ctx.log,
@@ -81,8 +85,11 @@ export default definePlugin({
         },
         close: async () => undefined,
       };
-      ctx.provide('jobs.queue', createEmbeddedQueue({ database, defaultEnvironment: info.defaultEnvironment, handlers, handle, wake: () => runner.wake() }));
+      queue = createEmbeddedQueue({ database, defaultEnvironment: info.defaultEnvironment, handlers, handle, wake: () => runner.wake() });
     }
+    ctx.provide('jobs.queue', queue);
+    const routes = ctx.resolve('http.routes') as HttpRoutes | undefined;
+    if (routes) addJobRoutes(routes, queue);
     states.set(ctx, { backend, frozen });
   },
   async start(ctx) {

@@ -2,6 +2,8 @@ import type { LifecycleRetention } from '../../capabilities/lifecycleRetention.t
 import type { JobsQueue } from '../../capabilities/jobsQueue.ts';
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { codedError } from '../../kernel/errors.ts';
+import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
+import { addDryRunRoute } from './dryRunRoute.ts';
 import { lifecycleOptionsSchema } from './lifecycleOptions.ts';
 import { retentionWindows, type RetentionWindow } from './retentionWindows.ts';
 import { runLifecycle } from './runLifecycle.ts';
@@ -22,7 +24,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['retention.register', 'data.database', 'runtime.info'],
-  optional: ['jobs.queue'],
+  optional: ['jobs.queue', 'http.routes'],
   provides: ['lifecycle.retention'],
   options: lifecycleOptionsSchema,
   register(ctx) {
@@ -44,6 +46,8 @@ export default definePlugin({
       },
     };
     ctx.provide('lifecycle.retention', service);
+    const routes = ctx.resolve('http.routes') as HttpRoutes | undefined;
+    if (routes) addDryRunRoute(routes, service);
     const jobs = ctx.resolve('jobs.queue') as JobsQueue | undefined;
     jobs?.handle(LIFECYCLE_JOB, async (job) => {
       const report = await service.run({ environmentId: job.environmentId });
