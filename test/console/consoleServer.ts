@@ -35,6 +35,8 @@ export async function startConsoleServer(t: Test, driver: 'sqlite' | 'postgres',
     cwd,
     env: {
       PATH: process.env.PATH, OS_DATA_DIR: join(cwd, 'data'), LOG_LEVEL: 'warn',
+      // The test's own OSR_TEST_* variables (a hook's secret, named by a flow's secretEnv) reach the server.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OSR_TEST_'))),
       ...(driver === 'postgres' ? { DATABASE_URL: POSTGRES_URL } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],

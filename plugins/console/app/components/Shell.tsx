@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { OpsNav } from '../ops/OpsNav.tsx';
 import { defaultViewOf, defaultViews, loadViews, views, type ViewDoc } from '../catalog.ts';
 import { aiQueue, probeAiQueue, refreshUnread, unread } from '../inbox.ts';
 import { href, location, navigate } from '../route.ts';
@@ -118,6 +119,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
             </ul>
           </section>
         ) : null}
+        <OpsNav />
         <section>
           <h2>Account</h2>
           <ul><li><a href={href('/keys')}>API keys</a></li></ul>
