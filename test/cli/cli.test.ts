@@ -93,7 +93,7 @@ t.test('plugins --json: http with its tokens; an ungranted third-party plugin sh
   const row = (name: string) => rows.find((r) => r.name === name);
   t.same(row('http'), {
     name: 'http', version: '16.0.0', source: 'builtin', state: 'enabled',
-    requires: ['runtime.info'], optional: ['auth.session', 'access.grants', 'data.writeTokens', 'events.bus'], provides: ['http.routes', 'http.server'], problems: [],
+    requires: ['runtime.info', 'kernel.plugins'], optional: ['auth.session', 'access.grants', 'data.writeTokens', 'events.bus'], provides: ['http.routes', 'http.server'], problems: [],
   });
   t.hasStrict(row('hello'), { source: HELLO, state: 'problem', requires: ['http.routes'] });
   t.match((row('hello')?.problems as string[])[0], "[KERNEL_TOKEN_NOT_GRANTED] Plugin 'hello' requires 'http.routes'");
