@@ -2,7 +2,7 @@ import { useEffect } from 'preact/hooks';
 import { forgetCatalog } from './catalog.ts';
 import { AdminLoader } from './components/AdminLoader.tsx';
 import { Shell } from './components/Shell.tsx';
-import { OpsScreen } from './ops/OpsScreen.tsx';
+import { OpsLoader } from './ops/OpsLoader.tsx';
 import { environment, location } from './route.ts';
 import { ApiKeys } from './screens/ApiKeys.tsx';
 import { forgetInbox } from './inbox.ts';
@@ -46,7 +46,7 @@ function Screen() {
   if (parts[0] === 'ai-actions' && parts[1]) return <AiAction id={parts[1]} />;
   if (parts[0] === 'ai-actions') return <AiActions />;
   if (parts[0] === 'notifications') return <Notifications />;
-  if (parts[0] === 'ops') return <OpsScreen parts={parts.slice(1)} />;
+  if (parts[0] === 'ops') return <OpsLoader parts={parts.slice(1)} />;
   if (parts.length === 0) return <Home />;
   return <section><h1>Not found</h1><p>There is no screen at this address.</p></section>;
 }
