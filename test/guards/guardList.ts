@@ -889,6 +889,13 @@ export const GUARDS: Guard[] = [
   },
   // operations (the operators' routes: admins only)
   {
+    id: "operations.indexAdviceAdminsOnly", area: "operations", file: "plugins/rest/metricsRoutes.ts",
+    original: "if (!principal.isAdmin) throw codedError('PERMISSION_DENIED', { permission: 'admin', reason: 'index advice",
+    mutation: "if (false) throw codedError('PERMISSION_DENIED', { permission: 'admin', reason: 'index advice",
+    tests: ["test/advice/indexAdviceRoute.test.ts"],
+    what: "a member reads the tables, columns and query shapes of every object (GET /metrics/index-advice)",
+  },
+  {
     id: "operations.requireAdmin", area: "operations", file: "plugins/http/requireAdmin.ts",
     original: "if (!principal.isAdmin) throw codedError('PERMISSION_DENIED'",
     mutation: "if (false) throw codedError('PERMISSION_DENIED'",
