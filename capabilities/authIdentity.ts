@@ -138,6 +138,11 @@ export interface AuthIdentity {
   /** Contacts of these users (at most 500 ids); unknown ids are left out. For server-side senders, not a route. */
   contactsOf(environmentId: string, userIds: readonly string[]): Promise<UserContact[]>;
   /**
+   * The user with this email address (case aside), or null. Not a route: a route that names users
+   * by email decides who may ask (an answer tells whether an address has an account).
+   */
+  userByEmail(environmentId: string, email: string): Promise<UserContact | null>;
+  /**
    * A user as a principal, for server-side work done on its behalf (a scheduled report runs as its
    * owner); null when the user is unknown or banned. Positions and permission sets are left to the
    * access layer, as for a signed-in caller. Not a route.

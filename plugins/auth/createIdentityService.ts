@@ -213,6 +213,13 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       return contactsOf(env, userIds);
     },
 
+    async userByEmail(environmentId, email) {
+      const env = deps.environments.get(environmentId);
+      if (!env) throw codedError('NOT_FOUND', { what: `Environment '${environmentId.slice(0, 64)}'` });
+      const found = await env.context.internalAdapter.findUserByEmail(email.trim().toLowerCase());
+      return found ? (await contactsOf(env, [found.user.id]))[0] ?? null : null;
+    },
+
     async sessionUserOf(environmentId, setCookies) {
       const env = deps.environments.get(environmentId);
       if (!env) return null;

@@ -1,4 +1,5 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
+import { addDelegationRoutes } from './delegationRoutes.ts';
 import { addExplainRoute } from './explainRoute.ts';
 import { addFieldPreviewRoute } from './fieldPreviewRoute.ts';
 import { addRecordShareRoutes } from './recordShareRoutes.ts';
@@ -6,7 +7,7 @@ import { addSharingRuleRoutes } from './sharingRuleRoutes.ts';
 
 /**
  * Sharing over HTTP: per-record shares, sharing rules with a dry run, the admin-only access
- * explanation and the dry run of a permission set's field permissions. The rows live in
+ * explanation, the dry run of a permission set's field permissions, and delegations. The rows live in
  * engine-owned objects (read-only through /data); enforcement is the data engine's.
  */
 export default definePlugin({
@@ -14,6 +15,7 @@ export default definePlugin({
   version: '16.0.0',
   kernel: '^16.0.0',
   requires: ['http.routes', 'data.engine', 'access.grants', 'metadata.registry'],
+  optional: ['auth.identity'],
   register(ctx) {
     const routes = ctx.resolve('http.routes');
     const engine = ctx.resolve('data.engine');
@@ -23,5 +25,6 @@ export default definePlugin({
     addSharingRuleRoutes(routes, engine, grants);
     addExplainRoute(routes, grants);
     addFieldPreviewRoute(routes, grants);
+    addDelegationRoutes(routes, engine, () => ctx.resolve('auth.identity'));
   },
 });

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AccessGrants, SharingRuleInput } from '../../capabilities/accessGrants.ts';
-import type { DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
+import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError } from '../../kernel/errors.ts';
 import { checkRecipient } from './checkRecipient.ts';
@@ -31,7 +31,46 @@ const evaluateBody = {
   type: 'object', required: ['userId'], additionalProperties: false,
   properties: { userId: { type: 'string', minLength: 1, maxLength: 64, description: 'The user to evaluate the rule for' } },
 };
+/** Any of the rule's keys; what kind requires is checked on the rule they make. */
+const rulePatchBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    ...ruleBody.properties,
+    criteria: { type: ['object', 'null'], description: 'criteria rules: a where condition on the object' },
+    owner_position: { type: ['string', 'null'], description: 'owner rules: the id of the position whose members\' records are shared' },
+    access: { type: 'string', enum: ['read', 'edit'] },
+    expectedVersion: { type: 'integer', minimum: 1, description: 'the version the editor read: another change since is 409 CONCURRENT_UPDATE' },
+  },
+};
 const ruleParams = { type: 'object', properties: { idOrName: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['idOrName'] };
+
+/** The rule a change makes: the stored one with the new values; a kind's other key is cleared. */
+function mergeRule(rule: DataRecord, patch: Record<string, unknown>): DataRecord {
+  const merged: DataRecord = { ...rule, ...patch };
+  if (merged.kind === 'owner') merged.criteria = null;
+  if (merged.kind === 'criteria') merged.owner_position = null;
+  return merged;
+}
+
+/**
+ * A rule as it will be stored, checked: what its kind requires (a criteria that
+ * fits the object, refused now rather than silently ignored later; an owner position), and a
+ * recipient position that exists.
+ */
+async function checkRule(engine: DataEngine, input: Record<string, unknown>, ctx: DataContext): Promise<void> {
+  if (input.kind === 'criteria') {
+    if (typeof input.object !== 'string') throw codedError('VALIDATION_ERROR', { summary: 'object is required', errors: [{ path: 'object', message: 'is required' }] });
+    if (!input.criteria || typeof input.criteria !== 'object' || Object.keys(input.criteria).length === 0) {
+      throw codedError('VALIDATION_ERROR', { summary: 'criteria is required for a criteria rule: a where condition', errors: [{ path: 'criteria', message: 'is required' }] });
+    }
+    await engine.query(input.object, { where: input.criteria as Record<string, unknown>, limit: 1, select: ['id'] }, ctx, { total: false });
+  } else if (input.kind === 'owner' && !input.owner_position) {
+    throw codedError('VALIDATION_ERROR', { summary: 'owner_position is required for an owner rule', errors: [{ path: 'owner_position', message: 'is required' }] });
+  }
+  await checkRecipient(engine, input, ctx);
+}
 
 /** Sharing rules: tenant admins manage them; a rule opens records to its recipients on every read path. */
 export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, grants: AccessGrants): void {
@@ -59,20 +98,25 @@ export function addSharingRuleRoutes(routes: HttpRoutes, engine: DataEngine, gra
       const input = body(request);
       const unknown = Object.keys(input).filter((k) => !KEYS.includes(k));
       if (unknown.length > 0) throw codedError('VALIDATION_ERROR', { summary: `unknown key(s) ${unknown.join(', ')}`, errors: unknown.map((path) => ({ path, message: 'unknown key' })) });
-      if (input.kind === 'criteria') {
-        // A criteria that does not fit the object is refused now, not silently ignored later.
-        if (typeof input.object !== 'string') throw codedError('VALIDATION_ERROR', { summary: 'object is required', errors: [{ path: 'object', message: 'is required' }] });
-        if (!input.criteria || typeof input.criteria !== 'object' || Object.keys(input.criteria).length === 0) {
-          throw codedError('VALIDATION_ERROR', { summary: 'criteria is required for a criteria rule: a where condition', errors: [{ path: 'criteria', message: 'is required' }] });
-        }
-        await engine.query(input.object, { where: input.criteria, limit: 1, select: ['id'] }, engineContext(request), { total: false });
-      } else if (input.kind === 'owner' && !input.owner_position) {
-        throw codedError('VALIDATION_ERROR', { summary: 'owner_position is required for an owner rule', errors: [{ path: 'owner_position', message: 'is required' }] });
-      }
-      await checkRecipient(engine, input, engineContext(request));
+      await checkRule(engine, input, engineContext(request));
       const rule = await engine.create(SHARING_RULE, { access: 'read', ...input }, engineContext(request));
       reply.code(201);
       return rule;
+    },
+  });
+  routes.add({
+    method: 'PATCH', path: '/sharing/rules/:idOrName', tags: ['sharing'], permission: PERMISSION, errorStatuses: [404, 409],
+    summary: 'Change a sharing rule: any of its keys, checked as a new rule would be; expectedVersion refuses a stale edit (409)',
+    schema: { params: ruleParams, body: rulePatchBody },
+    handler: async (request) => {
+      const caller = callerOf(request);
+      adminOnly(caller, PERMISSION);
+      const rule = await find(request);
+      const { expectedVersion, ...patch } = body(request);
+      const merged = mergeRule(rule, patch);
+      await checkRule(engine, merged, engineContext(request));
+      const changes = Object.fromEntries(KEYS.filter((k) => merged[k] !== rule[k]).map((k) => [k, merged[k]]));
+      return engine.update(SHARING_RULE, String(rule.id), changes, typeof expectedVersion === 'number' ? { expectedVersion } : {}, engineContext(request));
     },
   });
   routes.add({

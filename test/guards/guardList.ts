@@ -234,6 +234,13 @@ export const GUARDS: Guard[] = [
     what: "a holder of sharing:manage who is no admin manages sharing rules",
   },
   {
+    id: "sharing.ruleChangeAdminOnly", area: "sharing rules", file: "plugins/sharing/sharingRuleRoutes.ts",
+    original: "adminOnly(caller, PERMISSION);",
+    mutation: "if (false) adminOnly(caller, PERMISSION);",
+    tests: ["test/access/delegationRoutes.test.ts"],
+    what: "a holder of sharing:manage who is no admin changes a sharing rule",
+  },
+  {
     id: "sharing.fieldPreviewAdminOnly", area: "sharing rules", file: "plugins/sharing/fieldPreviewRoute.ts",
     original: "      adminOnly(callerOf(request), PERMISSION);",
     mutation: "      if (false) adminOnly(callerOf(request), PERMISSION);",
@@ -340,6 +347,20 @@ export const GUARDS: Guard[] = [
     mutation: "if (false) {",
     tests: ["test/access/pureCores.test.ts", "test/access/delegationRules.test.ts"],
     what: "a delegated admin changes delegated_by",
+  },
+  {
+    id: "delegation.routesConcernCaller", area: "delegation", file: "plugins/sharing/delegablePositions.ts",
+    original: "return caller.isAdmin || row.user_id === caller.userId || row.delegated_by === caller.userId;",
+    mutation: "return true;",
+    tests: ["test/access/delegationRoutes.test.ts"],
+    what: "a member ends (or lists) a delegation it neither gave nor received",
+  },
+  {
+    id: "delegation.addressForDelegatorsOnly", area: "delegation", file: "plugins/sharing/delegationRoutes.ts",
+    original: "if (!offered.some((d) => d.position === input.position)) {",
+    mutation: "if (false) {",
+    tests: ["test/access/delegationRoutes.test.ts"],
+    what: "a member holding nothing delegatable learns through POST /access/delegations whether an address has an account",
   },
 
   // scopes
