@@ -1,6 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { forgetCatalog } from './catalog.ts';
 import { AdminLoader } from './components/AdminLoader.tsx';
+import { InsightsLoader } from './components/InsightsLoader.tsx';
 import { Shell } from './components/Shell.tsx';
 import { OpsLoader } from './ops/OpsLoader.tsx';
 import { environment, location } from './route.ts';
@@ -11,6 +12,7 @@ import { AiActions } from './screens/AiActions.tsx';
 import { ApprovalRequest } from './screens/ApprovalRequest.tsx';
 import { Approvals } from './screens/Approvals.tsx';
 import { ChangePassword } from './screens/ChangePassword.tsx';
+import { Delegations } from './screens/Delegations.tsx';
 import { Device } from './screens/Device.tsx';
 import { Home } from './screens/Home.tsx';
 import { Import } from './screens/Import.tsx';
@@ -36,6 +38,8 @@ function Screen() {
   if (parts[0] === 'device') return <Device />;
   if (parts[0] === 'outbox') return <Outbox />;
   if (parts[0] === 'keys') return <ApiKeys />;
+  if (parts[0] === 'reports' || parts[0] === 'dashboards') return <InsightsLoader parts={parts} />;
+  if (parts[0] === 'delegations') return <Delegations />;
   if (parts[0] === 'admin') {
     // Members get no link and the API refuses them; the screens' code is not even loaded for them.
     if (!isAdmin(currentUser())) return <section><h1>Administrators only</h1><p>This screen is for the environment's administrators.</p></section>;

@@ -116,13 +116,18 @@ export function Shell({ children }: { children: ComponentChildren }) {
               <li><a href={href('/admin/permission-sets')}>Permission sets</a></li>
               <li><a href={href('/admin/positions')}>Positions</a></li>
               <li><a href={href('/admin/assignments')}>Assignments</a></li>
+              <li><a href={href('/admin/sharing-rules')}>Sharing rules</a></li>
             </ul>
           </section>
         ) : null}
         <OpsNav />
         <section>
+          <h2>Insights</h2>
+          <ul><li><a href={href('/reports')}>Reports</a></li><li><a href={href('/dashboards')}>Dashboards</a></li></ul>
+        </section>
+        <section>
           <h2>Account</h2>
-          <ul><li><a href={href('/keys')}>API keys</a></li></ul>
+          <ul><li><a href={href('/keys')}>API keys</a></li><li><a href={href('/delegations')}>Delegations</a></li></ul>
         </section>
         {isAdmin(user) ? (
           <section>
