@@ -46,6 +46,13 @@ t.test('the budget counts every file the page loads at once, not those loaded on
   }
 });
 
+t.test('the charting library is loaded on demand, with the reports', async (t) => {
+  // A message of Chart.js that minification keeps: it marks the file that holds the library.
+  const holders = Object.keys(manifest.files).filter((name) => name.endsWith('.js') && readFileSync(join(CONSOLE_DIR, 'assets', name), 'utf8').includes('Failed to create chart'));
+  t.equal(holders.length, 1, 'one built file holds Chart.js');
+  t.notOk(manifest.initial.includes(holders[0]!), 'and the page does not load it at once');
+});
+
 t.test('accept-encoding negotiation', async (t) => {
   t.equal(pickEncoding('gzip, deflate, br, zstd'), 'brotli');
   t.equal(pickEncoding('gzip'), 'gzip');

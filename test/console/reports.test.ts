@@ -58,11 +58,15 @@ if (chromiumPresent(t)) {
       const server = await startConsoleServer(t, c.name, { apps: [DESK_APP, INSIGHTS_APP] });
       const { page, errors, foreign } = await openPage(context);
       const accessible: Check = async (t, screen) => t.same(await axeViolations(page), [], `axe: no serious or critical violation on ${screen}`);
-      const shoot = async (name: string) => { if (c.name === 'sqlite') await screenshot(page, name); };
+      const shoot = async (name: string) => {
+        if (c.name !== 'sqlite') return;
+        await page.evaluate("window.scrollTo(0, 0); document.querySelectorAll('.table-wrap').forEach((wrap) => { wrap.scrollLeft = 0; })");
+        await screenshot(page, name);
+      };
       const { token: admin } = await adminFirstRun(server, page, ADMIN_PASSWORD);
       for (const user of [CAROL, BOB]) t.equal((await server.api('POST', '/auth/admin/create-user', { ...user, mustChangePassword: false }, admin)).status, 201, `${user.name}, a member`);
       const carolSession = await server.api('POST', '/auth/sign-in', { email: CAROL.email, password: CAROL.password });
-      for (const [status, score] of TICKETS) t.equal((await server.api('POST', '/data/ticket', { title: `T ${status} ${score}`, status, score }, admin)).status, 201);
+      for (const [status, score] of TICKETS) t.equal((await server.api('POST', '/data/incident', { title: `I ${status} ${score}`, status, score }, admin)).status, 201);
       const run: Run = { server, page, admin, carol: { id: carolSession.body.user.id, token: carolSession.body.token }, accessible, shoot };
 
       await reports(t, run);
@@ -81,8 +85,8 @@ async function reports(t: Test, run: Run): Promise<void> {
   const { server, page, admin, accessible, shoot } = run;
   await t.test('a report grouped by status is drawn with the numbers of its run', async (t) => {
     const created = await server.api('POST', '/reports', {
-      name: 'Tickets by status', description: 'Count and total score per status',
-      query: { object: 'ticket', groupBy: ['status'], aggregations: [{ function: 'count', alias: 'tickets' }, { function: 'sum', field: 'score', alias: 'score' }], orderBy: 'status' },
+      name: 'Incidents by status', description: 'Count and total score per status',
+      query: { object: 'incident', groupBy: ['status'], aggregations: [{ function: 'count', alias: 'incidents' }, { function: 'sum', field: 'score', alias: 'score' }], orderBy: 'status' },
       shared: true,
     }, admin);
     t.equal(created.status, 201, JSON.stringify(created.body));
@@ -90,28 +94,28 @@ async function reports(t: Test, run: Run): Promise<void> {
     await page.locator('#nav').getByRole('link', { name: 'Reports', exact: true }).click();
     const row = page.locator(`#reports tr[data-id="${id}"]`);
     await row.waitFor(WAIT);
-    t.equal(await row.locator('td').nth(1).textContent(), 'ticket', 'listed with what it reads');
+    t.equal(await row.locator('td').nth(1).textContent(), 'incident', 'listed with what it reads');
     await accessible(t, 'reports');
     await shoot('reports');
-    await row.getByRole('link', { name: 'Tickets by status' }).click();
+    await row.getByRole('link', { name: 'Incidents by status' }).click();
     await page.locator('#report-run figure.chart canvas').waitFor(WAIT);
 
     const api = await server.api('POST', `/reports/${id}/run`, undefined, admin);
     t.equal(api.status, 200);
-    const items = api.body.items as Array<{ status: string; tickets: number | string; score: number | string }>;
-    t.same(items.map((i) => [i.status, asNumber(i.tickets), asNumber(i.score)]), [['closed', 1, 6], ['open', 3, 6], ['pending', 2, 9]], 'the API counts the fixture');
+    const items = api.body.items as Array<{ status: string; incidents: number | string; score: number | string }>;
+    t.same(items.map((i) => [i.status, asNumber(i.incidents), asNumber(i.score)]), [['closed', 1, 6], ['open', 3, 6], ['pending', 2, 9]], 'the API counts the fixture');
     const { chart, table } = await drawn(page, '#report-run');
     t.same(chart.labels, items.map((i) => i.status), "the chart's labels are the run's groups, in its order");
-    t.same(chart.series.map((s) => s.key), ['tickets', 'score'], 'one series per aggregation');
-    t.same(chart.series[0]!.values, items.map((i) => asNumber(i.tickets)), "the chart's counts are the run's");
+    t.same(chart.series.map((s) => s.key), ['incidents', 'score'], 'one series per aggregation');
+    t.same(chart.series[0]!.values, items.map((i) => asNumber(i.incidents)), "the chart's counts are the run's");
     t.same(chart.series[1]!.values, items.map((i) => asNumber(i.score)), "the chart's sums are the run's");
     t.same(table, items, "the chart's data table holds exactly the run's rows");
     t.same(await page.locator('#report-run thead th').allTextContents(), api.body.columns.map((c: { label: string }) => c.label), 'its headers are the run\'s column labels');
     const label = await page.locator('#report-run canvas').getAttribute('aria-label');
-    t.equal(label, 'Bar chart of Tickets by status by Status. closed: Tickets 1, Score 6; open: Tickets 3, Score 6; pending: Tickets 2, Score 9.', 'the chart is named by its numbers');
+    t.equal(label, 'Bar chart of Incidents by status by Status. closed: Incidents 1, Score 6; open: Incidents 3, Score 6; pending: Incidents 2, Score 9.', 'the chart is named by its numbers');
     await page.locator('#report-run-kind').selectOption('pie');
     await page.locator('#report-run figure[data-kind="pie"]').waitFor(WAIT);
-    t.same((await drawn(page, '#report-run')).chart.series[0]!.values, items.map((i) => asNumber(i.tickets)), 'drawn as a pie, the same numbers');
+    t.same((await drawn(page, '#report-run')).chart.series[0]!.values, items.map((i) => asNumber(i.incidents)), 'drawn as a pie, the same numbers');
     await page.locator('#report-run-kind').selectOption('bar');
     await accessible(t, 'a report');
 
@@ -147,8 +151,8 @@ async function dashboards(t: Test, run: Run): Promise<void> {
     const api = await server.api('POST', '/dashboards/desk_overview/run', undefined, admin);
     t.equal(api.status, 200);
     const byName = Object.fromEntries((api.body.widgets as Array<{ id: string; items: Array<Record<string, unknown>> }>).map((w) => [w.id, w.items]));
-    t.equal(JSON.parse((await page.locator('[data-widget="all_tickets"] .metric').getAttribute('data-value')) ?? 'null'), byName.all_tickets![0]!.count, 'the metric is the run\'s');
-    t.equal(asNumber(byName.all_tickets![0]!.count), TICKETS.length);
+    t.equal(JSON.parse((await page.locator('[data-widget="all_incidents"] .metric').getAttribute('data-value')) ?? 'null'), byName.all_incidents![0]!.count, 'the metric is the run\'s');
+    t.equal(asNumber(byName.all_incidents![0]!.count), TICKETS.length);
     const bars = await drawn(page, '#widget-by_status');
     t.same(bars.chart.labels, byName.by_status!.map((i) => i.status), 'the bar chart\'s labels are the run\'s');
     t.same(bars.chart.series[0]!.values, byName.by_status!.map((i) => asNumber(i.count)), 'its numbers are the run\'s');
@@ -188,12 +192,14 @@ async function sharingRules(t: Test, run: Run): Promise<void> {
     const answer = await server.api('POST', `/sharing/rules/${rule.id}/evaluate`, { userId: carol.id }, admin);
     t.same([await row.locator('.evaluation').getAttribute('data-recipient'), await row.locator('.evaluation').getAttribute('data-gained')], [String(answer.body.recipient), String(answer.body.gainedCount)], 'beside it, the evaluate answer for Carol');
     t.equal(answer.body.recipient, true, 'Carol is a recipient');
-    t.equal(await row.locator('.evaluation').textContent(), 'Recipient; gains no record', 'already reading what it opens');
+    t.equal(await row.locator('.evaluation').textContent(), 'Recipient; every record it covers is open to them', 'already reading what it opens');
     t.equal((await server.api('GET', '/data/case', undefined, carol.token)).body.items.length, 1, 'the rule opens the case to Carol');
     await page.locator('#evaluate-user').selectOption({ label: BOB.email });
     await page.locator('#sharing-rules tr[data-name="escalations_to_support"] .evaluation[data-recipient="false"]').waitFor(WAIT);
     const forBob = await server.api('POST', `/sharing/rules/${rule.id}/evaluate`, { userId: (await server.api('GET', `/auth/admin/list-users?searchValue=${BOB.email}`, undefined, admin)).body.users[0].id }, admin);
-    t.same([forBob.body.recipient, forBob.body.gainedCount], [false, 0], 'Bob is no recipient, as shown');
+    const bobCell = page.locator('#sharing-rules tr[data-name="escalations_to_support"] .evaluation');
+    t.same([forBob.body.recipient, await bobCell.getAttribute('data-gained')], [false, String(forBob.body.gainedCount)], 'Bob is no recipient, and the case it covers is closed to him, as the API says');
+    t.equal(await bobCell.textContent(), `Not a recipient; ${forBob.body.gainedCount} record it covers is closed to them now`);
 
     await row.getByRole('button', { name: 'Edit escalations_to_support' }).click();
     await page.locator('#rule-access').selectOption('edit');
@@ -220,7 +226,7 @@ async function delegations(t: Test, run: Run): Promise<void> {
   await t.test('a member delegates: over 30 days refused on its field, within recorded, listed, ended', async (t) => {
     await page.locator('#sign-out').click();
     await signIn(page, CAROL.email, CAROL.password);
-    await page.locator('h1', { hasText: 'Welcome' }).waitFor(WAIT);
+    await page.locator('h1', { hasText: 'Administrators only' }).waitFor(WAIT);
     await page.locator('#nav').getByRole('link', { name: 'Delegations', exact: true }).click();
     await page.locator('#delegation-position').waitFor(WAIT);
     await page.locator('#delegation-position').selectOption({ label: 'Support (support)' });

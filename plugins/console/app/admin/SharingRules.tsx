@@ -106,7 +106,7 @@ export function SharingRules() {
     if ('error' in e) return <span class="field-error">{e.error}</span>;
     return (
       <span class="evaluation" data-recipient={String(e.recipient)} data-gained={String(e.gainedCount)}>
-        {e.recipient ? 'Recipient' : 'Not a recipient'}; {e.gainedCount === 0 ? 'gains no record' : `gains ${e.gainedCount} record${e.gainedCount === 1 ? '' : 's'}`}
+        {e.recipient ? 'Recipient' : 'Not a recipient'}; {e.gainedCount === 0 ? 'every record it covers is open to them' : e.gainedCount === 1 ? '1 record it covers is closed to them now' : `${e.gainedCount} records it covers are closed to them now`}
       </span>
     );
   };
