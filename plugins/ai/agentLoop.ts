@@ -10,6 +10,10 @@ export interface AgentRun {
   signal?: AbortSignal;
   /** Runs one tool call; its answer goes back to the model as JSON. */
   execute(call: ToolCall): Promise<unknown>;
+  /** Each piece of the model's text, as it arrives. */
+  onDelta?(content: string): void;
+  /** Each tool call once it ran, with what it answered the model. */
+  onTool?(call: ToolCall, result: unknown): void;
 }
 
 export interface AgentResult {
@@ -31,7 +35,10 @@ export async function runAgentLoop(run: AgentRun): Promise<AgentResult> {
     let content = '';
     let calls: ToolCall[] = [];
     for await (const event of run.client.chatStream({ model: run.model, messages: [...run.messages, ...added], tools: run.tools, signal: run.signal })) {
-      if (event.type === 'delta') content += event.content;
+      if (event.type === 'delta') {
+        content += event.content;
+        run.onDelta?.(event.content);
+      }
       else if (event.type === 'toolCalls') calls = event.calls;
       else {
         usage.promptTokens += event.usage.promptTokens;
@@ -43,6 +50,7 @@ export async function runAgentLoop(run: AgentRun): Promise<AgentResult> {
     if (calls.length === 0) return { messages: added, usage, stepLimitReached: false };
     for (const call of calls) {
       const result = await run.execute(call);
+      run.onTool?.(call, result);
       added.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
     }
   }

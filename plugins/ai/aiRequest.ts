@@ -3,6 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 /** The limiter key of a caller: users are counted per environment. */
 export const callerKey = (request: FastifyRequest): string => `${request.environmentId}:${request.principal?.userId ?? 'anonymous'}`;
 
+/** One server-sent event. */
+export const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
 /** Aborted when the client of this request goes away before its answer is written. */
 export function clientGone(reply: FastifyReply): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();

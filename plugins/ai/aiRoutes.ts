@@ -1,8 +1,10 @@
+import { PassThrough } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { auditSourceOf, type AuditRecord } from '../../capabilities/auditRecord.ts';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
-import { codedError } from '../../kernel/errors.ts';
-import { clientGone, schemas } from './aiRequest.ts';
+import { codedError, isCodedError } from '../../kernel/errors.ts';
+import type { Logger } from '../../kernel/logger.ts';
+import { clientGone, schemas, sse } from './aiRequest.ts';
 import type { Conversations } from './conversations.ts';
 import type { Caller, PendingActions } from './pendingActions.ts';
 
@@ -20,9 +22,19 @@ const page = (statuses?: string[]) => ({
 });
 const nullable = (type: string) => ({ type: [type, 'null'] });
 const toolCall = { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, arguments: { type: 'string' } } };
+/** What a tool call did (toolSummary.ts): counts and ids, never rows. */
+const toolSummary = {
+  type: 'object',
+  properties: {
+    callId: { type: 'string' }, name: { type: 'string' }, object: nullable('string'), rows: { type: 'integer' }, more: { type: 'boolean' }, valid: { type: 'boolean' },
+    kind: { type: 'string', enum: ['create', 'update', 'delete', 'action'] }, pendingActionId: { type: 'string' }, recordId: { type: 'string' },
+    error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
+  },
+  required: ['callId', 'name', 'object'],
+};
 const message = {
   type: 'object',
-  properties: { id: { type: 'string' }, role: { type: 'string' }, content: nullable('string'), toolCalls: { type: 'array', items: toolCall }, toolCallId: { type: 'string' }, createdAt: { type: 'string' } },
+  properties: { id: { type: 'string' }, role: { type: 'string' }, content: nullable('string'), toolCalls: { type: 'array', items: toolCall }, toolCallId: { type: 'string' }, tool: toolSummary, createdAt: { type: 'string' } },
   required: ['id', 'role', 'content', 'createdAt'],
 };
 const conversation = {
@@ -49,8 +61,10 @@ function callerOf(request: FastifyRequest): Caller {
 }
 const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
+const messageBody = { type: 'object', additionalProperties: false, required: ['content'], properties: { content: { type: 'string', minLength: 1, maxLength: 100_000 } } };
+
 /** /ai/conversations and /ai/pending-actions: thin edges over the conversation and approval services. */
-export function addAiRoutes(routes: HttpRoutes, conversations: Conversations, pending: PendingActions, audit?: AuditRecord): void {
+export function addAiRoutes(routes: HttpRoutes, conversations: Conversations, pending: PendingActions, log: Logger, audit?: AuditRecord): void {
   /** An approval or rejection of a pending action, in the audit trail (the payload is not copied). */
   const decided = async (request: FastifyRequest, decision: 'approve' | 'reject', action: Awaited<ReturnType<PendingActions['approve']>>) => {
     const row = action as unknown as Record<string, unknown>;
@@ -101,7 +115,7 @@ export function addAiRoutes(routes: HttpRoutes, conversations: Conversations, pe
     summary: "Append a user message { content } and run the agent: its tools read as the caller and queue writes for approval; answers the new messages",
     schema: {
       params: idParams, querystring: noQuery,
-      body: { type: 'object', additionalProperties: false, required: ['content'], properties: { content: { type: 'string', minLength: 1, maxLength: 100_000 } } },
+      body: messageBody,
       response: {
         200: {
           type: 'object',
@@ -117,6 +131,42 @@ export function addAiRoutes(routes: HttpRoutes, conversations: Conversations, pe
       } finally {
         gone.release();
       }
+    },
+  });
+
+  routes.add({
+    method: 'POST', path: '/ai/conversations/:id/messages/stream', tags, permission: 'ai:chat', errorStatuses: [429, 502, 504],
+    summary: 'The turn of POST /ai/conversations/:id/messages over server-sent events: `delta` (the model\'s text as it arrives), `tool` (each tool call once it ran: the object, the rows, the pending action; never the rows themselves), then `done` (the answer of the JSON route) or `error`; closing the connection aborts the turn',
+    schema: { params: idParams, querystring: noQuery, body: messageBody },
+    handler: async (request, reply) => {
+      const gone = clientGone(reply);
+      let run;
+      try {
+        // Everything that can refuse the turn (not found, limits, an unknown model) answers before the stream starts.
+        run = await conversations.begin(callerOf(request), idOf(request), (request.body as { content: string }).content, gone.signal);
+      } catch (error) {
+        gone.release();
+        throw error;
+      }
+      const out = new PassThrough();
+      const write = (event: string, data: unknown) => { if (!gone.signal.aborted) out.write(sse(event, data)); };
+      void (async () => {
+        try {
+          const answer = await run({ delta: (content) => write('delta', { content }), tool: (summary) => write('tool', summary) });
+          write('done', answer);
+        } catch (error) {
+          if (!gone.signal.aborted) {
+            const coded = isCodedError(error) ? error : codedError('INTERNAL', { requestId: request.id });
+            if (!isCodedError(error)) log.error({ err: error }, 'ai: a streamed turn failed');
+            write('error', { error: coded.toJSON() });
+          }
+        } finally {
+          gone.release();
+          out.end();
+        }
+      })();
+      reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store').header('x-accel-buffering', 'no');
+      return reply.send(out);
     },
   });
 

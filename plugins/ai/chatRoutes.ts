@@ -2,15 +2,12 @@ import { PassThrough } from 'node:stream';
 import type { HttpRoutes } from '../../capabilities/httpRoutes.ts';
 import { codedError, isCodedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
-import { callerKey, clientGone, schemas, type ChatBody } from './aiRequest.ts';
+import { callerKey, clientGone, schemas, sse, type ChatBody } from './aiRequest.ts';
 import type { EnvironmentCatalogs } from './environmentCatalogs.ts';
 import type { AiUsageLimiter } from './sharedUsageLimiter.ts';
 
 const tags = ['ai'];
 const noQuery = { type: 'object', additionalProperties: false };
-
-/** One server-sent event. */
-const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** GET /ai/models, POST /ai/chat, /ai/complete and /ai/chat/stream: thin edges over the provider clients. */
 export function addChatRoutes(routes: HttpRoutes, catalogs: EnvironmentCatalogs, limiter: AiUsageLimiter, log: Logger): void {

@@ -6,9 +6,10 @@ import type { ResolvedAgent } from '../../metadata/agentTypes.ts';
 import { runAgentLoop } from './agentLoop.ts';
 import type { Caller, PendingActions } from './pendingActions.ts';
 import type { EnvironmentCatalogs } from './environmentCatalogs.ts';
-import type { ChatMessage, ToolCall } from './providerClient.ts';
+import type { ChatMessage, ProviderClient, ToolCall } from './providerClient.ts';
 import { runTool } from './runTool.ts';
 import { toolSpecs } from './toolSpecs.ts';
+import { summarizeTool, type ToolSummary } from './toolSummary.ts';
 import type { AiUsageLimiter } from './sharedUsageLimiter.ts';
 
 export const CONVERSATION_OBJECT = 'sys_ai_conversation';
@@ -22,18 +23,34 @@ export interface MessageView {
   content: string | null;
   toolCalls?: ToolCall[];
   toolCallId?: string;
+  /** A tool message: what its call did (the object, the rows, the pending action), without the rows. */
+  tool?: ToolSummary;
   createdAt: string;
 }
 
-function messageView(row: DataRecord): MessageView {
-  return {
-    id: String(row.id),
-    role: String(row.role),
-    content: (row.content as string | null) ?? null,
-    ...(row.tool_calls ? { toolCalls: row.tool_calls as ToolCall[] } : {}),
-    ...(row.tool_call_id ? { toolCallId: String(row.tool_call_id) } : {}),
-    createdAt: String(row.created_at),
-  };
+/** Messages in order; a tool message carries the summary of its call (found in the assistant message that made it). */
+function messageViews(rows: DataRecord[], actionObject: (name: string) => string | null): MessageView[] {
+  const calls = new Map<string, ToolCall>();
+  return rows.map((row) => {
+    const toolCalls = row.tool_calls ? row.tool_calls as ToolCall[] : null;
+    for (const call of toolCalls ?? []) calls.set(call.id, call);
+    const callId = row.tool_call_id ? String(row.tool_call_id) : null;
+    return {
+      id: String(row.id),
+      role: String(row.role),
+      content: (row.content as string | null) ?? null,
+      ...(toolCalls ? { toolCalls } : {}),
+      ...(callId ? { toolCallId: callId } : {}),
+      ...(callId && row.role === 'tool' ? { tool: summarizeTool(callId, calls.get(callId), row.content, actionObject) } : {}),
+      createdAt: String(row.created_at),
+    };
+  });
+}
+
+/** Who watches a turn as it runs: the model's text as it arrives, each tool call once it ran. */
+export interface TurnObserver {
+  delta(content: string): void;
+  tool(summary: ToolSummary): void;
 }
 
 export function conversationView(row: DataRecord) {
@@ -54,12 +71,23 @@ export interface ConversationDeps {
 const asCaller = (caller: Caller): DataContext => ({ environmentId: caller.environmentId, principal: caller.principal, requestId: caller.requestId });
 const system = (caller: Caller): DataContext => ({ environmentId: caller.environmentId, principal: null, system: true, requestId: caller.requestId });
 
+interface TurnRun {
+  agent: ResolvedAgent | null;
+  client: ProviderClient;
+  model: string;
+  /** The caller's key in the usage limiter. */
+  key: string;
+  signal?: AbortSignal;
+  observe?: TurnObserver;
+}
+
 /**
  * Conversations: rows of the caller (reads go through the engine as the caller, so the
  * owner-private scope holds and another user's conversation is NOT_FOUND), and the agent turn.
  */
 export function createConversations(deps: ConversationDeps) {
   const { engine } = deps;
+  const actionObject = (name: string) => deps.actions()?.get(name)?.object ?? null;
   const agentOf = (name: string | null): ResolvedAgent | null => {
     if (name === null) return null;
     return deps.metadata.apps().flatMap((a) => a.agents).find((a) => a.name === name) ?? null;
@@ -80,6 +108,78 @@ export function createConversations(deps: ConversationDeps) {
     return result.items.reverse();
   }
 
+  /** One turn: the agent loop over the stored history and the new message, then the messages stored. */
+  async function turn(caller: Caller, id: string, content: string, run: TurnRun) {
+    const { agent, client, model, key, signal, observe } = run;
+    const history = await messagesOf(caller, id);
+    const messages: ChatMessage[] = [
+      ...(agent ? [{ role: 'system' as const, content: agent.instructions }] : []),
+      ...history.map((row): ChatMessage => ({
+        role: row.role as ChatMessage['role'],
+        content: (row.content as string | null) ?? null,
+        ...(row.tool_calls ? { toolCalls: row.tool_calls as ToolCall[] } : {}),
+        ...(row.tool_call_id ? { toolCallId: String(row.tool_call_id) } : {}),
+      })),
+      { role: 'user', content },
+    ];
+    const allowed = agent?.tools ?? [];
+    const queued: string[] = [];
+    const toolDeps = {
+      engine, metadata: deps.metadata, actions: deps.actions(), maxRows: deps.maxToolRows, ctx: asCaller(caller), allowed,
+      agent: { name: agent?.name ?? '', accessObjects: agent?.accessObjects ?? [] },
+      propose: async (proposal: Parameters<typeof deps.pending.propose>[1]) => {
+        const pendingId = await deps.pending.propose({ environmentId: caller.environmentId, owner: caller.principal.userId, conversationId: id }, proposal);
+        queued.push(pendingId);
+        return pendingId;
+      },
+    };
+    let result;
+    try {
+      result = await runAgentLoop({
+        client, model, messages, signal, maxSteps: deps.maxSteps,
+        tools: agent ? toolSpecs(agent, deps.metadata, deps.actions(), deps.maxToolRows) : [],
+        execute: (call) => runTool(toolDeps, call),
+        ...(observe ? { onDelta: (text: string) => observe.delta(text), onTool: (call: ToolCall, answer: unknown) => observe.tool(summarizeTool(call.id, call, answer, actionObject)) } : {}),
+      });
+    } catch (error) {
+      await deps.pending.discard(caller.environmentId, queued);
+      throw error;
+    }
+    await deps.limiter.spend(key, result.usage.totalTokens);
+    const start = history.length === 0 ? 0 : Number(history[history.length - 1]!.seq) + 1;
+    const stored = await engine.transaction(system(caller), async (trx) => {
+      const rows: DataRecord[] = [];
+      const all: ChatMessage[] = [{ role: 'user', content }, ...result.messages];
+      for (const [i, m] of all.entries()) {
+        rows.push(await trx.create(MESSAGE_OBJECT, {
+          owner_id: caller.principal.userId, conversation_id: id, seq: start + i, role: m.role, content: m.content,
+          tool_calls: m.toolCalls && m.toolCalls.length > 0 ? m.toolCalls : null, tool_call_id: m.toolCallId ?? null,
+        }, system(caller)));
+      }
+      return rows;
+    }).catch(async (error: unknown) => {
+      await deps.pending.discard(caller.environmentId, queued);
+      throw error;
+    });
+    return { messages: messageViews(stored, actionObject), usage: result.usage, stepLimitReached: result.stepLimitReached, pendingActions: queued };
+  }
+
+  /**
+   * Checks what a turn needs before it runs (the conversation is the caller's, the model is
+   * known, the caller is within the limits), then answers the turn to run: it appends the user
+   * message and runs the agent, telling `observe` what happens as it happens. Tool reads run as
+   * the caller. Nothing is stored until the turn completes: then the user message and the new
+   * messages commit together; a failed turn removes the pending actions it queued.
+   */
+  async function begin(caller: Caller, id: string, content: string, signal?: AbortSignal) {
+    const conversation = await own(caller, id);
+    const agent = agentOf((conversation.agent as string | null) ?? null);
+    const { client, model } = await (await deps.catalogs.of(caller.environmentId)).resolve(agent?.model ?? undefined, signal);
+    const key = `${caller.environmentId}:${caller.principal.userId}`;
+    await deps.limiter.admit(key);
+    return (observe?: TurnObserver) => turn(caller, id, content, { agent, client, model, key, signal, observe });
+  }
+
   return {
     async create(caller: Caller, body: { agent?: string; title?: string }) {
       if (body.agent !== undefined && !agentOf(body.agent)) {
@@ -97,7 +197,7 @@ export function createConversations(deps: ConversationDeps) {
 
     async get(caller: Caller, id: string) {
       const row = await own(caller, id);
-      return { ...conversationView(row), messages: (await messagesOf(caller, id)).map(messageView) };
+      return { ...conversationView(row), messages: messageViews(await messagesOf(caller, id), actionObject) };
     },
 
     async remove(caller: Caller, id: string) {
@@ -112,67 +212,11 @@ export function createConversations(deps: ConversationDeps) {
       });
     },
 
-    /**
-     * Appends the user message and runs the agent. Tool reads run as the caller. Nothing is stored
-     * until the turn completes: then the user message and the new messages commit together; a
-     * failed turn removes the pending actions it queued.
-     */
+    begin,
+
+    /** Appends the user message and runs the agent (begin, then its turn). */
     async send(caller: Caller, id: string, content: string, signal?: AbortSignal) {
-      const conversation = await own(caller, id);
-      const agent = agentOf((conversation.agent as string | null) ?? null);
-      const { client, model } = await (await deps.catalogs.of(caller.environmentId)).resolve(agent?.model ?? undefined, signal);
-      const key = `${caller.environmentId}:${caller.principal.userId}`;
-      await deps.limiter.admit(key);
-      const history = await messagesOf(caller, id);
-      const messages: ChatMessage[] = [
-        ...(agent ? [{ role: 'system' as const, content: agent.instructions }] : []),
-        ...history.map((row): ChatMessage => ({
-          role: row.role as ChatMessage['role'],
-          content: (row.content as string | null) ?? null,
-          ...(row.tool_calls ? { toolCalls: row.tool_calls as ToolCall[] } : {}),
-          ...(row.tool_call_id ? { toolCallId: String(row.tool_call_id) } : {}),
-        })),
-        { role: 'user', content },
-      ];
-      const allowed = agent?.tools ?? [];
-      const queued: string[] = [];
-      const toolDeps = {
-        engine, metadata: deps.metadata, actions: deps.actions(), maxRows: deps.maxToolRows, ctx: asCaller(caller), allowed,
-        agent: { name: agent?.name ?? '', accessObjects: agent?.accessObjects ?? [] },
-        propose: async (proposal: Parameters<typeof deps.pending.propose>[1]) => {
-          const pendingId = await deps.pending.propose({ environmentId: caller.environmentId, owner: caller.principal.userId, conversationId: id }, proposal);
-          queued.push(pendingId);
-          return pendingId;
-        },
-      };
-      let result;
-      try {
-        result = await runAgentLoop({
-          client, model, messages, signal, maxSteps: deps.maxSteps,
-          tools: agent ? toolSpecs(agent, deps.metadata, deps.actions(), deps.maxToolRows) : [],
-          execute: (call) => runTool(toolDeps, call),
-        });
-      } catch (error) {
-        await deps.pending.discard(caller.environmentId, queued);
-        throw error;
-      }
-      await deps.limiter.spend(key, result.usage.totalTokens);
-      const start = history.length === 0 ? 0 : Number(history[history.length - 1]!.seq) + 1;
-      const stored = await engine.transaction(system(caller), async (trx) => {
-        const rows: DataRecord[] = [];
-        const all: ChatMessage[] = [{ role: 'user', content }, ...result.messages];
-        for (const [i, m] of all.entries()) {
-          rows.push(await trx.create(MESSAGE_OBJECT, {
-            owner_id: caller.principal.userId, conversation_id: id, seq: start + i, role: m.role, content: m.content,
-            tool_calls: m.toolCalls && m.toolCalls.length > 0 ? m.toolCalls : null, tool_call_id: m.toolCallId ?? null,
-          }, system(caller)));
-        }
-        return rows;
-      }).catch(async (error: unknown) => {
-        await deps.pending.discard(caller.environmentId, queued);
-        throw error;
-      });
-      return { messages: stored.map(messageView), usage: result.usage, stepLimitReached: result.stepLimitReached, pendingActions: queued };
+      return (await begin(caller, id, content, signal))();
     },
   };
 }

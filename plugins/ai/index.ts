@@ -55,7 +55,7 @@ export default definePlugin({
     const conversations = createConversations({ engine, metadata, actions, catalogs, limiter, pending, maxSteps: ctx.options.maxSteps, maxToolRows: ctx.options.maxToolRows });
     const routes = ctx.resolve('http.routes');
     addChatRoutes(routes, catalogs, limiter, ctx.log);
-    addAiRoutes(routes, conversations, pending, ctx.resolve('audit.record'));
+    addAiRoutes(routes, conversations, pending, ctx.log, ctx.resolve('audit.record'));
     ctx.log.debug({ providers: providers.map((p) => ({ id: p.id, baseURL: p.baseURL, key: p.apiKey ? 'set' : 'none' })) }, 'ai: providers');
   },
   start(ctx) {

@@ -22,8 +22,8 @@ export type Scripted =
   | { raw: string; contentType?: string }
   /** Headers then nothing until the client goes away (or `ms` passes). */
   | { hang: true; ms?: number }
-  /** Stream these deltas, `gapMs` apart. */
-  | { deltas: string[]; gapMs?: number; thenHang?: boolean };
+  /** Stream these deltas, `gapMs` apart; `hold` pauses after its first `after` deltas until `until` settles. */
+  | { deltas: string[]; gapMs?: number; thenHang?: boolean; hold?: { after: number; until: Promise<unknown> } };
 
 export interface FakeProvider {
   baseURL: string;
@@ -108,7 +108,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         const gap = 'deltas' in next ? next.gapMs ?? 0 : 0;
         void (async () => {
           chunk(res, model, { role: 'assistant', content: '' });
-          for (const d of deltas) {
+          for (const [i, d] of deltas.entries()) {
+            if ('deltas' in next && next.hold && i === next.hold.after) await next.hold.until.catch(() => undefined);
             if (res.destroyed) return;
             chunk(res, model, { content: d });
             if (gap) await new Promise((r) => setTimeout(r, gap));

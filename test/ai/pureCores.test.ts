@@ -1,7 +1,8 @@
-/** The pure parts of the ai plugin: providers from config and environment, and the per-user limits. */
+/** The pure parts of the ai plugin: providers from config and environment, the per-user limits, and the summaries of tool calls. */
 import t from 'tap';
 import { isCodedError } from '../../kernel/errors.ts';
 import { resolveProviders } from '../../plugins/ai/resolveProviders.ts';
+import { summarizeTool } from '../../plugins/ai/toolSummary.ts';
 import { createUsageLimiter } from '../../plugins/ai/usageLimiter.ts';
 
 t.test('providers from config and OPENAI_API_KEY', async (t) => {
@@ -37,4 +38,23 @@ t.test('the limiter counts requests per minute and tokens per day, per user', as
   now = Date.UTC(2026, 0, 2, 0, 0, 1);
   limiter.admit('a');
   t.pass('a new day and minute start afresh');
+});
+
+t.test('a tool call is summarized by its object, rows, validity or pending action, never its rows', async (t) => {
+  const call = (name: string, args: unknown) => ({ id: 'c1', name, arguments: JSON.stringify(args) });
+  const rows = { items: [{ id: '1', title: 'SECRET-ROW' }, { id: '2', title: 'x' }], more: true };
+  const query = summarizeTool('c1', call('query_data', { object: 'note', where: { title: 'x' } }), JSON.stringify(rows));
+  t.same(query, { callId: 'c1', name: 'query_data', object: 'note', rows: 2, more: true }, 'the rows counted, more told');
+  t.notMatch(JSON.stringify(query), /SECRET-ROW/, 'no row in it');
+  t.same(summarizeTool('c1', call('validate_expression', { object: 'note', expression: '1' }), { valid: false, errors: ['x'] }), { callId: 'c1', name: 'validate_expression', object: 'note', valid: false });
+  t.same(summarizeTool('c1', call('update_record', { object: 'note', id: 'r1', values: {} }), { pendingActionId: 'p1', status: 'pending' }),
+    { callId: 'c1', name: 'update_record', object: 'note', pendingActionId: 'p1', kind: 'update', recordId: 'r1' }, 'an update: its record and pending action');
+  t.same(summarizeTool('c1', call('create_record', { object: 'note', id: 'ignored', values: {} }), { pendingActionId: 'p2' }),
+    { callId: 'c1', name: 'create_record', object: 'note', pendingActionId: 'p2', kind: 'create' }, 'a create names no record');
+  t.same(summarizeTool('c1', call('action_close_note', { recordId: 'r2' }), { pendingActionId: 'p3' }, (name) => (name === 'close_note' ? 'note' : null)),
+    { callId: 'c1', name: 'action_close_note', object: 'note', pendingActionId: 'p3', kind: 'action', recordId: 'r2' }, "an action: its action's object");
+  t.same(summarizeTool('c1', call('query_data', { object: 'note' }), { error: { code: 'NOT_FOUND', message: 'gone' }, items: [1] }),
+    { callId: 'c1', name: 'query_data', object: 'note', error: { code: 'NOT_FOUND', message: 'gone' } }, 'an error, and nothing else');
+  t.same(summarizeTool('c9', undefined, 'not json'), { callId: 'c9', name: '', object: null }, 'a call the history no longer holds, an unreadable answer');
+  t.same(summarizeTool('c1', { id: 'c1', name: 'query_data', arguments: '{bad' }, { items: [] }), { callId: 'c1', name: 'query_data', object: null, rows: 0 }, 'arguments that are not JSON');
 });

@@ -409,6 +409,13 @@ export const GUARDS: Guard[] = [
     what: "a member reads and decides the pending actions of others' conversations",
   },
   {
+    id: "ai.streamedTurnKey", area: "AI queue", file: "plugins/ai/aiRoutes.ts",
+    original: "path: '/ai/conversations/:id/messages/stream', tags, permission: 'ai:chat',",
+    mutation: "path: '/ai/conversations/:id/messages/stream', tags,",
+    tests: ["test/ai/conversationStream.test.ts"],
+    what: "a user without ai:chat runs a streamed conversation turn",
+  },
+  {
     id: "ai.seenFieldSecurity", area: "AI queue", file: "plugins/ai/pendingActions.ts",
     original: "seen = Object.fromEntries(Object.entries(seen).filter(([field]) => readable.has(field)));",
     mutation: "seen = { ...seen };",
