@@ -2,6 +2,7 @@ import { useEffect } from 'preact/hooks';
 import { forgetCatalog } from './catalog.ts';
 import { AdminLoader } from './components/AdminLoader.tsx';
 import { InsightsLoader } from './components/InsightsLoader.tsx';
+import { ChatLoader } from './components/ChatLoader.tsx';
 import { Shell } from './components/Shell.tsx';
 import { OpsLoader } from './ops/OpsLoader.tsx';
 import { environment, location } from './route.ts';
@@ -51,6 +52,7 @@ function Screen() {
   if (parts[0] === 'ai-actions') return <AiActions />;
   if (parts[0] === 'notifications') return <Notifications />;
   if (parts[0] === 'ops') return <OpsLoader parts={parts.slice(1)} />;
+  if (parts[0] === 'chat') return <ChatLoader id={parts[1] ?? null} />;
   if (parts.length === 0) return <Home />;
   return <section><h1>Not found</h1><p>There is no screen at this address.</p></section>;
 }

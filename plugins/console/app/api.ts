@@ -30,6 +30,8 @@ export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | number | undefined>;
   headers?: Record<string, string>;
+  /** Aborts the request (and reading its body). */
+  signal?: AbortSignal;
 }
 
 export function urlOf(path: string, query?: RequestOptions['query']): string {
@@ -49,6 +51,7 @@ export async function request(path: string, options: RequestOptions = {}): Promi
       method: options.method ?? 'GET',
       headers,
       credentials: 'same-origin',
+      ...(options.signal ? { signal: options.signal } : {}),
       ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
     });
   } catch (error) {

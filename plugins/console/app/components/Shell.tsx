@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { OpsNav } from '../ops/OpsNav.tsx';
+import { ChatLink } from './ChatLink.tsx';
 import { defaultViewOf, defaultViews, loadViews, views, type ViewDoc } from '../catalog.ts';
 import { aiQueue, probeAiQueue, refreshUnread, unread } from '../inbox.ts';
 import { href, location, navigate } from '../route.ts';
@@ -85,6 +86,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
           <ul>
             <li><a href={href('/approvals')}>Approvals</a></li>
             {aiQueue.value ? <li><a href={href('/ai-actions')}>AI actions</a></li> : null}
+            <ChatLink />
             <li><a href={href('/notifications')}>Notifications</a></li>
           </ul>
         </section>
