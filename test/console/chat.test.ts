@@ -160,7 +160,6 @@ async function streamedTurn(t: Test, run: Run, must: (path: string, body: unknow
     t.equal(await page.locator('#chat-send').isDisabled(), true, 'the box is empty again');
     t.notMatch(await page.locator('.chat-log').textContent() ?? '', /Printer jams|Badge lost|Payroll/, 'no row the tool read is shown');
     await accessible(t, 'a conversation after its turn');
-    await shoot('chat');
 
     // The proposer, without ai:approve, follows the link and sees the action pending.
     const link = proposal.locator('a.pending-link');
