@@ -168,7 +168,8 @@ async function streamedTurn(t: Test, run: Run, must: (path: string, body: unknow
     await page.locator('#ai-waiting').waitFor(WAIT);
     t.equal(await page.locator('#ai-status-text').textContent(), 'Pending', 'pending');
     t.equal(await page.locator('#ai-approve').count(), 0, 'the proposer cannot approve it');
-    t.equal(await page.locator('#ai-conversation').textContent(), `Robot planning (${conversation})`, 'from this conversation');
+    await page.locator('#ai-conversation', { hasText: 'Robot planning' }).waitFor(WAIT);
+    t.equal(await page.locator('#ai-conversation').textContent(), `Robot planning (${conversation})`, 'from this conversation, by its title');
     await accessible(t, 'the pending action, for its proposer');
 
     // An approver approves it; the record appears in the list view.
