@@ -170,6 +170,7 @@ async function streamedTurn(t: Test, run: Run, must: (path: string, body: unknow
     t.equal(await page.locator('#ai-approve').count(), 0, 'the proposer cannot approve it');
     await page.locator('#ai-conversation', { hasText: 'Robot planning' }).waitFor(WAIT);
     t.equal(await page.locator('#ai-conversation').textContent(), `Robot planning (${conversation})`, 'from this conversation, by its title');
+    t.equal(await page.locator('#ai-conversation a').getAttribute('href'), `/console/chat/${conversation}`, 'which its proposer opens in the chat');
     await accessible(t, 'the pending action, for its proposer');
 
     // An approver approves it; the record appears in the list view.

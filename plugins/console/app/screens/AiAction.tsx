@@ -69,7 +69,7 @@ export function AiAction({ id }: { id: string }) {
       <dl class="facts">
         <dt>Status</dt><dd><span class={`status status-${action.status}`} id="ai-status-text">{ACTION_STATUS[action.status] ?? action.status}</span></dd>
         <dt>Proposed by</dt><dd id="ai-proposed-by">{person(action.proposedBy, action.people)}</dd>
-        <dt>Conversation</dt><dd id="ai-conversation">{conversation ? `${conversation} (${action.conversationId})` : action.conversationId}</dd>
+        <dt>Conversation</dt><dd id="ai-conversation">{conversation ? <a href={href(`/chat/${encodeURIComponent(action.conversationId)}`)}>{`${conversation} (${action.conversationId})`}</a> : action.conversationId}</dd>
         <dt>Proposed</dt><dd><time dateTime={action.createdAt}>{new Date(action.createdAt).toLocaleString()}</time></dd>
         {action.status === 'pending' ? <><dt>Expires</dt><dd><time dateTime={action.expiresAt}>{new Date(action.expiresAt).toLocaleString()}</time></dd></> : null}
         {action.decidedBy ? <><dt>Decided by</dt><dd>{person(action.decidedBy, action.people)}</dd></> : null}
