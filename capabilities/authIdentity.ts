@@ -94,6 +94,26 @@ export interface UserContact {
   phoneNumber: string | null;
 }
 
+/** The sign-in methods the server offers (`GET /auth/methods`): what a sign-in page may show. */
+export interface SignInMethods {
+  /** `POST /auth/sign-in`: always. */
+  password: true;
+  /** Passkey sign-in and registration (`plugins.auth.passkeys.enabled`). */
+  passkey: boolean;
+  /** Mailed sign-in links (`plugins.auth.magicLink.enabled`, with an `email.send` provider). */
+  magicLink: boolean;
+  /** Phone-number sign-in with texted codes (`auth.plugins.phoneNumber`). */
+  phoneNumber: boolean;
+  /** Accounts may turn on a second factor (`plugins.auth.twoFactor.enabled`). */
+  twoFactor: boolean;
+}
+
+/** A session a Cookie header holds in one environment: the environment and its user. */
+export interface EnvironmentSession {
+  environmentId: string;
+  user: { id: string; email: string | null };
+}
+
 export type SignInResult =
   | { token: string; user: AuthUser; cookies: string[] }
   | { twoFactorRequired: true; methods: string[]; cookies: string[] };
@@ -148,6 +168,14 @@ export interface AuthIdentity {
    * access layer, as for a signed-in caller. Not a route.
    */
   principalOf(environmentId: string, userId: string): Promise<Principal | null>;
+  /** The sign-in methods on for every environment (`GET /auth/methods`). */
+  methods(): SignInMethods;
+  /**
+   * The environments in which this Cookie header holds a valid session (its environment's
+   * session cookie, signed by that environment, not expired, its user not banned), in the order
+   * of `environments`; a cookie that is not valid is left out, never an error.
+   */
+  sessionsOf(cookieHeader: string | undefined): Promise<EnvironmentSession[]>;
   /**
    * The user of the session an engine answer's Set-Cookie opened (a sign-in that ends in a
    * redirect: a sign-in link, a provider's callback), for the audit trail; null when it opened

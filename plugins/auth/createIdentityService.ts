@@ -1,4 +1,4 @@
-import type { AuthIdentity, AuthRequestContext, OAuthEndpoints } from '../../capabilities/authIdentity.ts';
+import type { AuthIdentity, AuthRequestContext, EnvironmentSession, OAuthEndpoints } from '../../capabilities/authIdentity.ts';
 import type { EmailSend } from '../../capabilities/emailSend.ts';
 import type { SmsSend } from '../../capabilities/smsSend.ts';
 import { codedError } from '../../kernel/errors.ts';
@@ -21,7 +21,8 @@ import { isPhonePath, normalizePhoneRequest, PHONE_CODE_PATHS, phoneSignInAnswer
 import type { PrincipalCache } from './principalCache.ts';
 import type { RateLimiter } from './rateLimiter.ts';
 import { isTrustedOrigin } from './trustedOrigins.ts';
-import { toAuthUser } from './userView.ts';
+import { isBanned, toAuthUser } from './userView.ts';
+import { MAX_CREDENTIAL_LENGTH, readCookie } from './credentials.ts';
 
 export interface IdentityDeps {
   environments: ReadonlyMap<string, EnvironmentAuth>;
@@ -36,6 +37,26 @@ export interface IdentityDeps {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The session a Cookie header holds in one environment, checked by that environment's engine
+ * (its signature, its expiry) and refused for a banned user; null when there is none or it is not valid.
+ */
+async function sessionIn(env: EnvironmentAuth, cookieHeader: string | undefined): Promise<EnvironmentSession | null> {
+  const value = readCookie(cookieHeader, env.sessionCookie);
+  if (!value || value.length > MAX_CREDENTIAL_LENGTH) return null;
+  let found: Awaited<ReturnType<EnvironmentAuth['engine']['api']['getSession']>>;
+  try {
+    found = await env.engine.api.getSession({ headers: new Headers({ cookie: `${env.sessionCookie}=${value}` }) });
+  } catch (error) {
+    // The engine answers malformed cookies with a 4xx: those are simply not sessions.
+    const status = (error as { statusCode?: number }).statusCode;
+    if (typeof status === 'number' && status < 500) return null;
+    throw error;
+  }
+  if (!found || isBanned(found.user)) return null;
+  return { environmentId: env.id, user: { id: String(found.user.id), email: typeof found.user.email === 'string' ? found.user.email : null } };
+}
 
 /** The same request addressed to another engine path (a provider may post its answer: form_post). */
 async function withEnginePath(request: Request, path: string): Promise<Request> {
@@ -218,6 +239,22 @@ export function createIdentityService(deps: IdentityDeps): AuthIdentity {
       if (!env) throw codedError('NOT_FOUND', { what: `Environment '${environmentId.slice(0, 64)}'` });
       const found = await env.context.internalAdapter.findUserByEmail(email.trim().toLowerCase());
       return found ? (await contactsOf(env, [found.user.id]))[0] ?? null : null;
+    },
+
+    methods() {
+      return {
+        password: true,
+        passkey: options.passkeys.enabled,
+        // The links are mailed: without a mail provider the engine has no magic-link routes.
+        magicLink: options.magicLink.enabled && deps.email() !== undefined,
+        phoneNumber: deps.phone !== null,
+        twoFactor: options.twoFactor.enabled,
+      };
+    },
+
+    async sessionsOf(cookieHeader) {
+      const found = await Promise.all([...deps.environments.values()].map((env) => sessionIn(env, cookieHeader)));
+      return found.filter((s): s is EnvironmentSession => s !== null);
     },
 
     async sessionUserOf(environmentId, setCookies) {

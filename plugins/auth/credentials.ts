@@ -6,11 +6,12 @@ export type Credential =
   | { kind: 'cookie'; value: string };
 
 export const API_KEY_PREFIX = 'osk_';
-const MAX_LENGTH = 4096;
+/** The longest credential read: longer ones are not credentials. */
+export const MAX_CREDENTIAL_LENGTH = 4096;
 
 function single(value: string | string[] | undefined): string | null {
   const v = Array.isArray(value) ? value[0] : value;
-  return typeof v === 'string' && v.length > 0 && v.length <= MAX_LENGTH ? v.trim() : null;
+  return typeof v === 'string' && v.length > 0 && v.length <= MAX_CREDENTIAL_LENGTH ? v.trim() : null;
 }
 
 /** The value of one cookie in a Cookie header, as sent (still URL-encoded). */
@@ -39,7 +40,7 @@ export function readCredential(headers: IncomingHttpHeaders, sessionCookie: stri
     return token.startsWith(API_KEY_PREFIX) ? { kind: 'apiKey', key: token } : { kind: 'bearer', token };
   }
   const cookie = readCookie(single(headers.cookie) ?? undefined, sessionCookie);
-  return cookie && cookie.length <= MAX_LENGTH ? { kind: 'cookie', value: cookie } : null;
+  return cookie && cookie.length <= MAX_CREDENTIAL_LENGTH ? { kind: 'cookie', value: cookie } : null;
 }
 
 /** A stable cache key for a credential (the kinds never collide). */

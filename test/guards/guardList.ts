@@ -181,6 +181,14 @@ export const GUARDS: Guard[] = [
     what: "If-Match / expectedVersion is ignored",
   },
 
+  // environments
+  {
+    id: "environments.listedOnlyWithValidSession", area: "environments", file: "plugins/auth/createIdentityService.ts",
+    original: "if (!value || value.length > MAX_CREDENTIAL_LENGTH) return null;",
+    mutation: "if (!value || value.length > MAX_CREDENTIAL_LENGTH) return null; else return { environmentId: env.id, user: { id: '', email: null } };",
+    tests: ["test/auth/signInDiscovery.test.ts"],
+    what: "GET /auth/environments names an environment for a cookie that is no valid session of it (forged, made up or signed out), revealing the environment",
+  },
   // bans
   {
     id: "bans.temporary", area: "bans", file: "plugins/auth/userView.ts",

@@ -3,6 +3,7 @@ import { addAdminRoutes } from './adminRoutes.ts';
 import { addKeyRoutes } from './keyRoutes.ts';
 import { addOAuthRoutes } from './oauthRoutes.ts';
 import { addSessionRoutes } from './sessionRoutes.ts';
+import { addSignInDiscoveryRoutes } from './signInDiscoveryRoutes.ts';
 
 /**
  * The HTTP face of identity: sign-in and sign-out, the auth engine's routes, API keys and user
@@ -13,7 +14,7 @@ export default definePlugin({
   name: 'auth-routes',
   version: '16.0.0',
   kernel: '^16.0.0',
-  requires: ['http.routes', 'auth.identity'],
+  requires: ['http.routes', 'auth.identity', 'runtime.info'],
   // Sign-ins, sign-outs, password and second-factor changes, keys and users go to the audit trail.
   optional: ['audit.record'],
   register(ctx) {
@@ -24,5 +25,6 @@ export default definePlugin({
     addKeyRoutes(routes, identity, audit);
     addAdminRoutes(routes, identity, audit);
     addOAuthRoutes(routes, identity);
+    addSignInDiscoveryRoutes(routes, identity, ctx.resolve('runtime.info'));
   },
 });
