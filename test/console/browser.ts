@@ -44,7 +44,7 @@ export async function openPage(context: BrowserContext): Promise<{ page: Page; e
   const foreign: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error' && !/status of (4\d\d|409)/.test(m.text())) errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('request', (r) => { if (!r.url().startsWith('http://127.0.0.1') && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) foreign.push(r.url()); });
+  page.on('request', (r) => { if (!/^(http:\/\/(127\.0\.0\.1|localhost)[:/]|blob:|data:)/.test(r.url())) foreign.push(r.url()); });
   return { page, errors, foreign };
 }
 

@@ -12,6 +12,8 @@ export const DESK_APP = join(ROOT, 'test/console/fixtures/desk');
 
 export interface ConsoleServer {
   url: string;
+  /** The environment ids, the default first. */
+  environments: string[];
   /** Everything `osr start` printed so far. */
   output(): string;
   /** Calls the API as a client with a bearer token (or none). */
@@ -21,16 +23,19 @@ export interface ConsoleServer {
 /**
  * `osr start` as a newcomer runs it, in a fresh workspace with the desk app: on SQLite (a file
  * under the workspace) or on PostgreSQL (the environment's own schema, dropped afterwards).
- * `config` adds top-level keys to the workspace's runtime.config.json (e.g. `auth`).
+ * `config` adds top-level keys to the workspace's runtime.config.json (e.g. `auth`). `labels`, when
+ * given, hosts one environment per label (the first the default), each labelled so.
  */
-export async function startConsoleServer(t: Test, driver: 'sqlite' | 'postgres', config: Record<string, unknown> = {}): Promise<ConsoleServer> {
+export async function startConsoleServer(t: Test, driver: 'sqlite' | 'postgres', config: Record<string, unknown> = {}, labels: string[] = []): Promise<ConsoleServer> {
   const cwd = mkdtempSync(join(tmpdir(), 'osr-console-'));
   const environment = `console-${process.pid}`;
-  // Named, so that on PostgreSQL it has a schema of its own (env_<id>) rather than the shared public one.
+  // Named, so that on PostgreSQL each has a schema of its own (env_<id>) rather than the shared public one.
+  const environments = labels.length === 0 ? [{ id: environment }] : labels.map((label, i) => ({ id: i === 0 ? environment : `${environment}-${i + 1}`, label }));
+  const ids = environments.map((e) => e.id);
   // A 5,000-row import on a machine shared by other test runs may take longer than the default 30 s.
-  writeFileSync(join(cwd, 'runtime.config.json'), JSON.stringify({ apps: [DESK_APP], environments: [{ id: environment }], server: { requestTimeoutMs: 300_000 }, ...config }));
+  writeFileSync(join(cwd, 'runtime.config.json'), JSON.stringify({ apps: [DESK_APP], environments, server: { requestTimeoutMs: 300_000 }, ...config }));
   const port = await freePort();
-  if (driver === 'postgres') await dropEnvironmentSchemas(environment);
+  if (driver === 'postgres') await dropEnvironmentSchemas(...ids);
   const child = spawn(process.execPath, [BIN, 'start', '--port', String(port), '--workers', '1'], {
     cwd,
     env: {
@@ -50,7 +55,7 @@ export async function startConsoleServer(t: Test, driver: 'sqlite' | 'postgres',
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     child.kill('SIGKILL');
-    if (driver === 'postgres') await dropEnvironmentSchemas(environment);
+    if (driver === 'postgres') await dropEnvironmentSchemas(...ids);
     rmSync(cwd, { recursive: true, force: true });
   });
   await new Promise<void>((resolve, reject) => {
@@ -62,6 +67,7 @@ export async function startConsoleServer(t: Test, driver: 'sqlite' | 'postgres',
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    environments: ids,
     output: () => stdout,
     async api(method, path, body, token) {
       const res = await fetch(`${url}/api/v1${path}`, {

@@ -8,13 +8,15 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.locator('#signin-email').waitFor(WAIT);
   await page.locator('#signin-email').fill(email);
   await page.locator('#signin-password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
-/** The first admin `osr start` printed: its email and one-time password. */
-export function printedAdmin(server: ConsoleServer): { email: string; password: string } {
-  const printed = /email +(\S+)\n +password +(\S+) /.exec(server.output());
-  if (!printed) throw new Error(`osr start printed no first admin:\n${server.output()}`);
+/** The first admin `osr start` printed (of the default environment, or of the one named): its email and one-time password. */
+export function printedAdmin(server: ConsoleServer, environment = server.environments[0]!): { email: string; password: string } {
+  const output = server.output();
+  const from = output.indexOf(`first admin of environment '${environment}'`);
+  const printed = /email +(\S+)\n +password +(\S+) /.exec(from < 0 ? '' : output.slice(from));
+  if (!printed) throw new Error(`osr start printed no first admin of ${environment}:\n${output}`);
   return { email: printed[1]!, password: printed[2]! };
 }
 
@@ -22,9 +24,9 @@ export function printedAdmin(server: ConsoleServer): { email: string; password: 
  * The first run through the console: the printed one-time password, the forced change to
  * `newPassword`, the home screen. Answers the admin's email and a bearer token for API calls.
  */
-export async function adminFirstRun(server: ConsoleServer, page: Page, newPassword: string): Promise<{ email: string; token: string }> {
+export async function adminFirstRun(server: ConsoleServer, page: Page, newPassword: string, base = server.url): Promise<{ email: string; token: string }> {
   const { email, password } = printedAdmin(server);
-  await page.goto(`${server.url}/console/`);
+  await page.goto(`${base}/console/`);
   await signIn(page, email, password);
   await page.locator('#new-password').waitFor(WAIT);
   await page.locator('#current-password').fill(password);

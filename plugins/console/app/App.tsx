@@ -1,4 +1,4 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { forgetCatalog } from './catalog.ts';
 import { AdminLoader } from './components/AdminLoader.tsx';
 import { InsightsLoader } from './components/InsightsLoader.tsx';
@@ -6,6 +6,7 @@ import { ChatLoader } from './components/ChatLoader.tsx';
 import { Shell } from './components/Shell.tsx';
 import { OpsLoader } from './ops/OpsLoader.tsx';
 import { environment, location } from './route.ts';
+import { Account } from './screens/Account.tsx';
 import { ApiKeys } from './screens/ApiKeys.tsx';
 import { forgetInbox } from './inbox.ts';
 import { AiAction } from './screens/AiAction.tsx';
@@ -24,8 +25,10 @@ import { RecordPage } from './screens/RecordPage.tsx';
 import { ResetPassword } from './screens/ResetPassword.tsx';
 import { Search } from './screens/Search.tsx';
 import { SignIn } from './screens/SignIn.tsx';
+import { TwoFactor } from './screens/TwoFactor.tsx';
 import { Trash } from './screens/Trash.tsx';
 import { currentUser, isAdmin, loadSession, session } from './session.ts';
+import { loadSignInMethods } from './signInMethods.ts';
 
 /** The screen for the path below the environment. */
 function Screen() {
@@ -53,16 +56,22 @@ function Screen() {
   if (parts[0] === 'notifications') return <Notifications />;
   if (parts[0] === 'ops') return <OpsLoader parts={parts.slice(1)} />;
   if (parts[0] === 'chat') return <ChatLoader id={parts[1] ?? null} />;
+  if (parts[0] === 'account') return <Account />;
   if (parts.length === 0) return <Home />;
   return <section><h1>Not found</h1><p>There is no screen at this address.</p></section>;
 }
 
 export function App() {
   const env = environment.value;
+  const first = useRef(true);
   useEffect(() => {
     forgetCatalog();
     forgetInbox();
+    // Another environment: nothing of the one before is shown while its session is read.
+    if (!first.current) session.value = { status: 'loading' };
+    first.current = false;
     void loadSession();
+    void loadSignInMethods();
   }, [env]);
   const state = session.value;
   useEffect(() => {
@@ -72,6 +81,7 @@ export function App() {
   if (location.value.path === '/reset-password') return <ResetPassword />;
   if (state.status === 'loading') return <main id="main" class="auth-screen"><p aria-busy="true">Loading…</p></main>;
   if (state.status === 'signedOut') return <SignIn reason={state.reason} />;
+  if (state.status === 'secondFactor') return <TwoFactor />;
   if (state.status === 'expired') return <ChangePassword />;
-  return <Shell><Screen /></Shell>;
+  return <Shell key={env ?? ''}><Screen /></Shell>;
 }

@@ -7,6 +7,7 @@ import { defaultViewOf, defaultViews, loadViews, views, type ViewDoc } from '../
 import { aiQueue, probeAiQueue, refreshUnread, unread } from '../inbox.ts';
 import { href, location, navigate } from '../route.ts';
 import { isAdmin, session, signOut } from '../session.ts';
+import { EnvironmentSwitcher } from './EnvironmentSwitcher.tsx';
 
 interface BookNode { name: string; kind: 'section' | 'page'; label: string; object?: string; view?: string; children?: BookNode[] }
 interface Book { name: string; label: string; nodes: BookNode[] }
@@ -77,7 +78,8 @@ export function Shell({ children }: { children: ComponentChildren }) {
         <a class="bell" id="notifications-link" href={href('/notifications')}>
           Notifications{unread.value ? <><span class="badge" id="unread-count">{unread.value}</span><span class="visually-hidden"> unread</span></> : null}
         </a>
-        <span class="who">{user?.email}</span>
+        <EnvironmentSwitcher />
+        <a class="who" href={href('/account')} id="account-link" title="Your account">{user?.email}</a>
         <button type="button" id="sign-out" onClick={() => void signOut()}>Sign out</button>
       </header>
       <nav id="nav" aria-label="Main">
@@ -129,7 +131,11 @@ export function Shell({ children }: { children: ComponentChildren }) {
         </section>
         <section>
           <h2>Account</h2>
-          <ul><li><a href={href('/keys')}>API keys</a></li><li><a href={href('/delegations')}>Delegations</a></li></ul>
+          <ul>
+            <li><a href={href('/account')}>Your account</a></li>
+            <li><a href={href('/keys')}>API keys</a></li>
+            <li><a href={href('/delegations')}>Delegations</a></li>
+          </ul>
         </section>
         {isAdmin(user) ? (
           <section>
