@@ -1,18 +1,9 @@
 /** The shapes of the conversation API's answers (docs/ai.md, Conversations) and how the chat shows them. */
 
 /** What a tool call did: counts and ids, never rows (`tool` of a tool message, the stream's `tool` event). */
-export interface ToolSummary {
-  callId: string;
-  name: string;
-  object: string | null;
-  rows?: number;
-  more?: boolean;
-  valid?: boolean;
-  kind?: 'create' | 'update' | 'delete' | 'action';
-  pendingActionId?: string;
-  recordId?: string;
-  error?: { code: string; message: string };
-}
+import type { ToolSummary } from '../../../ai/toolSummary.ts';
+
+export type { ToolSummary };
 
 export interface ChatMessage {
   id: string;
