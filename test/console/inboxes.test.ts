@@ -316,6 +316,8 @@ async function aiActions(t: Test, run: Run): Promise<void> {
     t.equal(await page.locator('h1').textContent(), 'Create Project');
     t.equal(await page.locator('#ai-waiting').textContent(), 'Waiting for a holder of ai:approve to decide. Nothing is written until then.', 'the proposer is told it waits');
     t.equal(await page.locator('#ai-approve').count() + await page.locator('#ai-reject').count(), 0, 'and is offered no decision');
+    // The conversation's title is read after the action: wait for its link, then compare the whole text.
+    await page.locator('#ai-conversation a').waitFor(WAIT);
     t.equal(await page.locator('#ai-conversation').textContent(), `Project planning (${conversation})`, 'from her conversation, by its title');
     t.equal(await page.locator('#ai-proposed-by').textContent(), 'you');
     await accessible(t, 'AI action as its proposer');
