@@ -327,8 +327,14 @@ t.test('approvals', async (t) => {
       t.same(got.body.steps[0].approvers, [users.boss.id]);
       const escalation = got.body.decisions.find((d: { kind: string }) => d.kind === 'escalate');
       t.same(escalation.detail, { from: [users.a1.id], to: [users.boss.id] });
-      const inbox = await w.as('boss', 'GET', '/api/v1/notifications');
-      t.ok(inbox.body.items.some((n: { title: string }) => n.title === 'Escalated to you: Quick'), 'the target is notified');
+      // The job tells the target once the escalation is committed: its notification may follow the request's change.
+      const escalated = (inbox: { body: { items?: Array<{ title: string }> } }) => inbox.body.items?.some((n) => n.title === 'Escalated to you: Quick') ?? false;
+      let inbox = await w.as('boss', 'GET', '/api/v1/notifications');
+      for (let i = 0; i < 60 && !escalated(inbox); i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        inbox = await w.as('boss', 'GET', '/api/v1/notifications');
+      }
+      t.ok(escalated(inbox), 'the target is notified');
       t.equal((await w.as('boss', 'POST', `${REQ}/${id}/approve`, {})).body.status, 'approved');
     });
 
