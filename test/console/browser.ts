@@ -20,6 +20,13 @@ export function chromiumPresent(t: Test): boolean {
   return false;
 }
 
+/**
+ * With OSR_CONSOLE_LATENCY_MS=n, each API request of the browser waits a random 0 to n ms before
+ * it is sent, so that answers arrive in another order than usual: a test that reads the page before
+ * the state it asserts is there fails at once rather than now and then on a loaded machine.
+ */
+const LATENCY_MS = Number(process.env.OSR_CONSOLE_LATENCY_MS ?? 0);
+
 /** One headless Chromium for the whole file, closed at its end. */
 export async function launch(t: Test): Promise<BrowserContext> {
   const profile = mkdtempSync(join(tmpdir(), 'osr-console-chromium-'));
@@ -30,6 +37,12 @@ export async function launch(t: Test): Promise<BrowserContext> {
     acceptDownloads: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+  if (LATENCY_MS > 0) {
+    await context.route((url) => url.pathname.includes('/api/'), async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * LATENCY_MS));
+      await route.fallback();
+    });
+  }
   t.teardown(async () => {
     await context.close();
     rmSync(profile, { recursive: true, force: true });

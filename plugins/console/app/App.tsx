@@ -30,15 +30,22 @@ import { Trash } from './screens/Trash.tsx';
 import { currentUser, isAdmin, loadSession, session } from './session.ts';
 import { loadSignInMethods } from './signInMethods.ts';
 
-/** The screen for the path below the environment. */
+/**
+ * The screen for the path below the environment. A screen of one record, view or object is keyed
+ * by it: another address mounts it afresh, so that it never shows the previous one's data (not
+ * even for the frame before its effects run) nor takes an answer meant for it.
+ */
 function Screen() {
   const { path, query } = location.value;
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-  if (parts[0] === 'views' && parts[1]) return <ListView name={parts[1]} />;
-  if (parts[0] === 'records' && parts[1] && parts[2]) return <RecordPage object={parts[1]} id={parts[2]} from={query.get('view')} />;
-  if (parts[0] === 'trash' && parts[1]) return <Trash object={parts[1]} />;
-  if (parts[0] === 'import' && parts[1]) return <Import object={parts[1]} />;
-  if (parts[0] === 'search') return <Search q={query.get('q') ?? ''} />;
+  if (parts[0] === 'views' && parts[1]) return <ListView key={parts[1]} name={parts[1]} />;
+  if (parts[0] === 'records' && parts[1] && parts[2]) {
+    const from = query.get('view');
+    return <RecordPage key={`${parts[1]}/${parts[2]}?${from ?? ''}`} object={parts[1]} id={parts[2]} from={from} />;
+  }
+  if (parts[0] === 'trash' && parts[1]) return <Trash key={parts[1]} object={parts[1]} />;
+  if (parts[0] === 'import' && parts[1]) return <Import key={parts[1]} object={parts[1]} />;
+  if (parts[0] === 'search') return <Search key={query.get('q') ?? ''} q={query.get('q') ?? ''} />;
   if (parts[0] === 'device') return <Device />;
   if (parts[0] === 'outbox') return <Outbox />;
   if (parts[0] === 'keys') return <ApiKeys />;
@@ -49,9 +56,9 @@ function Screen() {
     if (!isAdmin(currentUser())) return <section><h1>Administrators only</h1><p>This screen is for the environment's administrators.</p></section>;
     return <AdminLoader parts={parts.slice(1)} query={query} />;
   }
-  if (parts[0] === 'approvals' && parts[1]) return <ApprovalRequest id={parts[1]} />;
+  if (parts[0] === 'approvals' && parts[1]) return <ApprovalRequest key={parts[1]} id={parts[1]} />;
   if (parts[0] === 'approvals') return <Approvals />;
-  if (parts[0] === 'ai-actions' && parts[1]) return <AiAction id={parts[1]} />;
+  if (parts[0] === 'ai-actions' && parts[1]) return <AiAction key={parts[1]} id={parts[1]} />;
   if (parts[0] === 'ai-actions') return <AiActions />;
   if (parts[0] === 'notifications') return <Notifications />;
   if (parts[0] === 'ops') return <OpsLoader parts={parts.slice(1)} />;

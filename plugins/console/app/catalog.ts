@@ -9,10 +9,21 @@ export type { FieldDoc, ViewDetail, ViewDoc } from '../../meta/api/viewDocs.ts';
 /** The views the signed-in user may use (`GET /meta/view`), loaded once per session and environment. */
 export const views = signal<ViewDoc[] | null>(null);
 
-export async function loadViews(): Promise<ViewDoc[]> {
-  const answer = await api<{ items: ViewDoc[] }>('/meta/view');
-  views.value = answer.items;
-  return answer.items;
+/** The read under way, shared by every screen asking at once; dropped by forgetCatalog. */
+let loading: Promise<ViewDoc[]> | null = null;
+
+export function loadViews(): Promise<ViewDoc[]> {
+  if (loading) return loading;
+  const read: Promise<ViewDoc[]> = api<{ items: ViewDoc[] }>('/meta/view').then((answer) => {
+    // An answer for a session (or an environment) forgotten meanwhile is not this one's.
+    if (loading === read) { views.value = answer.items; loading = null; }
+    return answer.items;
+  }, (error: unknown) => {
+    if (loading === read) loading = null;
+    throw error;
+  });
+  loading = read;
+  return read;
 }
 
 const details = new Map<string, Promise<ViewDetail>>();
@@ -88,6 +99,7 @@ export function relatedLookups(object: string): Promise<RelatedLookup[]> {
 }
 
 export function forgetCatalog(): void {
+  loading = null;
   views.value = null;
   details.clear();
   related.clear();

@@ -14,19 +14,20 @@ export type LookupNames = Map<string, Map<string, string>>;
  * field is hidden from it is not asked at all. Null until the page's names are read.
  */
 export function useLookupNames(rows: ReadonlyArray<Record<string, unknown>> | null, columns: readonly string[], fields: Record<string, FieldDoc>): LookupNames | null {
-  const [names, setNames] = useState<LookupNames | null>(null);
+  // The names are kept with the ids they were read for: another page's are never shown (a record
+  // missing from them would read as hidden from the user), not even before the effect runs.
+  const [read, setRead] = useState<{ key: string; names: LookupNames } | null>(null);
   const wanted = rows ? lookupIds(rows, columns, fields) : null;
   const key = wanted ? JSON.stringify([...wanted]) : null;
   useEffect(() => {
-    setNames(null);
-    if (!wanted) return;
+    if (!wanted || key === null) return;
     let live = true;
     void Promise.all([...wanted].map(async ([object, ids]) => [object, await namesOf(object, ids)] as const)).then((found) => {
-      if (live) setNames(new Map(found));
+      if (live) setRead({ key, names: new Map(found) });
     });
     return () => { live = false; };
   }, [key]);
-  return names;
+  return read && read.key === key ? read.names : null;
 }
 
 /** The names of these records of one object the user may read (one list request per page size of ids); the others are left out. */

@@ -43,6 +43,8 @@ export function LookupPicker({ id, reference, value, disabled, invalid, describe
     timer.current = window.setTimeout(async () => {
       let found: Option[];
       try {
+        // The text is searched in the name field: typed before it is known, the search waits for it.
+        const nameField = (await objectView(reference).catch(() => null))?.nameField ?? null;
         const where = nameField ? JSON.stringify({ [nameField]: { $contains: text.trim() } }) : undefined;
         const page = await api<{ items: Array<Record<string, unknown>> }>(`/data/${reference}`, { query: { where, limit: 10, count: 'none' } });
         found = page.items.map((r) => ({ id: String(r.id), label: String((nameField && r[nameField]) ?? r.id) }));

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, sendWithProgress, urlOf } from '../api.ts';
-import { relatedLookups, type RelatedLookup, type ViewDetail } from '../catalog.ts';
+import type { RelatedLookup, ViewDetail } from '../catalog.ts';
 import { session } from '../session.ts';
 import { useList } from '../useList.ts';
 import { useSubmit } from '../useSubmit.ts';
@@ -27,15 +27,8 @@ export function tabsOf(detail: ViewDetail, related: readonly RelatedLookup[]): A
   return tabs;
 }
 
-export function RecordTabs({ detail, id, version }: { detail: ViewDetail; id: string; version: unknown }) {
-  const [related, setRelated] = useState<RelatedLookup[]>([]);
-  useEffect(() => {
-    let live = true;
-    setRelated([]);
-    // Without the references (an error), the record simply shows no related records.
-    relatedLookups(detail.object).then((found) => { if (live) setRelated(found); }, () => undefined);
-    return () => { live = false; };
-  }, [detail.object]);
+/** The record's tabs; `related` are the lookups pointing to it (relatedLookups), read with the record. */
+export function RecordTabs({ detail, related, id, version }: { detail: ViewDetail; related: RelatedLookup[]; id: string; version: unknown }) {
   const tabs = tabsOf(detail, related);
   const [chosen, setCurrent] = useState<Tab | null>(null);
   const current = chosen ?? tabs[0]?.id ?? null;

@@ -25,22 +25,26 @@ export function AiAction({ id }: { id: string }) {
   const target = action?.object ? action.recordId ?? (typeof action.result?.recordId === 'string' ? action.result.recordId : null) : null;
   const names = useRecordNames(action?.object && target && action.status !== 'rejected' ? [{ object: action.object, id: target }] : []);
   useEffect(() => {
-    setAction(null); setDetail(null); setConversation(null); setError(null);
+    let live = true;
     void (async () => {
       try {
         const found = await api<PendingAction>(`/ai/pending-actions/${encodeURIComponent(id)}`);
+        // Its object's labels and, for the proposer, her conversation's title (others see its id)
+        // are read before anything is shown: the screen does not change once shown.
+        const [view, talk] = await Promise.all([
+          found.object ? objectView(found.object).catch(() => null) : null,
+          found.proposedBy === me ? api<{ title: string | null }>(`/ai/conversations/${encodeURIComponent(found.conversationId)}`).catch(() => null) : null,
+        ]);
+        if (!live) return;
+        setDetail(view);
+        setConversation(talk?.title ?? null);
         setAction(found);
-        if (found.object) setDetail(await objectView(found.object).catch(() => null));
-        // The proposer reads her own conversation's title; others see its id.
-        if (found.proposedBy === me) {
-          const talk = await api<{ title: string | null }>(`/ai/conversations/${encodeURIComponent(found.conversationId)}`).catch(() => null);
-          if (talk?.title) setConversation(talk.title);
-        }
       } catch (e) {
         noticeAuthError(e);
-        setError(e);
+        if (live) setError(e);
       }
     })();
+    return () => { live = false; };
   }, [id]);
   const decide = useSubmit(async (verb: 'approve' | 'reject') => {
     try {

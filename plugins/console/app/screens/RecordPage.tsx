@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
-import { recordView, type ViewDetail } from '../catalog.ts';
+import { recordView, relatedLookups, type RelatedLookup, type ViewDetail } from '../catalog.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { FieldInput } from '../components/FieldInput.tsx';
 import { RecordApprovals } from '../components/RecordApprovals.tsx';
@@ -22,6 +22,7 @@ const COMPUTED = new Set(['formula', 'autonumber']);
 export function RecordPage({ object, id, from }: { object: string; id: string; from: string | null }) {
   const creating = id === 'new';
   const [detail, setDetail] = useState<ViewDetail | null>(null);
+  const [related, setRelated] = useState<RelatedLookup[]>([]);
   const [back, setBack] = useState<string | null>(null);
   const [stored, setStored] = useState<Row | null>(null);
   const [values, setValues] = useState<Row>({});
@@ -39,28 +40,35 @@ export function RecordPage({ object, id, from }: { object: string; id: string; f
   const fail = (e: unknown) => { noticeAuthError(e); setError(e); };
 
   useEffect(() => {
-    setDetail(null); setBack(null); setStored(null); setValues({}); setChanged(new Set()); setErrors({}); setError(null); setMissing(false); setConflict(false); setTrashed(false); setSaved(null); setLock(null);
+    let live = true;
     void (async () => {
       try {
-        const shown = await recordView(object, from);
+        // The view, the record and the lookups pointing here are read together and shown at once:
+        // the form never shows (nor lets anyone edit) a record that is not there yet, and its tabs
+        // do not change once shown. Without the references (an error), there are no related records.
+        const reading = creating ? null : api<Row>(`/data/${object}/${encodeURIComponent(id)}`);
+        // Its failure is told below, once the view is known (no view: the record is not found).
+        reading?.catch(() => undefined);
+        const [shown, pointing] = await Promise.all([recordView(object, from), creating ? [] : relatedLookups(object).catch(() => [])]);
+        if (!live) return;
         if (!shown) { setMissing(true); return; }
         const view = shown.detail;
-        setDetail(view);
-        setBack(shown.back);
         if (creating) {
           const defaults: Row = {};
           for (const [name, field] of Object.entries(view.fields)) if (field.default !== undefined) defaults[name] = field.default;
-          setValues(defaults);
+          setDetail(view); setBack(shown.back); setValues(defaults);
           return;
         }
-        const record = await api<Row>(`/data/${object}/${encodeURIComponent(id)}`);
-        setStored(record);
-        setValues(record);
+        const record = await reading!;
+        if (!live) return;
+        setDetail(view); setBack(shown.back); setRelated(pointing); setStored(record); setValues(record);
       } catch (e) {
+        if (!live) return;
         if (e instanceof ApiError && e.status === 404) setMissing(true);
         else fail(e);
       }
     })();
+    return () => { live = false; };
   }, [object, id, from]);
 
   if (missing) {
@@ -72,7 +80,7 @@ export function RecordPage({ object, id, from }: { object: string; id: string; f
       </section>
     );
   }
-  if (!detail) return <section><ErrorNotice error={error} />{error ? null : <p aria-busy="true">Loading…</p>}</section>;
+  if (!detail || (!creating && !stored)) return <section><ErrorNotice error={error} />{error ? null : <p aria-busy="true">Loading…</p>}</section>;
 
   const set = (name: string, value: unknown) => {
     setValues({ ...values, [name]: value });
@@ -201,7 +209,7 @@ export function RecordPage({ object, id, from }: { object: string; id: string; f
         {!trashed && !locked ? <div class="form-actions"><button type="submit" id="save-record" class="primary" disabled={busy}>{busy ? 'Saving…' : creating ? 'Create' : 'Save'}</button></div> : null}
       </form>
       {!creating && !trashed && stored ? <RecordApprovals object={object} id={id} tick={approvalsTick} onLock={setLock} /> : null}
-      {!creating && !trashed && stored ? <RecordTabs key={id} detail={detail} id={id} version={stored.version} /> : null}
+      {!creating && !trashed && stored ? <RecordTabs detail={detail} related={related} id={id} version={stored.version} /> : null}
     </section>
   );
 }

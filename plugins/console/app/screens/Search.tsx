@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { views } from '../catalog.ts';
+import { loadViews, views } from '../catalog.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { href } from '../route.ts';
 import { noticeAuthError } from '../session.ts';
@@ -15,7 +15,13 @@ export function Search({ q }: { q: string }) {
     setHits(null);
     setError(null);
     if (!q.trim()) { setHits([]); return; }
-    api<{ items: Hit[] }>('/search', { query: { q } }).then((a) => setHits(a.items), (e) => { noticeAuthError(e); setError(e); });
+    let live = true;
+    // The hits are shown with their object's label: the views that name them are read first.
+    Promise.all([api<{ items: Hit[] }>('/search', { query: { q } }), views.value ?? loadViews().catch(() => [])]).then(
+      ([a]) => { if (live) setHits(a.items); },
+      (e) => { noticeAuthError(e); if (live) setError(e); },
+    );
+    return () => { live = false; };
   }, [q]);
   const labelOf = (object: string) => (views.value ?? []).find((v) => v.object === object)?.objectLabel ?? object;
   return (

@@ -18,7 +18,8 @@ interface Page {
 
 /** The object's trash: deleted records, each restorable, paged with the API's cursors as a list view is. */
 export function Trash({ object }: { object: string }) {
-  const [detail, setDetail] = useState<ViewDetail | null>(null);
+  // undefined until the object's view is read (null: the user may use none).
+  const [detail, setDetail] = useState<ViewDetail | null | undefined>(undefined);
   const [failure, setFailure] = useState<unknown>(null);
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
   const [page, setPage] = useState<Page | null>(null);
@@ -47,7 +48,9 @@ export function Trash({ object }: { object: string }) {
     setTick((n) => n + 1);
   });
   const name = detail?.nameField ?? null;
-  const items = page?.items ?? null;
+  // The records are listed by their name, so not before the view that names them is read.
+  const shown = detail !== undefined || failure ? page : null;
+  const items = shown?.items ?? null;
   return (
     <section class="trash">
       <header class="screen-head">
@@ -55,7 +58,7 @@ export function Trash({ object }: { object: string }) {
         <h1>Trash{detail ? ` of ${detail.pluralLabel.toLowerCase()}` : ''}</h1>
       </header>
       <ErrorNotice error={failure ?? error ?? restore.error} />
-      <p class="total" id="trash-total" aria-live="polite">{page?.total === undefined ? '' : `${page.total.toLocaleString()} record${page.total === 1 ? '' : 's'} in the trash`}</p>
+      <p class="total" id="trash-total" aria-live="polite">{shown?.total === undefined ? '' : `${shown.total.toLocaleString()} record${shown.total === 1 ? '' : 's'} in the trash`}</p>
       {items && items.length === 0 ? <p class="empty">The trash is empty.</p> : null}
       <ul class="trash-list">
         {(items ?? []).map((r) => (
@@ -65,11 +68,11 @@ export function Trash({ object }: { object: string }) {
           </li>
         ))}
       </ul>
-      {cursors.length > 1 || page?.nextCursor ? (
+      {cursors.length > 1 || shown?.nextCursor ? (
         <nav class="pager" aria-label="Pages">
           <button type="button" id="trash-prev" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>
           <span>Page {cursors.length}</span>
-          <button type="button" id="trash-next" disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>Next</button>
+          <button type="button" id="trash-next" disabled={!shown?.nextCursor} onClick={() => shown?.nextCursor && setCursors([...cursors, shown.nextCursor])}>Next</button>
         </nav>
       ) : null}
     </section>
