@@ -106,7 +106,7 @@ async function frozen(t: Test, site: Site, path: 'postgres' | 'redis'): Promise<
   t.equal(accepted, 0, `no revoked key accepted by B in ${TRIALS} trials`);
 
   proxy.thaw();
-  t.ok(await until(() => trusted(b), 15_000), 'B trusts its caches again once the path works');
+  t.ok(await until(() => trusted(b), 15_000) !== null, 'B trusts its caches again once the path works');
   t.ok(log.lines.some((line) => line.includes('is live again')), 'and says so');
   const last = keys[TRIALS]!;
   t.equal((await b.inject({ url: '/api/v1/keys', headers: { 'x-api-key': last.key } })).statusCode, 200, 'a key still valid works in B');

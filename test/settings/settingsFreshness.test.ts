@@ -47,7 +47,7 @@ async function frozen(t: Test, site: Site, path: 'postgres' | 'redis'): Promise<
   const store = settingsServiceOf(b.runtime.kernel.service<SettingsStore>('settings.store')!)!;
   const fromInB = async () => (await store.read(environment, 'email'))?.values.from;
 
-  t.ok(await until(() => trusted(b), 10_000), 'B trusts its bus at first');
+  t.ok(await until(() => trusted(b), 30_000) !== null, 'B trusts its bus at first (a heartbeat can lag past its window on a saturated machine)');
   await setFrom('first@example.com');
   t.ok(await until(async () => (await fromInB()) === 'first@example.com', 2_000) !== null, 'B reads the first settings (and remembers them)');
   await setFrom('second@example.com');
@@ -59,7 +59,7 @@ async function frozen(t: Test, site: Site, path: 'postgres' | 'redis'): Promise<
   t.equal(await fromInB(), 'third@example.com', 'B reads the change it never heard of from the database');
 
   proxy.thaw();
-  t.ok(await until(() => trusted(b), 15_000), 'B trusts its bus again');
+  t.ok(await until(() => trusted(b), 15_000) !== null, 'B trusts its bus again');
   await setFrom('fourth@example.com');
   t.ok(await until(async () => (await fromInB()) === 'fourth@example.com', 1_000) !== null, 'and hears changes again');
 }
