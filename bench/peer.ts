@@ -42,13 +42,17 @@ const { values: args } = parseArgs({
     'no-auto-index': { type: 'boolean', default: false },
     seed: { type: 'string', default: '38' },
     workers: { type: 'string', default: '1' },
+    /** Write V8 CPU profiles of the runtime's process into a temporary directory (bench/profileSummary.ts reads them). */
+    profile: { type: 'boolean', default: false },
   },
 });
 setMixSeed(Number(args.seed));
 /** Runtime processes (osr start --workers N, bench/servers/runtimeCluster.js); 1: one process, as before. */
 const workers = Number(args.workers);
 const runtimeEntry = workers > 1 ? 'servers/runtimeCluster.js' : 'servers/runtimeServer.js';
-const runtimeEnv = workers > 1 ? { env: { OSR_BENCH_WORKERS: String(workers) } } : {};
+const profileDir = args.profile ? mkdtempSync(join(tmpdir(), 'osr-peer-profiles-')) : undefined;
+const runtimeEnv = { ...(workers > 1 ? { env: { OSR_BENCH_WORKERS: String(workers) } } : {}), ...(profileDir ? { profileDir } : {}) };
+if (profileDir) log(`CPU profiles of the runtime go to ${profileDir}`);
 if (args.peer !== 'directus') throw new Error(`--peer: only 'directus' is known, not '${args.peer}'`);
 const drivers: BenchDriver[] = args.driver === 'both' ? ['sqlite', 'postgres'] : [args.driver as BenchDriver];
 const rows = Number(args.rows);

@@ -82,6 +82,19 @@ t.test('pooled reads give the rows, values and totals of main-thread reads, writ
   }, { config: { plugins: { data: { readers: 2, pooledReadMs: 0, pageCacheMb: 0 } } } });
 });
 
+t.test('a shape is judged without its values: a slow filter sends its other values to the pool too', async (t) => {
+  await onEachDriver(t, 'readshape', async (t, rest) => {
+    for (const account of ACCOUNTS) await rest.create('account', account);
+    const list = (employees: number) => `${api}/account?where=${encodeURIComponent(JSON.stringify({ employees: { $gte: employees } }))}&orderBy=-employees&select=name&limit=2`;
+    t.equal((await rest.send('GET', list(3))).status, 200, 'a first read of the shape');
+    t.equal((await rest.send('GET', list(3))).status, 200, 'and a second, both slow (pooledReadMs 0)');
+    t.equal(await workersStarted(rest), 0, 'both ran on the main thread');
+    const other = await rest.send('GET', list(7));
+    t.same(other.body.items.map((r: { name: string }) => r.name), ['Gamma', 'Beta'], 'another value of the same filter answers its own rows');
+    t.equal(await workersStarted(rest), rest.driver === 'sqlite' ? 2 : 0, 'in the read workers at once (SQLite): it did not have to be slow twice on the main thread first');
+  }, { config: { plugins: { data: { readers: 2, pooledReadMs: 0, pageCacheMb: 0 } } } });
+});
+
 t.test('with readers 0 every read runs on the main thread, with the same answers', async (t) => {
   await onEachDriver(t, 'readpool0', async (t, rest) => {
     for (const account of ACCOUNTS) await rest.create('account', account);

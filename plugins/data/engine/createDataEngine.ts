@@ -6,6 +6,7 @@ import type { ResolvedObject } from '../../../metadata/types.ts';
 import { bindId, planFor } from '../query/byIdPlans.ts';
 import { returningColumns } from '../query/compileQuery.ts';
 import { plannedCursorPage } from '../query/cursorPages.ts';
+import { costShape } from '../query/cursor.ts';
 import { hasJoins, listPlanFor, listPlanKey } from '../query/listPlans.ts';
 import { executeQuery, recordDecoder } from '../query/executeQuery.ts';
 import { canRunNative } from '../sql/runNative.ts';
@@ -133,7 +134,9 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     // Reads that cost (aggregations, shapes slow before) go to the SQLite read workers, planned or
     // not, outside transactions (readPool.ts); by-id reads and quick pages stay on the main thread.
     const workers = !costly && planId === undefined && deps.readPool && !binding ? readWorkers(knex) : undefined;
-    const shapeKey = workers ? `${ctx.environmentId}\u0000${object.name}\u0000${listKey ?? JSON.stringify(before.query)}` : '';
+    // Judged by the shape of the read without its values: each filter value is not a shape of its own
+    // that must run slowly on the main thread before it is sent to the workers.
+    const shapeKey = workers ? `${ctx.environmentId}\u0000${listPlan ? (listPlan.costShape ??= costShape(ast)) : costShape(ast)}` : '';
     const pooled = workers !== undefined && deps.readPool!.pooled(ast, shapeKey);
     const started = workers ? performance.now() : 0;
     // A pooled read is judged by its statements' time in the workers, not by its wait for one:

@@ -70,6 +70,23 @@ export function queryShape(ast: QueryAst): string {
   return createHash('sha256').update(JSON.stringify(shape)).digest('base64url').slice(0, 22);
 }
 
+/**
+ * What decides a read's cost, without its values: object, the fields and operators of its filter,
+ * its sort, joins, groups and page size. Reads that differ only in the values they compare cost
+ * about the same (the read pool judges them together, readPool.ts); not hashed.
+ */
+export function costShape(ast: QueryAst): string {
+  return JSON.stringify([
+    ast.object.name,
+    ast.where ? conditionShape(ast.where, placeholder) : null,
+    ast.orderBy.map((s) => [s.target.kind === 'field' ? refName(s.target.ref) : s.target.key, s.direction]),
+    ast.joins.map((j) => [j.type, j.object.name, refName(j.local), refName(j.foreign)]),
+    ast.aggregate ? ast.groupBy.length : -1,
+    ast.distinct,
+    ast.limit,
+  ]);
+}
+
 function refName(ref: FieldRef): string {
   return ref.alias ? `${ref.alias}.${ref.name}` : ref.name;
 }
@@ -78,30 +95,35 @@ function targetName(target: Target): string {
   return target.kind === 'field' ? refName(target.ref) : `agg:${target.alias}`;
 }
 
-function operandShape(operand: Operand): unknown {
+/** A value as a shape names it: itself (a cursor's identity), or only that there is one (costShape). */
+type ValueShape = (value: unknown) => unknown;
+const itself: ValueShape = (value) => value;
+const placeholder: ValueShape = () => '?';
+
+function operandShape(operand: Operand, value: ValueShape): unknown {
   if (operand.kind === 'field') return { $field: refName(operand.ref) };
   // A now-relative operand keeps its source, so the next page is the same query even as time moves.
   if (operand.kind === 'cel') return { $cel: operand.source };
-  return operand.value;
+  return value(operand.value);
 }
 
-function conditionShape(node: Condition): unknown {
+function conditionShape(node: Condition, value: ValueShape = itself): unknown {
   switch (node.kind) {
     case 'and':
     case 'or':
-      return [node.kind, node.items.map(conditionShape)];
+      return [node.kind, node.items.map((item) => conditionShape(item, value))];
     case 'not':
-      return ['not', conditionShape(node.item)];
+      return ['not', conditionShape(node.item, value)];
     case 'compare':
-      return [node.op, targetName(node.target), operandShape(node.operand)];
+      return [node.op, targetName(node.target), operandShape(node.operand, value)];
     case 'between':
-      return ['between', targetName(node.target), operandShape(node.low), operandShape(node.high)];
+      return ['between', targetName(node.target), operandShape(node.low, value), operandShape(node.high, value)];
     case 'in':
-      return [node.negate ? 'nin' : 'in', targetName(node.target), node.values];
+      return [node.negate ? 'nin' : 'in', targetName(node.target), value(node.values)];
     case 'text':
-      return [node.op, node.negate, targetName(node.target), node.value];
+      return [node.op, node.negate, targetName(node.target), value(node.value)];
     case 'has':
-      return ['has', node.negate, targetName(node.target), node.value];
+      return ['has', node.negate, targetName(node.target), value(node.value)];
     case 'null':
       return ['null', targetName(node.target), node.isNull];
   }

@@ -24,6 +24,8 @@ export interface ListPlan {
   sortKeyTypes: ValueType[];
   /** The query's shape hash (cursor.ts), computed on first need. */
   shape?: string;
+  /** The query's cost shape (cursor.ts costShape: no values), computed on first need. */
+  costShape?: string;
   /** The keys of `page` and `count` in the count cache (countCache.ts), made on first need. */
   keys?: { page: string; count: string; countCapped: string };
   /** Its pages after a cursor, by which cursor values are NULL (cursorPages.ts); null where none can be planned. */

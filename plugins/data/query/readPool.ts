@@ -8,7 +8,8 @@ import type { QueryAst } from './types.ts';
  * indexed page; a read that scans pays it back many times, and no longer holds the event loop.
  *
  * Pooled: aggregations and distinct reads (they read every matching row to answer a few), and
- * any other list or query whose last two runs of the same shape took `pooledReadMs` or more (a
+ * any other list or query whose last two runs of the same shape (cursor.ts costShape: its filter
+ * values aside) took `pooledReadMs` or more (a
  * filter on an unindexed field, a count the count cache does not hold). Never pooled: by-id
  * reads, and reads inside a transaction (they must see its writes; the workers' connections
  * see what was committed).
