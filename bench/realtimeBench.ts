@@ -22,8 +22,8 @@
  * same streams open), then the ratio of the two. Writes results/realtime-<driver>-<time>.json.
  */
 import http from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -48,10 +48,14 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: '41' },
     'drain-timeout': { type: 'string', default: '180' },
     visibility: { type: 'string', default: 'shared' },
+    /** Write V8 CPU profiles of the servers into a temporary directory (bench/profileSummary.ts reads them). */
+    profile: { type: 'boolean', default: false },
   },
 });
 if (args.visibility !== 'shared' && args.visibility !== 'own') throw new Error(`--visibility takes shared or own, not '${args.visibility}'`);
 const OWN = args.visibility === 'own';
+const profiling = args.profile ? { profileDir: mkdtempSync(join(tmpdir(), 'osr-realtime-profiles-')) } : {};
+if (profiling.profileDir) console.log(`CPU profiles of the servers go to ${profiling.profileDir}`);
 /** The object written: the micro-benchmarks' own, or with --visibility own one whose rows belong to teams. */
 const OBJECT = OWN ? 'rt_team_item' : BENCH_OBJECT;
 const teamOf = (group: number) => `bench_team_${group}`;
@@ -80,11 +84,11 @@ async function boot(driver: BenchDriver, target: DatabaseTarget, grouping: boole
   };
   const processes: ServerProcess[] = [];
   if (driver === 'sqlite') {
-    processes.push(await spawnServer('runtime-workers', join(HERE, 'servers/runtimeCluster.js'), config, { env: { OSR_BENCH_WORKERS: '2' }, readyTimeoutMs: 240_000 }));
+    processes.push(await spawnServer('runtime-workers', join(HERE, 'servers/runtimeCluster.js'), config, { env: { OSR_BENCH_WORKERS: '2' }, readyTimeoutMs: 240_000, ...profiling }));
   } else {
     // The first creates the schema alone; the second joins it.
-    processes.push(await spawnServer('runtime-a', join(HERE, 'servers/runtimeServer.js'), config, { readyTimeoutMs: 240_000 }));
-    processes.push(await spawnServer('runtime-b', join(HERE, 'servers/runtimeServer.js'), config, { readyTimeoutMs: 240_000 }));
+    processes.push(await spawnServer('runtime-a', join(HERE, 'servers/runtimeServer.js'), config, { readyTimeoutMs: 240_000, ...profiling }));
+    processes.push(await spawnServer('runtime-b', join(HERE, 'servers/runtimeServer.js'), config, { readyTimeoutMs: 240_000, ...profiling }));
   }
   return {
     urls: processes.map((p) => p.url.replace(/\/$/, '')),

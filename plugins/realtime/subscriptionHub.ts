@@ -212,11 +212,27 @@ export class SubscriptionHub {
     return { event, id: change.id, data: { object: change.object, record } };
   }
 
-  /** The record as the group may read it, after the change: with the writer's token, nothing remembered before the write serves it. */
+  /**
+   * The record as the group may read it, after the change: with the writer's token, nothing
+   * remembered before the write serves it. A group without a `where` reads by id, the engine's
+   * planned read (its statement made once per object and caller, not once per changed record),
+   * and keeps the fields it asked for from what that read shows; one with a `where` queries.
+   */
   private async read(group: AccessGroup, change: RecordChange): Promise<DataRecord | undefined> {
     const ctx = change.token === undefined ? group.ctx : { ...group.ctx, writeToken: change.token };
-    const result = await this.engine.query(group.subscription.object, recordQuery(group, change.recordId), ctx, { total: false });
-    return result.items[0];
+    const { object, where, fields } = group.subscription;
+    if (where) return (await this.engine.query(object, recordQuery(group, change.recordId), ctx, { total: false })).items[0];
+    let record: DataRecord;
+    try {
+      record = await this.engine.get(object, change.recordId, {}, ctx);
+    } catch (error) {
+      if (isCodedError(error) && error.code === 'NOT_FOUND') return undefined;
+      throw error;
+    }
+    if (!fields) return record;
+    const kept: DataRecord = {};
+    for (const name of ['id', 'version', ...fields]) if (Object.hasOwn(record, name)) kept[name] = record[name];
+    return kept;
   }
 
   private remember(group: AccessGroup, recordId: string, version: number): void {

@@ -20,7 +20,9 @@ const readCounter = definePlugin({
   register(ctx) {
     ctx.hook('data.afterFind', (event: { query: { where?: Record<string, unknown>; limit?: number } }) => {
       const where = event.query.where;
-      const byId = where && (typeof where.id === 'string' ? where.id : undefined);
+      // A group without a where reads by id ({id: {$eq}}); one with a where queries ({$and: [{id}, where]}).
+      const id = where?.id as string | { $eq?: unknown } | undefined;
+      const byId = typeof id === 'string' ? id : typeof id?.$eq === 'string' ? id.$eq : undefined;
       if (byId && event.query.limit === 1) readsById.set(byId, (readsById.get(byId) ?? 0) + 1);
     }, { object: 'feed_item' });
   },
