@@ -7,9 +7,17 @@ export interface StreamEvent {
   data: unknown;
 }
 
-/** `text/event-stream` framing of one event (data is JSON, so it holds no newline). */
+/** Frames already made: one event sent to every stream of a group is serialized once. */
+const framed = new WeakMap<StreamEvent, string>();
+
+/** `text/event-stream` framing of one event (data is JSON, so it holds no newline); made once per event object. */
 export function frame(event: StreamEvent): string {
-  return `${event.id ? `id: ${event.id}\n` : ''}event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+  let text = framed.get(event);
+  if (text === undefined) {
+    text = `${event.id ? `id: ${event.id}\n` : ''}event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+    framed.set(event, text);
+  }
+  return text;
 }
 
 /**
