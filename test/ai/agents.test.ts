@@ -35,6 +35,10 @@ for (const driver of await databaseCases()) {
 
     const meta = await s.send('GET', '/api/v1/meta/agent', s.ada);
     t.same(meta.body.items.map((a: { name: string; tools: string[] }) => [a.name, a.tools.length]), [['helper', 6]], '/meta/agent lists the agent');
+    t.notOk('instructions' in meta.body.items[0], "a member is not shown the agent's instructions (its system prompt)");
+    t.notMatch(JSON.stringify((await s.send('GET', '/api/v1/meta/agent/helper?layers=true', s.ada)).body), /INSTRUCTIONS-MARKER/, 'nor in the item and its layers');
+    const authored = await s.send('GET', '/api/v1/meta/agent/helper?layers=true', s.admin);
+    t.match(authored.body.effective.instructions, /INSTRUCTIONS-MARKER/, 'an admin, who authors agents, is');
 
     const id = await conversation(s, s.ada);
     s.fake.queue.push({ toolCalls: [{ name: 'query_data', args: { object: 'note', limit: 500 } }] }, { content: 'You have one note.' });

@@ -776,8 +776,8 @@ export const GUARDS: Guard[] = [
   },
   {
     id: "realtime.readAsGroup", area: "realtime", file: "plugins/realtime/subscriptionHub.ts",
-    original: "const result = await this.engine.query(group.subscription.object, recordQuery(group, change.recordId), ctx, { total: false });",
-    mutation: "const result = await this.engine.query(group.subscription.object, recordQuery(group, change.recordId), { ...ctx, system: true }, { total: false });",
+    original: "const ctx = change.token === undefined ? group.ctx : { ...group.ctx, writeToken: change.token };",
+    mutation: "const ctx = { ...group.ctx, system: true, ...(change.token === undefined ? {} : { writeToken: change.token }) };",
     tests: ["test/realtime/realtime.test.ts"],
     what: "changes are sent as the engine reads them, not as the subscriber may (others' records, hidden fields)",
   },
@@ -930,6 +930,13 @@ export const GUARDS: Guard[] = [
     mutation: "if (false) throw codedError('PERMISSION_DENIED', { permission: 'admin', reason: 'index advice",
     tests: ["test/advice/indexAdviceRoute.test.ts"],
     what: "a member reads the tables, columns and query shapes of every object (GET /metrics/index-advice)",
+  },
+  {
+    id: "metaViews.agentInstructions", area: "metadata views", file: "plugins/meta/api/policyAudience.ts",
+    original: "return principal !== null && (principal.isAdmin || principal.permissions.includes('metadata:write'));",
+    mutation: "return principal !== null;",
+    tests: ["test/ai/agents.test.ts"],
+    what: "every member reads each agent's instructions, its system prompt (GET /meta/agent)",
   },
   {
     id: "operations.requireAdmin", area: "operations", file: "plugins/http/requireAdmin.ts",

@@ -90,10 +90,10 @@ export function describeDataset(dataset: ResolvedDataset, dirs: ReadonlyMap<stri
   return { ...rest, package: app, source: sourceIn(source, dirs.get(app)) };
 }
 
-/** An agent as declared, with its package and source file. */
-export function describeAgent(agent: ResolvedAgent, dirs: ReadonlyMap<string, string>): Doc {
-  const { source, app, ...rest } = agent;
-  return { ...rest, package: app, source: sourceIn(source, dirs.get(app)) };
+/** An agent as declared, with its package and source file; its `instructions` only with `instructions: true` (policyAudience.ts). */
+export function describeAgent(agent: ResolvedAgent, dirs: ReadonlyMap<string, string>, options: { instructions: boolean }): Doc {
+  const { source, app, instructions, ...rest } = agent;
+  return { ...rest, ...(options.instructions ? { instructions } : {}), package: app, source: sourceIn(source, dirs.get(app)) };
 }
 
 export function describeApp(app: LoadedApp): Doc {

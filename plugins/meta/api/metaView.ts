@@ -12,7 +12,7 @@ import { describeAction, describeAgent, describeFlow, describeApp, describeBook,
 import { describeForm } from './describeForm.ts';
 import { findReferences, type Reference } from './findReferences.ts';
 import { gateNodes, toTree, type TreeNode } from './gateBook.ts';
-import { seesPolicies } from './policyAudience.ts';
+import { seesInstructions, seesPolicies } from './policyAudience.ts';
 import { entryIn, entryOf, parseEntry, patchOf, SECTION_NAMES, validateEntry } from './objectSections.ts';
 import type { Caller, HistoryEntry, OverlayStore } from './overlayStore.ts';
 import { readableViews } from './readableView.ts';
@@ -167,7 +167,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
       else if (type === 'flow') items = flows().map((f) => describeFlow(f, dirs()));
       else if (type === 'dataset') items = datasets().map((d) => describeDataset(d, dirs()));
       else if (type === 'dashboard') items = dashboards().map((d) => describeDashboard(d, dirs()));
-      else if (type === 'agent') items = agents().map((a) => describeAgent(a, dirs()));
+      else if (type === 'agent') items = agents().map((a) => describeAgent(a, dirs(), { instructions: seesInstructions(caller.principal) }));
       else if (type === 'view') items = (await viewDocs(caller, null)).map((v) => ({ ...v }));
       else {
         const patches = await overlays(caller, null);
@@ -205,7 +205,7 @@ export function createMetaView(registry: MetadataRegistry, store: OverlayStore, 
         doc = dashboard && describeDashboard(dashboard, dirs());
       } else if (type === 'agent') {
         const agent = agents().find((a) => a.name === name);
-        doc = agent && describeAgent(agent, dirs());
+        doc = agent && describeAgent(agent, dirs(), { instructions: seesInstructions(caller.principal) });
       } else {
         const book = books().find((b) => b.name === name);
         doc = book && bookDoc(book, caller.principal);
