@@ -8,7 +8,8 @@ import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import type { NotificationsSend } from '../../capabilities/notificationsSend.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import { codedError, isCodedError } from '../../kernel/errors.ts';
-import { apiObject } from '../../metadata/apiObject.ts';
+import { caller, denied, invalid, system } from './approvalContext.ts';
+import { createApprovalReads } from './approvalReads.ts';
 import type { ApprovalOutcome } from '../../metadata/approvalTypes.ts';
 import { readDecisionBody, type DecisionBody } from './decisionBody.ts';
 import { runOutcome } from './runOutcome.ts';
@@ -17,8 +18,7 @@ import {
 } from './names.ts';
 import { positionMembers } from './positionMembers.ts';
 import { snapshotOf, type ProcessCatalog, type ProcessSnapshot } from './processCatalog.ts';
-import { mentionedUsers } from './mentionedUsers.ts';
-import { currentVotes, requestView, type AttachmentInfo } from './requestView.ts';
+import { currentVotes } from './requestView.ts';
 import { buildSlate, replaceApprover, tally, type StepSlate } from './stepSlate.ts';
 
 export interface ApprovalDeps {
@@ -37,26 +37,14 @@ export interface ApprovalDeps {
   log: Logger;
 }
 
-const system = (environmentId: string): DataContext => ({ environmentId, principal: null, system: true });
-const HOUR = 3_600_000;
-/** Requests of one record listed at most (newest first). */
-const RECORD_REQUESTS = 50;
-
-function caller(principal: Principal | null): Principal {
-  if (!principal || principal.kind === 'system') throw codedError('UNAUTHENTICATED');
-  return principal;
-}
-
-const notFound = (id: string) => codedError('NOT_FOUND', { what: `Approval request '${id.slice(0, 64)}'` });
-const invalid = (reason: string, extra: Record<string, unknown> = {}) => codedError('INVALID_STATE', { reason, ...extra });
-const denied = (permission: string) => codedError('PERMISSION_DENIED', { permission });
-
 /** After a commit: what to tell whom, which job to queue, which outcome to run. */
 interface Followups {
   notify: Array<{ userIds: string[]; title: string; body: string }>;
   sla?: { step: number; cycle: number; dueAt: string };
   outcome?: { outcome: ApprovalOutcome; kind: 'onApprove' | 'onReject' };
 }
+
+const HOUR = 3_600_000;
 
 /**
  * The approval engine: every change to a request runs in one transaction that first takes the
@@ -65,21 +53,13 @@ interface Followups {
  */
 export function createApprovalService(deps: ApprovalDeps) {
   const { engine, catalog, log } = deps;
+  const reads = createApprovalReads(deps);
+  const { decisionsOf, visible, view } = reads;
 
   async function slateFor(reader: DataEngine, env: string, definition: ProcessSnapshot, index: number, submitter: string): Promise<StepSlate> {
     const step = definition.steps[index]!;
     const positions = [...step.positions, ...step.groups.flatMap((g) => g.positions)];
     return buildSlate(step, index, await positionMembers(reader, system(env), positions), submitter);
-  }
-
-  async function decisionsOf(tx: DataEngine, env: string, requestId: string): Promise<DataRecord[]> {
-    const rows = await tx.query(DECISION_OBJECT, { where: { request_id: requestId }, orderBy: [{ field: 'created_at', order: 'asc' }, { field: 'id', order: 'asc' }], limit: 200 }, system(env), { total: false, findHooks: false });
-    return rows.items;
-  }
-
-  async function attachmentsOf(env: string, requestId: string): Promise<AttachmentInfo[]> {
-    const rows = await engine.query(ATTACHMENT_OBJECT, { where: { request_id: requestId }, select: ['id', 'decision_id', 'name', 'content_type', 'size'], limit: 200 }, system(env), { total: false });
-    return rows.items.map((r) => ({ id: String(r.id), decisionId: String(r.decision_id), name: String(r.name), contentType: String(r.content_type), size: Number(r.size) }));
   }
 
   async function record(tx: DataEngine, env: string, request: DataRecord, kind: string, userId: string | null, body: DecisionBody | null, detail: object | null, vote = false): Promise<DataRecord> {
@@ -131,40 +111,11 @@ export function createApprovalService(deps: ApprovalDeps) {
     }
   }
 
-  /** The request as the caller may see it: submitter, current or past approvers, admins; anyone else gets 404. */
-  async function visible(env: string, principal: Principal, id: string, tx: DataEngine = engine): Promise<{ request: DataRecord; decisions: DataRecord[] }> {
-    let request: DataRecord;
-    try {
-      request = await tx.get(REQUEST_OBJECT, id, {}, system(env));
-    } catch (error) {
-      if (isCodedError(error) && error.code === 'NOT_FOUND') throw notFound(id);
-      throw error;
-    }
-    const decisions = await decisionsOf(tx, env, id);
-    const slate = request.approvers as StepSlate;
-    const sees = principal.isAdmin || String(request.owner_id) === principal.userId || slate.users.includes(principal.userId)
-      || decisions.some((d) => d.user_id === principal.userId);
-    if (!sees) throw notFound(id);
-    return { request, decisions };
-  }
-
   /** Lock the request row (a write to it), then read it and its decisions inside the transaction. */
   async function locked(tx: DataEngine, env: string, principal: Principal, id: string) {
     await visible(env, principal, id, tx);
     const request = await tx.update(REQUEST_OBJECT, id, {}, {}, system(env));
     return { request, decisions: await decisionsOf(tx, env, id) };
-  }
-
-  async function view(env: string, id: string) {
-    const request = await engine.get(REQUEST_OBJECT, id, {}, system(env));
-    return (await named(env, [requestView(request, await decisionsOf(engine, env, id), await attachmentsOf(env, id), true)]))[0]!;
-  }
-
-  /** Each view with `people`: the names of the users it mentions (id -> name; an id without a name is left out). */
-  async function named<T extends Parameters<typeof mentionedUsers>[0]>(env: string, views: T[]): Promise<Array<T & { people: Record<string, string> }>> {
-    const wanted = [...new Set(views.flatMap(mentionedUsers))].slice(0, 500);
-    const names = deps.userNames && wanted.length > 0 ? await deps.userNames(env, wanted) : new Map<string, string>();
-    return views.map((v) => ({ ...v, people: Object.fromEntries(mentionedUsers(v).flatMap((id) => (names.get(id) ? [[id, names.get(id)!]] : []))) }));
   }
 
   async function submit(env: string, principalIn: Principal | null, body: { process: string; recordId: string }) {
@@ -373,74 +324,7 @@ export function createApprovalService(deps: ApprovalDeps) {
     return outcome;
   }
 
-  async function list(env: string, principalIn: Principal | null, query: { box: 'mine' | 'assigned' | 'all'; status?: string; limit: number; cursor?: string }) {
-    const principal = caller(principalIn);
-    if (query.box === 'all' && !principal.isAdmin) throw denied('admin (box=all lists every request)');
-    const where: Record<string, unknown> = {};
-    if (query.box === 'mine') where.owner_id = principal.userId;
-    if (query.box === 'assigned') { where.assignees = { $contains: `|${principal.userId}|` }; where.status = 'pending'; }
-    if (query.status) where.status = query.status;
-    const rows = await engine.query(REQUEST_OBJECT, { where, orderBy: [{ field: 'created_at', order: 'desc' }], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) }, system(env), { total: false });
-    return { items: await summaries(env, rows.items), nextCursor: rows.nextCursor ?? null };
-  }
-
-  /** Requests as lists show them (no steps or decisions), with their progress from their votes. */
-  async function summaries(env: string, requests: readonly DataRecord[]) {
-    // The votes of every listed request in a few reads (pages of 200, bounded), for their progress.
-    const byRequest = new Map<string, DataRecord[]>();
-    const ids = requests.map((r) => String(r.id));
-    let cursor: string | undefined;
-    for (let page = 0; page < 10 && ids.length > 0; page++) {
-      const votes = await engine.query(DECISION_OBJECT, { where: { request_id: { $in: ids }, kind: { $in: ['approve', 'reject'] } }, select: ['request_id', 'cycle', 'step', 'user_id', 'kind'], limit: 200, ...(cursor ? { cursor } : {}) }, system(env), { total: false });
-      for (const vote of votes.items) byRequest.set(String(vote.request_id), [...(byRequest.get(String(vote.request_id)) ?? []), vote]);
-      if (!votes.nextCursor) break;
-      cursor = votes.nextCursor;
-    }
-    return named(env, requests.map((row) => requestView(row, byRequest.get(String(row.id)) ?? [], [], false)));
-  }
-
-  /**
-   * One record's approval state for a caller who may read the record (else the 404 of GET /data):
-   * its lock (the pending request, which every reader may know of: writing it would say so), and
-   * the record's requests the caller may see (submitter, current or past approvers, admins), newest first.
-   */
-  async function forRecord(env: string, principalIn: Principal | null, object: string, recordId: string) {
-    const principal = caller(principalIn);
-    // As GET /data/:object/:id answers: an object the API does not serve, or a record hidden or missing, is 404.
-    apiObject(deps.metadata, object, 'get');
-    await engine.get(object, recordId, { select: ['id'] }, { environmentId: env, principal });
-    const rows = await engine.query(REQUEST_OBJECT, { where: { record_object: object, record_id: recordId }, orderBy: [{ field: 'created_at', order: 'desc' }, { field: 'id', order: 'desc' }], limit: RECORD_REQUESTS }, system(env), { total: false });
-    const ids = rows.items.map((r) => String(r.id));
-    const decided = ids.length === 0 ? [] : (await engine.query(DECISION_OBJECT, { where: { request_id: { $in: ids }, user_id: principal.userId }, select: ['request_id'], limit: 200 }, system(env), { total: false })).items;
-    const involved = new Set(decided.map((d) => String(d.request_id)));
-    const sees = (r: DataRecord) => principal.isAdmin || String(r.owner_id) === principal.userId || (r.approvers as StepSlate).users.includes(principal.userId) || involved.has(String(r.id));
-    const open = rows.items.find((r) => r.status === 'pending');
-    const definition = open?.definition as ProcessSnapshot | undefined;
-    const lock = open && definition ? {
-      requestId: String(open.id),
-      process: String(open.process),
-      processLabel: definition.label,
-      step: { index: Number(open.step), name: definition.steps[Number(open.step)]?.name ?? '', label: definition.steps[Number(open.step)]?.label ?? '' },
-      approver: (open.approvers as StepSlate).users.includes(principal.userId),
-    } : null;
-    return { lock, requests: await summaries(env, rows.items.filter(sees)) };
-  }
-
-  async function get(env: string, principalIn: Principal | null, id: string) {
-    const principal = caller(principalIn);
-    const { request, decisions } = await visible(env, principal, id);
-    return (await named(env, [requestView(request, decisions, await attachmentsOf(env, id), true)]))[0]!;
-  }
-
-  async function attachment(env: string, principalIn: Principal | null, id: string, attachmentId: string): Promise<DataRecord> {
-    const principal = caller(principalIn);
-    await visible(env, principal, id);
-    const rows = await engine.query(ATTACHMENT_OBJECT, { where: { id: attachmentId, request_id: id }, limit: 1 }, system(env), { total: false });
-    if (!rows.items[0]) throw codedError('NOT_FOUND', { what: `Attachment '${attachmentId.slice(0, 64)}'` });
-    return rows.items[0];
-  }
-
-  return { submit, act, escalate, list, get, attachment, forRecord };
+  return { submit, act, escalate, list: reads.list, get: reads.get, attachment: reads.attachment, forRecord: reads.forRecord };
 }
 
 export type ApprovalService = ReturnType<typeof createApprovalService>;
