@@ -96,11 +96,19 @@ t.test('work that only reads (READS_ONLY) keeps every total, and tells no other 
       return read;
     }, counted), 'remembered');
     t.equal(await total(a, token), 1, 'the total');
-    statements.length = 0;
-    const read = await database.withDatabase(environment, async ({ knex }) => (await knex('tag').select('code')).length, undefined, READS_ONLY);
-    t.equal(read, 1, 'the work reads');
-    t.equal(await total(a, token), 1, 'the same total');
-    t.same([counts(), statements.filter((sql) => /notify/i.test(sql)).length], [0, 0], 'answered without counting, and no NOTIFY sent');
+    // Background work (a job poll, a late echo of the create's signal) may still make one round
+    // count again; work that does not honour READS_ONLY makes every round count.
+    let outcome: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      await untilRemembered(() => total(a, token), []);
+      statements.length = 0;
+      const read = await database.withDatabase(environment, async ({ knex }) => (await knex('tag').select('code')).length, undefined, READS_ONLY);
+      if (round === 0) t.equal(read, 1, 'the work reads');
+      t.equal(await total(a, token), 1, 'the same total');
+      outcome = [counts(), statements.filter((sql) => /notify/i.test(sql)).length];
+      if (outcome[0] === 0 && outcome[1] === 0) break;
+    }
+    t.same(outcome, [0, 0], 'answered without counting, and no NOTIFY sent');
     statements.length = 0;
     await database.withDatabase(environment, async ({ knex }) => (await knex('tag').select('code')).length);
     await total(a, token);
