@@ -106,6 +106,15 @@ export interface DataEngine {
    * answer undefined.
    */
   getNow(object: string, id: string, ctx: DataContext): DataRecord | undefined;
+  /**
+   * Whether `record`, as a system read of the object shows it now, is certainly outside what `ctx`
+   * may read of the object (its row scope and any contributed scope) or outside `where` (the
+   * structured query's where): true only where the record's own values rule it out; false where it
+   * may be readable or they cannot tell (a joined field, a date, text matching, a beforeFind hook on
+   * the object). A reason to skip reading it as `ctx`, never a reason to show it. Refusals are
+   * thrown as a read's would be.
+   */
+  outside(object: string, record: DataRecord, where: unknown, ctx: DataContext): Promise<boolean>;
   create(object: string, input: DataRecord, ctx: DataContext): Promise<DataRecord>;
   /**
    * Creates each input as `create` would (checks, hooks, security), in one transaction, and answers

@@ -39,6 +39,9 @@ export interface HubOptions {
   grouping: boolean;
 }
 
+/** A changed record as a system read shows it: undefined when there is none, null when unread. */
+type Stored = DataRecord | undefined | null;
+
 const objectKey = (environmentId: string, object: string) => `${environmentId}\u0000${object}`;
 
 /** The query one group runs for one changed record: that id, within the group's where, its fields. */
@@ -136,8 +139,10 @@ export class SubscriptionHub {
     if (!this.byObject.get(okey)?.size) return;
     void this.enqueue(okey, async () => {
       const groups = [...(this.byObject.get(okey) ?? [])];
+      let stored: Promise<Stored> | undefined;
+      const storedRecord = () => (stored ??= this.readStored(change));
       await Promise.all(groups.map(async (group) => {
-        const event = await this.evaluate(group, change);
+        const event = await this.evaluate(group, change, storedRecord);
         entry.outcomes.set(group.key, event ? event.event : null);
         if (event) for (const member of group.members) member.stream.send(event);
       }));
@@ -179,7 +184,23 @@ export class SubscriptionHub {
     }
   }
 
-  private async evaluate(group: AccessGroup, change: RecordChange): Promise<StreamEvent | null> {
+  /**
+   * The changed record as a system read shows it now (with the writer's token), read once per
+   * change for every group that was not sent it: undefined when there is no such record, null when
+   * it could not be read (each group then reads as itself).
+   */
+  private async readStored(change: RecordChange): Promise<Stored> {
+    const ctx: DataContext = { environmentId: change.environmentId, principal: null, system: true, ...(change.token === undefined ? {} : { writeToken: change.token }) };
+    try {
+      const result = await this.engine.query(change.object, { where: { id: { $eq: change.recordId } }, limit: 1 }, ctx, { total: false, findHooks: false });
+      return result.items[0];
+    } catch (error) {
+      this.log.warn({ err: error, object: change.object }, 'realtime: a changed record could not be read once for all groups');
+      return null;
+    }
+  }
+
+  private async evaluate(group: AccessGroup, change: RecordChange, storedRecord: () => Promise<Stored>): Promise<StreamEvent | null> {
     const { recordId } = change;
     const sent = group.known.get(recordId);
     const ref = { object: change.object, id: recordId };
@@ -190,6 +211,14 @@ export class SubscriptionHub {
     }
     let record: DataRecord | undefined;
     try {
+      // A record this group was not sent, which its scope or where rules out from the record's own
+      // values (an owner, a share, a number), is not read as the group: nothing would be sent.
+      // Only a group that was sent it may need `left`, and that needs its own read.
+      if (sent === undefined) {
+        const stored = await storedRecord();
+        if (stored === undefined) return null;
+        if (stored !== null && (await this.engine.outside(change.object, stored, group.subscription.where, group.ctx))) return null;
+      }
       record = await this.read(group, change);
     } catch (error) {
       if (isCodedError(error) && (error.status === 401 || error.status === 403)) {

@@ -20,6 +20,7 @@ import { dialectOf } from '../sql/dialect.ts';
 import { driverInputError } from './driverInputError.ts';
 import { accessFor, appliesTo, celContext, objectOrNotFound, planOwner, withUser, type EngineDeps } from './engineDeps.ts';
 import { readNow } from './readNow.ts';
+import { outsideScope } from './outsideScope.ts';
 import { hideInvisibleIn } from './hideInvisibleIn.ts';
 import { ACCESS_OBJECTS, LINK_OBJECTS } from '../access/accessObjects.ts';
 import { combineScopes, fieldGuard, readScope, requireAction, stripHidden } from '../access/enforceAccess.ts';
@@ -267,6 +268,20 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
     getNow(name, id, ctx) {
       reads(ctx, 'get', name);
       return binding ? undefined : readNow(deps, objectOrNotFound(deps, name), String(id), withUser(ctx)) ?? undefined;
+    },
+    async outside(name, record, where, ctx) {
+      reads(ctx, 'get', name);
+      const object = objectOrNotFound(deps, name);
+      const caller = withUser(ctx);
+      const knex = knexFor(caller);
+      const pending = accessFor(deps, knex, caller);
+      const access = pending && (await pending);
+      if (access) requireAction(access.profile, access.principal, object, 'read');
+      // A beforeFind hook may rewrite what the reader's read asks: that read decides.
+      if (deps.hooks.handlers('data.beforeFind', object.name).length > 0) return false;
+      const scopeFilter = hideTrashed(combineScopes(access ? readScope(access.profile) : undefined, deps.scopeFilter?.(caller)));
+      const parsed = where === undefined || where === null ? null : parser(object, caller, access, celContext(caller))({ where, limit: 1 }).where;
+      return outsideScope(object, record, scopeFilter, parsed);
     },
     create: (name, input, ctx) => scoped(() => writes(ctx, 'create', name), () => answered(ctx, granting(name, ctx, aloneOr(ctx,
       (alone) => createAlone(deps, alone, objectOrNotFound(deps, name), input, withUser(ctx)),
