@@ -35,6 +35,11 @@ export const datasetDefinitionSchema = z.strictObject({
   measures: z.array(measureSchema).max(20, 'a dataset has at most 20 measures').default([]),
   /** Group counts may be served from memory this long after they were computed, whatever is written meanwhile. */
   freshnessMs: z.number().int().min(0).max(3_600_000, 'must be at most 3600000 (one hour)').optional(),
+  /**
+   * The database keeps the dataset's counts per combination of its dimensions in a table of their
+   * own, current with every write (triggers): group counts and totals it can answer read a few rows.
+   */
+  materialized: z.boolean().optional(),
   /** The most rows a use answers (and a use's default); at most the object's maxPageSize, checked at load. */
   limit: z.number().int('must be an integer').min(1, 'must be at least 1').optional(),
 });

@@ -27,6 +27,7 @@ function resolveDataset(file: string, app: string, parsed: ParsedDataset, object
     if (dimensions.some((d) => d.field === m.name)) problems.push({ path: `measures[${i}].name`, reason: `'${m.name}' is also a dimension; name the measure otherwise` });
   });
   if (dimensions.length === 0 && parsed.measures.length === 0) problems.push({ path: 'measures', reason: 'a dataset declares at least one dimension or measure' });
+  if (parsed.materialized) problems.push(...materializedProblems(parsed, dimensions, objects.get(parsed.object)));
   const dataset: ResolvedDataset = {
     name: parsed.name,
     label: parsed.label ?? humanize(parsed.name),
@@ -37,6 +38,7 @@ function resolveDataset(file: string, app: string, parsed: ParsedDataset, object
     measures: parsed.measures.map((m) => ({ name: m.name, aggregation: m.aggregation, ...(m.field !== undefined ? { field: m.field } : {}), label: m.label ?? humanize(m.name) })),
     ...(parsed.freshnessMs !== undefined ? { freshnessMs: parsed.freshnessMs } : {}),
     ...(parsed.limit !== undefined ? { limit: parsed.limit } : {}),
+    ...(parsed.materialized ? { materialized: true } : {}),
     source: file,
     app,
   };
@@ -48,6 +50,34 @@ function resolveDataset(file: string, app: string, parsed: ParsedDataset, object
     problems.push({ path: datasetPath(problem.path, dataset), reason: problem.reason });
   }
   return problems.length > 0 ? { dataset: null, problems } : { dataset, problems };
+}
+
+/** The most dimensions a materialized dataset keeps counts by, and materialized datasets per object. */
+export const MATERIALIZED_DIMENSIONS = 4;
+export const MATERIALIZED_PER_OBJECT = 3;
+/** Table names: `osr_rollup_` and the dataset's name within PostgreSQL's 63 characters. */
+const MATERIALIZED_NAME = 52;
+const UNKEPT_TYPES = new Set(['textarea', 'json', 'multiselect', 'formula']);
+
+/**
+ * What a materialized dataset may declare: counts (of every row: no base filter) by at most
+ * MATERIALIZED_DIMENSIONS plain stored fields, whose combinations the database keeps a count of.
+ */
+function materializedProblems(parsed: ParsedDataset, dimensions: ResolvedDataset['dimensions'], object: ResolvedObject | undefined): MetadataProblem[] {
+  const problems: MetadataProblem[] = [];
+  if (parsed.name.length > MATERIALIZED_NAME) problems.push({ path: 'name', reason: `a materialized dataset's name is at most ${MATERIALIZED_NAME} characters (its table is osr_rollup_<name>)` });
+  if (parsed.where !== undefined) problems.push({ path: 'where', reason: 'a materialized dataset counts every row of its object: it takes no base filter (filter its uses instead, or leave materialized out)' });
+  if (dimensions.length === 0) problems.push({ path: 'dimensions', reason: 'a materialized dataset keeps counts by at least one dimension' });
+  if (dimensions.length > MATERIALIZED_DIMENSIONS) problems.push({ path: 'dimensions', reason: `a materialized dataset keeps counts by at most ${MATERIALIZED_DIMENSIONS} dimensions (${dimensions.length} declared)` });
+  dimensions.forEach((d, i) => {
+    if (d.dateGranularity) problems.push({ path: `dimensions[${i}].dateGranularity`, reason: 'a materialized dataset keeps plain field values: leave the bucket out, or leave materialized out' });
+    const type = object?.fields[d.field]?.type;
+    if (type && UNKEPT_TYPES.has(type)) problems.push({ path: `dimensions[${i}]`, reason: `a materialized dataset cannot keep counts by '${d.field}', a ${type} field (kept: text, number, boolean, date, select and lookup fields and the system fields)` });
+  });
+  parsed.measures.forEach((m, i) => {
+    if (m.aggregation !== 'count' || m.field !== undefined) problems.push({ path: `measures[${i}].aggregation`, reason: `a materialized dataset keeps counts of rows only ('${m.aggregation}'${m.field ? ` of '${m.field}'` : ''} is computed from the rows: declare it in a dataset that is not materialized)` });
+  });
+  return problems;
 }
 
 /** A path of the compiled query, said in the dataset's own keys. */
@@ -92,6 +122,15 @@ export async function loadDatasets(sources: DatasetSource[], objects: ReadonlyMa
       errors.push(...problems.map((p) => metadataError(file, p.path, p.reason)));
     }
     datasets.set(app, loaded);
+  }
+  const materialized = new Map<string, number>();
+  for (const list of datasets.values()) {
+    for (const dataset of list) {
+      if (!dataset.materialized) continue;
+      const n = (materialized.get(dataset.object) ?? 0) + 1;
+      materialized.set(dataset.object, n);
+      if (n > MATERIALIZED_PER_OBJECT) errors.push(metadataError(dataset.source, 'materialized', `object '${dataset.object}' has at most ${MATERIALIZED_PER_OBJECT} materialized datasets (each write of it updates every one)`));
+    }
   }
   return { datasets, errors };
 }

@@ -33,8 +33,12 @@ import { refreshStatistics } from './sql/sqliteStatistics.ts';
 import { summarizeSchema } from './sql/summarizeSchema.ts';
 import { syncSchema } from './sql/syncSchema.ts';
 import { declaredIndexesOf } from './sql/declaredIndexesOf.ts';
+import { materializedDatasets } from './sql/materializedDatasets.ts';
+import { rollupTable, syncRollups } from './sql/rollups.ts';
+import { foldRollups } from './sql/foldRollups.ts';
 
 const states = new WeakMap<object, Map<string, Database>>();
+const foldTimers = new WeakMap<object, NodeJS.Timeout[]>();
 const signalsOf = new WeakMap<object, Map<string, WriteSignal>>();
 /** PostgreSQL environments whose tables could not get their change triggers: nothing is remembered there. */
 const blindOf = new WeakMap<object, Set<string>>();
@@ -148,6 +152,7 @@ export default definePlugin({
       for (const index of indexes) ctx.log.debug({ object, columns: index.columns, serves: index.from }, 'schema: a declared index');
       for (const skip of skipped) ctx.log.warn({ object, columns: skip.columns, declaredBy: skip.from }, `schema: no index for ${skip.from}: ${skip.reason} (declare it in the object's indexes to have it)`);
     }
+    const materialized = materializedDatasets(objects, ctx.resolve('metadata.registry').apps());
     try {
       for (const env of ctx.resolve('runtime.info').environments) {
         const db = await openDatabase({ url: env.databaseUrl, statementTimeoutMs: ctx.options.queryTimeoutMs, readers: ctx.options.readers ?? defaultReaders(), ...(env.schema ? { schema: env.schema } : {}) });
@@ -164,6 +169,15 @@ export default definePlugin({
           // One line per sync; each change at debug level.
           if (report.actions.length > 0) ctx.log.info({ environment: env.id }, `schema: ${summarizeSchema(report.actions)}`);
           for (const line of report.lines) ctx.log.debug({ environment: env.id }, `schema: ${line}`);
+        }
+        // Materialized datasets: their rollup tables and triggers (sql/rollups.ts), folded from time to time.
+        const rollups = await syncRollups(db.knex, materialized, ctx.options.schemaSync !== 'off');
+        for (const name of rollups.created) ctx.log.info({ environment: env.id, dataset: name }, `schema: counts of materialized dataset ${name} kept in ${rollupTable(name)}`);
+        for (const name of rollups.dropped) ctx.log.info({ environment: env.id, dataset: name }, `schema: ${rollupTable(name)} dropped (dataset ${name} is no longer materialized)`);
+        if (materialized.length > 0) {
+          const timers = foldTimers.get(ctx) ?? [];
+          timers.push(foldRollups(db.knex, ctx.log, env.id));
+          foldTimers.set(ctx, timers);
         }
         // Several processes on one SQLite file (osr start --workers N, or started apart) stay right
         // together: each looks at the file's data_version before serving anything remembered (fileChanges.ts).
@@ -202,6 +216,8 @@ export default definePlugin({
       // A refused schema change or an unreachable database fails the boot: the kernel does not stop
       // a plugin whose start failed, so what this start opened is closed here (open pools keep the
       // process alive).
+      for (const timer of foldTimers.get(ctx) ?? []) clearInterval(timer);
+      foldTimers.delete(ctx);
       const signals = signalsOf.get(ctx);
       if (signals) await Promise.all([...signals.values()].map((signal) => signal.close()));
       signals?.clear();
@@ -211,6 +227,8 @@ export default definePlugin({
     }
   },
   async stop(ctx) {
+    for (const timer of foldTimers.get(ctx) ?? []) clearInterval(timer);
+    foldTimers.delete(ctx);
     const signals = signalsOf.get(ctx);
     if (signals) await Promise.all([...signals.values()].map((signal) => signal.close()));
     signals?.clear();

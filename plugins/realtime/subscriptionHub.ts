@@ -35,7 +35,10 @@ export interface HubOptions {
   knownPerGroup: number;
   /** Records all groups of this process remember together; past it, the largest group forgets its oldest. */
   knownTotal: number;
-  /** False (a diagnostic): every stream is a group of its own, read once per change (bench/realtimeBench.ts). */
+  /**
+   * False (a diagnostic): every stream is a group of its own, read once per change, with no
+   * decision from the record's own values (bench/realtimeBench.ts: one check per subscriber).
+   */
   grouping: boolean;
 }
 
@@ -214,7 +217,7 @@ export class SubscriptionHub {
       // A record this group was not sent, which its scope or where rules out from the record's own
       // values (an owner, a share, a number), is not read as the group: nothing would be sent.
       // Only a group that was sent it may need `left`, and that needs its own read.
-      if (sent === undefined) {
+      if (sent === undefined && this.options.grouping) {
         const stored = await storedRecord();
         if (stored === undefined) return null;
         if (stored !== null && (await this.engine.outside(change.object, stored, group.subscription.where, group.ctx))) return null;

@@ -775,6 +775,13 @@ export const GUARDS: Guard[] = [
     what: "a stream opens with a where or fields naming a field hidden from the caller (a filter oracle)",
   },
   {
+    id: "data.rollupScope", area: "data", file: "plugins/data/query/rollupFor.ts",
+    original: "if (holds(live) && holds(ast.where)) return { rollup, scope: live };",
+    mutation: "if (holds(ast.where)) return { rollup, scope: null };",
+    tests: ["test/data/materializedDatasets.test.ts"],
+    what: "a materialized dataset's counts answer a caller with a row scope as if she could read every row",
+  },
+  {
     id: "realtime.readAsGroup", area: "realtime", file: "plugins/realtime/subscriptionHub.ts",
     original: "const ctx = change.token === undefined ? group.ctx : { ...group.ctx, writeToken: change.token };",
     mutation: "const ctx = { ...group.ctx, system: true, ...(change.token === undefined ? {} : { writeToken: change.token }) };",

@@ -61,11 +61,28 @@ t.test('datasets are type-checked against their object at load, naming the path'
     ['unknown key', { ...DOCS, colour: 'red' }, 'colour', /unknown key 'colour'/],
     ['misnamed file', { ...DOCS, name: 'other' }, 'name', /file named other\.json/],
     ['nothing to show', { ...DOCS, dimensions: [], measures: [] }, 'measures', /at least one dimension or measure/],
+    ['materialized with a base filter', { ...DOCS, materialized: true, where: { region: 'EU' } }, 'where', /counts every row of its object: it takes no base filter/],
+    ['materialized with a bucket', { ...DOCS, materialized: true, dimensions: [{ field: 'created_at', dateGranularity: 'month' }] }, 'dimensions[0].dateGranularity', /keeps plain field values/],
+    ['materialized by a formula', { ...DOCS, materialized: true, dimensions: ['secret_shout'] }, 'dimensions[0]', /cannot keep counts by 'secret_shout', a formula field/],
+    ['materialized sum', { ...DOCS, materialized: true, measures: [{ name: 'n', aggregation: 'count_distinct', field: 'title' }] }, 'measures[0].aggregation', /keeps counts of rows only/],
+    ['materialized by five', { ...DOCS, materialized: true, dimensions: ['region', 'title', 'secret', 'folder', 'owner_id'] }, 'dimensions', /at most 4 dimensions \(5 declared\)/],
+    ['materialized without a dimension', { ...DOCS, materialized: true, dimensions: [] }, 'dimensions', /at least one dimension/],
+    ['materialized not a boolean', { ...DOCS, materialized: 'yes' }, 'materialized', /./],
   ];
   for (const [what, dataset, path, reason] of cases) {
     const found = await problems(t, { datasets: { docs: dataset } });
     t.ok(found.some((p) => p.path.startsWith(path) && reason.test(p.reason) && p.file.endsWith('datasets/docs.json')), `${what}: ${JSON.stringify(found)}`);
   }
+});
+
+t.test('an object has at most three materialized datasets', async (t) => {
+  const m = (name: string) => ({ ...DOCS, name, materialized: true });
+  const found = await problems(t, { datasets: { d1: m('d1'), d2: m('d2'), d3: m('d3'), d4: m('d4') } });
+  t.equal(found.length, 1, JSON.stringify(found));
+  t.match(found[0], { path: 'materialized', reason: /object 'doc' has at most 3 materialized datasets/ });
+  const { errors, apps } = await loadApps([ACCESS_APP, appWith(t, { datasets: { d1: m('d1') } })]);
+  t.same(errors, []);
+  t.equal(apps[1]!.datasets?.[0]?.materialized, true, 'a materialized dataset loads as such');
 });
 
 t.test('widget rules are enforced', async (t) => {

@@ -60,3 +60,18 @@ export function onlyTrashed(base: ResolvedObject, deletedBy: string | null, filt
     return { kind: 'and', items: scope ? [scope, ...items] : items };
   };
 }
+
+/**
+ * A scope with the trash's own test taken out (what a count of live rows only needs): null when
+ * nothing else limits the rows, undefined when the scope tests the trash otherwise (the trash
+ * listing), which such a count cannot answer.
+ */
+export function withoutTrash(object: ResolvedObject, scope: Condition | null): Condition | null | undefined {
+  if (!hasTrash(object)) return scope;
+  // A read of a trash object without the trash's test counts trashed rows too.
+  if (scope === null) return undefined;
+  const trash = notTrashed(object);
+  if (scope === trash) return null;
+  if (scope.kind === 'and' && scope.items.length === 2 && scope.items[1] === trash) return scope.items[0]!;
+  return undefined;
+}

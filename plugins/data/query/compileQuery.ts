@@ -6,6 +6,8 @@ import type { ValueType } from '../sql/objectColumns.ts';
 import { aggregationSql, bucketSql } from './aggregateSql.ts';
 import { compileCondition, fieldSql } from './compileCondition.ts';
 import { narrowScope } from './narrowScope.ts';
+import { rollupFor, type RollupUse } from './rollupFor.ts';
+import { ROLLUP_COUNT, rollupsOf } from '../sql/rollups.ts';
 import { branchKeyCondition, partitionCount, partitionScope, type ScopePartition } from './partitionScope.ts';
 import type { CursorPosition } from './cursor.ts';
 import type { Sql } from './sql.ts';
@@ -65,8 +67,10 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
   // Filtering after the joins, the where's equalities hold for every row: the scope may be narrowed.
   const baseCondition = derived || options.narrow === false || !fullCondition || !ast.where ? fullCondition : narrowScope(fullCondition, ast.where);
   const baseScope = conditionSql(baseCondition, base, dialect);
+  // Counts a materialized dataset keeps are read from its rollup table (rollupFor.ts, sql/rollups.ts).
+  const rollup = rollupFor(ast, fullCondition, rollupsOf(knex, base));
   // A scoped aggregation grouped by a key the scope tests is read in parts (partitionScope.ts).
-  const partition = ast.aggregate && !derived && baseCondition ? partitionScope(baseCondition, ast.groupBy, ast.object) : null;
+  const partition = ast.aggregate && !rollup && !derived && baseCondition ? partitionScope(baseCondition, ast.groupBy, ast.object) : null;
 
   // Naming a column of every table, the test runs where all are joined: once per row of the product.
   const budget = dialect === 'sqlite' && options.deadline !== undefined
@@ -131,7 +135,37 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
     return knex.queryBuilder().select('*').from(knex.raw(`(${union}) as ${quoteIdent('q')}`, bind(statements.flatMap((s) => [...s.bindings]))));
   };
 
+  // The rollup's rows under the same name as the object's table: the scope and where read its columns.
+  const rolled = (use: RollupUse): Knex.QueryBuilder => {
+    const qb = knex.queryBuilder().from(knex.raw(`${quoteIdent(use.rollup.table)} as ${quoteIdent(base)}`));
+    const filters: Sql[] = [];
+    if (use.scope) filters.push(compileCondition(use.scope, ctx));
+    if (ast.where) filters.push(compileCondition(ast.where, ctx));
+    if (filters.length > 0) {
+      const where = joinSql(filters, 'and');
+      qb.whereRaw(`(${where.sql})`, bind(where.bindings));
+    }
+    return qb;
+  };
+  const rolledCount = `coalesce(sum(${qualified(base, ROLLUP_COUNT)}), 0)`;
+  // Group counts from the rollup: a combination whose rows sum to nothing has no rows in the table.
+  const rolledGroups = (use: RollupUse): Knex.QueryBuilder => {
+    const qb = rolled(use);
+    const groups = ast.groupBy.map((g) => ({ key: g.key, expr: fieldSql(g.ref, ctx) }));
+    const columns = [...groups.map((g) => `${g.expr} as ${quoteIdent(g.key)}`), ...ast.aggregations.map((a) => `${rolledCount} as ${quoteIdent(a.alias)}`)];
+    qb.select(knex.raw(columns.join(', ')));
+    if (groups.length > 0) qb.groupByRaw(groups.map((g) => g.expr).join(', '));
+    const having: Sql[] = groups.length > 0 ? [sql(`sum(${qualified(base, ROLLUP_COUNT)}) <> 0`)] : [];
+    if (ast.having) having.push(compileCondition(ast.having, { ...ctx, aggregateSql: () => rolledCount }));
+    if (having.length > 0) {
+      const joined = joinSql(having, 'and');
+      qb.havingRaw(`(${joined.sql})`, bind(joined.bindings));
+    }
+    return qb;
+  };
+
   const rows = (): Knex.QueryBuilder => {
+    if (rollup && ast.aggregate) return rolledGroups(rollup);
     if (partition) return partitioned(partition);
     if (ast.aggregate) return grouped(baseScope, null);
     const qb = from();
@@ -182,6 +216,7 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
 
   const count = (): Knex.QueryBuilder => {
     if (!ast.aggregate && !ast.distinct) {
+      if (rollup) return rolled(rollup).select(knex.raw(`${rolledCount} as n`));
       // Counted in parts when the scope tests a column that splits it (partitionCount).
       const parts = !derived && baseCondition ? partitionCount(baseCondition, ast.object) : null;
       if (!parts) return from().select(knex.raw('count(*) as n'));
@@ -195,7 +230,8 @@ export function compileQuery(ast: QueryAst, knex: Knex, options: CompileOptions 
 
   const sortKeyTypes = ast.orderBy.map((k) => (k.target.kind === 'output' ? k.target.type : k.target.ref.seqColumn ? 'integer' : k.target.ref.type));
   const countKey = (): Knex.QueryBuilder => from().select(knex.raw('count(*) as n'));
-  const countUpTo = (cap: number): Knex.QueryBuilder => knex.queryBuilder().from(from().select(knex.raw('1 as one')).limit(cap + 1).as('q')).select(knex.raw('count(*) as n'));
+  // From a rollup the exact count costs no more than a bounded one.
+  const countUpTo = (cap: number): Knex.QueryBuilder => rollup && !ast.aggregate ? count() : knex.queryBuilder().from(from().select(knex.raw('1 as one')).limit(cap + 1).as('q')).select(knex.raw('count(*) as n'));
   return { page, count, countKey, countUpTo, sortKeyTypes };
 }
 
