@@ -6,7 +6,11 @@
  * such answers then count and others do not). A caller with a row scope on another field is
  * answered from the rows. Folding the rollup's delta rows keeps every answer.
  */
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import pino from 'pino';
 import t from 'tap';
+import { POSTGRES_URL } from '../harness/databases.ts';
 import { addUser } from '../access/accessWorld.ts';
 import { bearer, eachBackend, signIn } from '../auth/authHarness.ts';
 import type { TestRuntime } from '../harness/startTestRuntime.ts';
@@ -14,6 +18,11 @@ import type { TestRuntime } from '../harness/startTestRuntime.ts';
 const APP = { apps: ['test/data/fixtures/rollup-app'] };
 const ROLLUP = 'osr_rollup_ticket_counts';
 const STATUSES = ['open', 'pending', 'done'];
+
+/** A logger whose lines land in `lines`. */
+function linesLogger(lines: string[]): pino.Logger {
+  return pino({ level: 'info', base: undefined }, new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } }));
+}
 
 type Group = Record<string, unknown> & { n: number };
 
@@ -110,5 +119,35 @@ t.test('a materialized dataset\'s counts are kept by the database and answer gro
     await check(admin, after, 'after folding');
     const distinct = Number((await site.query(env, 'select count(*) as n from (select distinct status, priority from ticket where deleted_at is null) q'))[0]!.n);
     t.equal(folded, distinct, 'one row per combination the rows hold');
+
+    if (site.backend === 'postgres') {
+      // A session whose search_path does not name the environment's schema: the triggers still find the rollup.
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      try {
+        await client.query(`update "env_${env.replace(/-/g, '_')}".ticket set status = 'done' where id = $1`, [ids[12]]);
+      } finally {
+        await client.end();
+      }
+    }
+    await rt.close();
+
+    // Another boot, nothing changed: nothing is made again, the counts hold.
+    const logs: string[] = [];
+    const again = await site.boot({ config: APP, logger: linesLogger(logs) });
+    const adminAgain = (await signIn(again)).token;
+    t.notOk(logs.some((l) => l.includes('counts of materialized dataset ticket_counts kept')), 'an unchanged rollup is not made again');
+    const rowsAgain = (await site.query(env, 'select status, priority from ticket where deleted_at is null')).map((r) => ({ status: r.status as string | null, priority: r.priority === null ? null : Number(r.priority) }));
+    t.same(await groups(again, adminAgain, ['status', 'priority']), truth(rowsAgain, ['status', 'priority']), 'counts after another boot (and a write from another search_path)');
+    await again.close();
+
+    // A trigger lost (a table rebuilt by hand, say): the next boot makes the rollup again, counted afresh.
+    await site.query(env, site.backend === 'postgres' ? 'drop trigger osr_rollup_ticket_counts_ins on ticket' : 'drop trigger osr_rollup_ticket_counts_ins');
+    await site.query(env, `insert into ticket (id, version, created_at, updated_at, created_by, updated_by, owner_id, title, status, priority) select id || 'y', 1, created_at, updated_at, created_by, updated_by, owner_id, title, 'open', 1 from ticket where id = ?`, [ids[13]]);
+    const logs2: string[] = [];
+    const third = await site.boot({ config: APP, logger: linesLogger(logs2) });
+    t.ok(logs2.some((l) => l.includes('counts of materialized dataset ticket_counts kept')), 'a rollup missing a trigger is made again');
+    const rowsThird = (await site.query(env, 'select status, priority from ticket where deleted_at is null')).map((r) => ({ status: r.status as string | null, priority: r.priority === null ? null : Number(r.priority) }));
+    t.same(await groups(third, (await signIn(third)).token, ['status', 'priority']), truth(rowsThird, ['status', 'priority']), 'with the rows written while it lacked the trigger');
   });
 });

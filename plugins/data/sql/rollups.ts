@@ -58,54 +58,63 @@ function columnsOf(rollup: DeclaredRollup): string[] {
   return rollup.dimensions.map((d) => byName.get(d)!.column);
 }
 
+/** PostgreSQL: one boot at a time makes or drops rollups (several processes may boot together). */
+const LOCK_KEY = 0x05a1_c4aa;
+
 /**
- * Creates the declared rollups that are missing or changed (table, triggers, the counts of the
- * rows already there, under a lock that holds writers back meanwhile), drops those no longer
- * declared, and records which are in place for `rollupsOf`. With `create` false (schemaSync off)
- * nothing is made or dropped: only rollups already in place as declared are used.
+ * Creates the declared rollups that are missing, changed or lacking a trigger (table, triggers,
+ * the counts of the rows already there, under a lock that holds the object's writers back
+ * meanwhile), drops those no longer declared, and records which are in place for `rollupsOf`.
+ * With `create` false (schemaSync off) nothing is made or dropped: only rollups already in place
+ * as declared are used.
  */
 export async function syncRollups(knex: Knex, declared: readonly DeclaredRollup[], create = true): Promise<{ created: string[]; dropped: string[] }> {
   const dialect = dialectOf(knex);
   const created: string[] = [];
   const dropped: string[] = [];
-  const hasRegistry = await knex.schema.hasTable(REGISTRY);
-  if (!hasRegistry && !create) return { created, dropped };
-  if (!hasRegistry) {
-    await knex.schema.createTable(REGISTRY, (t) => {
-      t.text('name').primary();
-      t.text('object').notNullable();
-      t.text('signature').notNullable();
-    });
-  }
-  const rows = (await knex(REGISTRY).select('name', 'object', 'signature')) as Array<{ name: string; object: string; signature: string }>;
-  const existing = new Map(rows.map((r) => [r.name, r]));
   const placed = new Map<string, Rollup[]>();
+  const hasRegistry = await knex.schema.hasTable(REGISTRY);
+  if (!hasRegistry && !create) {
+    inPlace.set(knex, placed);
+    return { created, dropped };
+  }
+  if (!hasRegistry) await knex.raw(`create table if not exists ${quoteIdent(REGISTRY)} (name text primary key, object text not null, signature text not null)`);
+  const inTransaction = <T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> =>
+    dialect === 'sqlite' ? heldTransaction(knex, work) : knex.transaction(async (trx) => {
+      await trx.raw('set local statement_timeout = 0');
+      await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEY]);
+      return work(trx);
+    });
+  const registered = async (trx: Knex) => new Map(((await trx(REGISTRY).select('name', 'object', 'signature')) as RegistryRow[]).map((r) => [r.name, r]));
+  const current = async (trx: Knex, rollup: DeclaredRollup, row: RegistryRow | undefined) =>
+    row?.signature === signature(rollup, dialect) && (await triggersPresent(trx, rollup.name, rollup.object.name, dialect));
+  let existing = await registered(knex);
   for (const rollup of declared) {
-    const sig = signature(rollup, dialect);
-    const row = existing.get(rollup.name);
-    if (row?.signature !== sig) {
+    if (!(await current(knex, rollup, existing.get(rollup.name)))) {
       if (!create) continue;
-      await knex.transaction(async (trx) => {
-        if (dialect === 'postgres') {
-          await trx.raw('set local statement_timeout = 0');
-          // Writers wait while the counts of the rows already there are taken; readers go on.
-          await trx.raw(`lock table ${quoteIdent(rollup.object.name)} in share row exclusive mode`);
-        }
-        if (row) for (const sql of dropSql(row.name, row.object, dialect)) await trx.raw(sql);
+      const made = await inTransaction(async (trx) => {
+        // Read again under the lock: another process may have made it meanwhile.
+        const row = (await registered(trx)).get(rollup.name);
+        if (await current(trx, rollup, row)) return false;
+        // Writers wait while the counts of the rows already there are taken; readers go on.
+        if (dialect === 'postgres') await trx.raw(`lock table ${quoteIdent(rollup.object.name)} in share row exclusive mode`);
+        for (const sql of await dropSql(trx, rollup.name, row?.object ?? rollup.object.name, dialect)) await trx.raw(sql);
         for (const sql of createSql(rollup, dialect)) await trx.raw(sql);
-        await trx(REGISTRY).insert({ name: rollup.name, object: rollup.object.name, signature: sig }).onConflict('name').merge();
+        await trx(REGISTRY).insert({ name: rollup.name, object: rollup.object.name, signature: signature(rollup, dialect) }).onConflict('name').merge();
+        return true;
       });
-      created.push(rollup.name);
+      if (made) created.push(rollup.name);
     }
     const list = placed.get(rollup.object.name) ?? [];
     list.push({ name: rollup.name, object: rollup.object.name, table: rollupTable(rollup.name), columns: columnsOf(rollup) });
     placed.set(rollup.object.name, list);
   }
   if (create) {
-    for (const row of rows) {
+    existing = await registered(knex);
+    for (const row of existing.values()) {
       if (declared.some((d) => d.name === row.name)) continue;
-      await knex.transaction(async (trx) => {
-        for (const sql of dropSql(row.name, row.object, dialect)) await trx.raw(sql);
+      await inTransaction(async (trx) => {
+        for (const sql of await dropSql(trx, row.name, row.object, dialect)) await trx.raw(sql);
         await trx(REGISTRY).where({ name: row.name }).delete();
       });
       dropped.push(row.name);
@@ -113,6 +122,19 @@ export async function syncRollups(knex: Knex, declared: readonly DeclaredRollup[
   }
   inPlace.set(knex, placed);
   return { created, dropped };
+}
+
+interface RegistryRow { name: string; object: string; signature: string }
+
+/** Whether every trigger of a rollup is on its object's table (a table rebuilt or dropped loses them). */
+async function triggersPresent(knex: Knex, dataset: string, object: string, dialect: Dialect): Promise<boolean> {
+  const names = triggerOps(dialect).map((op) => triggerName(dataset, op));
+  const found = dialect === 'postgres'
+    ? ((await knex.raw(
+      `select t.tgname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = current_schema() and c.relname = ? and t.tgname = any(?)`, [object, names])) as { rows: Array<{ name: string }> }).rows
+    : ((await knex.raw(`select name from sqlite_master where type = 'trigger' and tbl_name = ? and name in (${names.map(() => '?').join(', ')})`, [object, ...names])) as Array<{ name: string }>);
+  return found.length === names.length;
 }
 
 /** Rows a rollup held after its last folding, by table: it is folded again once it has grown past twice that. */
@@ -161,12 +183,15 @@ export async function compactRollups(knex: Knex): Promise<number> {
 /** Names of a rollup's triggers and (PostgreSQL) functions. */
 const triggerName = (dataset: string, op: 'ins' | 'upd' | 'del' | 'trunc') => `osr_rollup_${dataset}_${op}`;
 
-function dropSql(dataset: string, object: string, dialect: Dialect): string[] {
-  const ops = ['ins', 'upd', 'del', ...(dialect === 'postgres' ? ['trunc' as const] : [])] as const;
+const triggerOps = (dialect: Dialect) => ['ins', 'upd', 'del', ...(dialect === 'postgres' ? ['trunc' as const] : [])] as const;
+
+async function dropSql(knex: Knex, dataset: string, object: string, dialect: Dialect): Promise<string[]> {
   const statements: string[] = [];
-  for (const op of ops) {
+  // A trigger goes with its table: with the table gone there is none to drop.
+  const onTable = await knex.schema.hasTable(object);
+  for (const op of triggerOps(dialect)) {
     const name = quoteIdent(triggerName(dataset, op));
-    statements.push(dialect === 'postgres' ? `drop trigger if exists ${name} on ${quoteIdent(object)}` : `drop trigger if exists ${name}`);
+    if (onTable) statements.push(dialect === 'postgres' ? `drop trigger if exists ${name} on ${quoteIdent(object)}` : `drop trigger if exists ${name}`);
     if (dialect === 'postgres') statements.push(`drop function if exists ${name}()`);
   }
   statements.push(`drop table if exists ${quoteIdent(rollupTable(dataset))}`);
@@ -189,7 +214,8 @@ function createSql(rollup: DeclaredRollup, dialect: Dialect): string[] {
   ];
   if (dialect === 'postgres') {
     const fn = (op: 'ins' | 'upd' | 'del' | 'trunc', body: string) =>
-      `create function ${quoteIdent(triggerName(rollup.name, op))}() returns trigger language plpgsql as $osr$ begin ${body} return null; end $osr$`;
+      // Its tables are found where they were made, whatever the writing session's search_path.
+      `create function ${quoteIdent(triggerName(rollup.name, op))}() returns trigger language plpgsql set search_path from current as $osr$ begin ${body} return null; end $osr$`;
     const delta = (rows: string, sign: 1 | -1) =>
       `select ${cols.map((c) => `t.${c}`).join(', ')}, ${sign} as d from ${rows} t${live('t') ? ` where ${live('t')}` : ''}`;
     const apply = (parts: string[]) =>
