@@ -13,6 +13,7 @@ import { checkHookSecrets } from './checkHookSecrets.ts';
 import { checkSchema } from './checkSchema.ts';
 import { checkDeclaredIndexes } from './checkDeclaredIndexes.ts';
 import { declaredIndexesOf } from '../plugins/data/sql/declaredIndexesOf.ts';
+import { checkMaterialized } from './checkMaterialized.ts';
 import { checkSettings } from './checkSettings.ts';
 import { checkSharedWriters } from './checkSharedWriters.ts';
 
@@ -100,6 +101,8 @@ export async function runDoctor(options: LoadConfigOptions): Promise<DoctorRepor
     const declared = declaredIndexesOf(metadata.objects, metadata.apps);
     checks.push(await checkSchema(config.environments, metadata.objects, schemaSync, declared));
     if (schemaSync !== 'off') checks.push(checkDeclaredIndexes(metadata.objects, metadata.apps, declared));
+    const materialized = checkMaterialized(metadata.objects, metadata.apps, schemaSync);
+    if (materialized) checks.push(materialized);
   }
   if (data && db.ok) {
     const shared = await checkSharedWriters(config.environments, String((data.options as { countCache?: string } | undefined)?.countCache ?? 'on'));
