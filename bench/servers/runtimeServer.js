@@ -23,4 +23,13 @@ process.on('message', (/** @type {{ type?: string }} */ message) => {
   }
   if (message.type === 'stop') runtime.stop().finally(() => process.exit(0));
 });
+// OSR_BENCH_MEMORY_MS=n: what the process holds, every n ms on stderr (where a peak RSS comes from).
+const every = Number(process.env.OSR_BENCH_MEMORY_MS ?? 0);
+if (every > 0) {
+  const mb = (/** @type {number} */ n) => Math.round(n / 1048576);
+  setInterval(() => {
+    const u = process.memoryUsage();
+    process.stderr.write(`memory: rss ${mb(u.rss)} heapTotal ${mb(u.heapTotal)} heapUsed ${mb(u.heapUsed)} external ${mb(u.external)} arrayBuffers ${mb(u.arrayBuffers)} MB\n`);
+  }, every).unref();
+}
 process.send?.({ type: 'ready', url: runtime.http().url() });
