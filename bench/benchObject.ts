@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '../test/harness/seededRandom.ts';
 
 /** The object every load scenario reads and writes (bench/app/objects/bench_item.json). */
 export const BENCH_OBJECT = 'bench_item';
@@ -9,15 +10,7 @@ export const STATUSES = ['open', 'active', 'closed', 'archived'] as const;
 const TAGS = ['red', 'green', 'blue', 'black'];
 
 /** Deterministic pseudo-random numbers (mulberry32), so every run seeds the same data. */
-export function randomSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const randomSource = seededRandom;
 
 /** The API values of the i-th seeded record (no system fields). */
 export function benchValues(i: number, random: () => number): Record<string, unknown> {

@@ -13,6 +13,7 @@
 import type autocannon from 'autocannon';
 import type { RunContext, Scenario, Target } from './scenarios.ts';
 import { PEER_OBJECT, PEER_STATUSES, peerCreateBody } from './peerSeed.ts';
+import { seededRandom } from '../test/harness/seededRandom.ts';
 
 const RUNTIME = `/api/v1/data/${PEER_OBJECT}`;
 const DIRECTUS = `/items/${PEER_OBJECT}`;
@@ -32,17 +33,8 @@ export function setMixSeed(value: number): void {
   seed = value;
 }
 
-/** mulberry32: a small seeded generator, the same sequence on both sides. */
-function generator(start: number): () => number {
-  let a = start >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator, the same sequence on both sides. */
+const generator = seededRandom;
 
 function mixConnection(target: Target, run: RunContext): autocannon.Request[] {
   const connection = run.claim();

@@ -13,19 +13,11 @@ import type { Condition, FieldRef } from '../../plugins/data/query/types.ts';
 import { databaseCases } from '../harness/databases.ts';
 import { contact, registry } from '../harness/fixtures.ts';
 import { CONTACTS, seed } from './seed.ts';
+import { seededRandom } from '../harness/seededRandom.ts';
 
 const SEED = Number(process.env.CONDITION_SEED ?? 7);
 const CASES = 400;
 
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(s ^ (s >>> 15), 1 | s);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Values each field is tested with: some the rows hold, some they do not, and wrong kinds the parser refuses. */
 const VALUES: Record<string, unknown[]> = {
@@ -92,7 +84,7 @@ for (const dbCase of await databaseCases()) {
     await seed(db);
     const all = (await executeQuery(parseQuery({ orderBy: 'id', limit: 100 }, contact, registry), db.knex, { cursorKey: 'k', total: false })).items;
     t.equal(all.length, CONTACTS.length, 'every contact read as a system read shows it');
-    const rnd = random(SEED);
+    const rnd = seededRandom(SEED);
     let decided = 0;
     let checked = 0;
     const wrong: string[] = [];

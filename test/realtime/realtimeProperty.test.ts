@@ -19,6 +19,7 @@ import t, { type Test } from 'tap';
 import { bearer, eachBackend } from '../auth/authHarness.ts';
 import { buildWorld, type Reply, type UserKey, type World } from '../access/accessWorld.ts';
 import { openStream, type SseEvent, type SseStream } from './sseClient.ts';
+import { seededRandom } from '../harness/seededRandom.ts';
 
 const SEED = Number(process.env.REALTIME_PROPERTY_SEED ?? 41);
 const MIN_EVENTS = 2_000;
@@ -49,16 +50,8 @@ const SPECS: Spec[] = [
 const WRITERS: UserKey[] = ['admin', 'owner', 'other', 'sharee', 'unitMember', 'euManager', 'expired', 'viewAll'];
 const RECIPIENT_USERS: UserKey[] = ['owner', 'other', 'sharee', 'unitMember', 'euManager', 'viewAll', 'expired', 'future'];
 
-/** mulberry32: the same sequence of choices for a seed. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), a | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same sequence of choices for a seed. */
+const generator = seededRandom;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const matches = (record: Record<string, unknown>, where: Where | undefined) => !where || Object.entries(where).every(([k, v]) => record[k] === v);
