@@ -4,7 +4,7 @@ import type { SqlProbeFindings } from './fixtures/sql-probe/index.ts';
 import type { AnyPlugin } from '../../kernel/index.ts';
 import { startTestRuntime } from '../harness/startTestRuntime.ts';
 
-const RECORD_METHODS = ['create', 'createMany', 'delete', 'get', 'getNow', 'history', 'prepareMany', 'purge', 'query', 'restore', 'transaction', 'trash', 'update', 'upsert'];
+const RECORD_METHODS = ['create', 'createMany', 'delete', 'get', 'getNow', 'history', 'outside', 'prepareMany', 'purge', 'query', 'restore', 'transaction', 'trash', 'update', 'upsert'];
 const findings = () => (globalThis as { sqlProbe?: SqlProbeFindings }).sqlProbe!;
 
 const boot = (grants: string[]) => startTestRuntime({
