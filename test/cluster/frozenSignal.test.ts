@@ -75,6 +75,10 @@ async function frozen(t: Test, site: Site, path: 'postgres' | 'redis'): Promise<
   proxy.freeze();
   const noticed = await until(async () => !(await trusted(b)), 5_000);
   t.ok(noticed !== null && noticed <= 2_000, `B stops trusting its caches within 2 s (${String(noticed)} ms)`);
+  // Credentials are trusted on the events bus's own heartbeat (capabilities/cacheFreshness.ts); on
+  // PostgreSQL the data's LISTEN path may be found overdue first, while the bus's is still in its window.
+  const busDown = await until(async () => (await health(b)).details.signals.filter((s) => s.path.startsWith('events (')).every((s) => !s.live), 5_000);
+  t.ok(busDown !== null && busDown <= 2_000, `and its events bus within 2 s (${String(busDown)} ms)`);
   t.ok(proxy.frozen() > 0, 'its listening connections are frozen');
   t.match((await health(b)).details.caches, /^not trusted/, '/health says so');
   // The log line comes from the path's own heartbeat check, which may run a moment after /health answered.

@@ -20,6 +20,16 @@ const trusted = async (rt: TestRuntime) => {
   const signals = ((await rt.inject({ url: '/api/v1/health' })).json() as Health).details.signals;
   return signals.length > 0 && signals.every((s) => s.live);
 };
+/**
+ * Whether B's events bus itself is not proven live: the path the settings cache trusts. On
+ * PostgreSQL the proxy also freezes the data plugin's own LISTEN, whose heartbeat may be found
+ * overdue first: health then says "not trusted" while the bus's heartbeat is still in its window.
+ */
+const busDown = async (rt: TestRuntime) => {
+  const signals = ((await rt.inject({ url: '/api/v1/health' })).json() as Health).details.signals;
+  const bus = signals.filter((s) => s.path.startsWith('events ('));
+  return bus.length > 0 && bus.every((s) => !s.live);
+};
 
 async function until(check: () => Promise<boolean>, ms: number): Promise<number | null> {
   const started = Date.now();
@@ -54,7 +64,7 @@ async function frozen(t: Test, site: Site, path: 'postgres' | 'redis'): Promise<
   t.ok(await until(async () => (await fromInB()) === 'second@example.com', 1_000) !== null, 'a change is heard by B within a second while the bus works');
 
   proxy.freeze();
-  t.ok(await until(async () => !(await trusted(b)), 5_000) !== null, 'B stops trusting its bus');
+  t.ok(await until(() => busDown(b), 5_000) !== null, 'B stops trusting its bus');
   await setFrom('third@example.com');
   t.equal(await fromInB(), 'third@example.com', 'B reads the change it never heard of from the database');
 
