@@ -47,6 +47,8 @@ export interface ListResult {
 export interface GetOptions {
   select?: string[];
   expand?: string[];
+  /** `false`: run no find hooks, as QueryOptions.findHooks (honoured in a system context only). */
+  findHooks?: boolean;
 }
 
 export interface QueryOptions {

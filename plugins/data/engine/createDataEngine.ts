@@ -263,7 +263,7 @@ export function createDataEngine(deps: EngineDeps, binding?: Binding): DataEngin
           return Promise.reject(error);
         }
       }
-      return byId(object, id, options, caller, true);
+      return byId(object, id, options, caller, !(ctx.system === true && options.findHooks === false));
     },
     getNow(name, id, ctx) {
       reads(ctx, 'get', name);

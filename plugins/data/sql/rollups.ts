@@ -74,7 +74,8 @@ export async function syncRollups(knex: Knex, declared: readonly DeclaredRollup[
   const dropped: string[] = [];
   const placed = new Map<string, Rollup[]>();
   const hasRegistry = await knex.schema.hasTable(REGISTRY);
-  if (!hasRegistry && !create) {
+  // Nothing was ever materialized here and nothing is to be: no table of its own for the registry.
+  if (!hasRegistry && (!create || declared.length === 0)) {
     inPlace.set(knex, placed);
     return { created, dropped };
   }
@@ -145,39 +146,36 @@ const foldedSize = new WeakMap<Knex, Map<string, number>>();
  * combination of its dimensions (dropping those that count nothing). Readers see the same sums
  * before and after; writers go on adding rows meanwhile (only rows there when it began are folded).
  */
-export async function compactRollups(knex: Knex): Promise<number> {
+export async function compactRollups(knex: Knex): Promise<void> {
   const dialect = dialectOf(knex);
   const sizes = foldedSize.get(knex) ?? new Map<string, number>();
   foldedSize.set(knex, sizes);
-  let folded = 0;
+  const countRows = async (db: Knex, table: string) => Number(((await db(table).count({ n: '*' })) as Array<{ n: number | string }>)[0]?.n ?? 0);
   for (const list of inPlace.get(knex)?.values() ?? []) {
     for (const rollup of list) {
+      if ((await countRows(knex, rollup.table)) <= 2 * (sizes.get(rollup.table) ?? 0) + 64) continue;
       const table = quoteIdent(rollup.table);
-      const rows = Number(((await knex(rollup.table).count({ n: '*' })) as Array<{ n: number | string }>)[0]?.n ?? 0);
-      if (rows <= 2 * (sizes.get(rollup.table) ?? 0) + 64) continue;
       const cols = rollup.columns.map(quoteIdent).join(', ');
       const n = quoteIdent(ROLLUP_COUNT);
+      const folded = `select ${cols}, sum(${n}) from`;
       let kept: number;
       if (dialect === 'postgres') {
         const result = await knex.raw(
-          `with gone as (delete from ${table} returning ${cols}, ${n}), kept as (insert into ${table} (${cols}, ${n}) select ${cols}, sum(${n}) from gone group by ${cols} having sum(${n}) <> 0 returning 1) select (select count(*) from gone) as gone, (select count(*) from kept) as kept`,
-        ) as { rows: Array<{ gone: string; kept: string }> };
+          `with gone as (delete from ${table} returning ${cols}, ${n}), kept as (insert into ${table} (${cols}, ${n}) ${folded} gone group by ${cols} having sum(${n}) <> 0 returning 1) select count(*) as kept from kept`,
+        ) as { rows: Array<{ kept: string }> };
         kept = Number(result.rows[0]?.kept ?? 0);
-        folded += Number(result.rows[0]?.gone ?? 0) - kept;
       } else {
         // The write lock at BEGIN (several processes may share the file).
         kept = await heldTransaction(knex, async (trx) => {
           const last = Number(((await trx.raw(`select max(rowid) as m from ${table}`)) as Array<{ m: number | null }>)[0]?.m ?? 0);
-          await trx.raw(`insert into ${table} (${cols}, ${n}) select ${cols}, sum(${n}) from ${table} where rowid <= ${last} group by ${cols} having sum(${n}) <> 0`);
+          await trx.raw(`insert into ${table} (${cols}, ${n}) ${folded} ${table} where rowid <= ${last} group by ${cols} having sum(${n}) <> 0`);
           await trx.raw(`delete from ${table} where rowid <= ${last}`);
-          return Number(((await trx(rollup.table).count({ n: '*' })) as Array<{ n: number }>)[0]?.n ?? 0);
+          return countRows(trx, rollup.table);
         });
-        folded += rows - kept;
       }
       sizes.set(rollup.table, kept);
     }
   }
-  return folded;
 }
 
 /** Names of a rollup's triggers and (PostgreSQL) functions. */
