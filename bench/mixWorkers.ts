@@ -5,8 +5,8 @@
  * [--workers 2] [--duration 10] [--rounds 2] [--seed 38]`. Prints req/s, CPU per request, p50/p99
  * per kind, peak RSS (the largest worker), the load average, and writes bench/results/mix-workers-<time>.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -30,14 +30,17 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '16' },
     seed: { type: 'string', default: '38' },
+    /** Write V8 CPU profiles of every runtime process into a temporary directory (bench/profileSummary.ts reads them). */
+    profile: { type: 'boolean', default: false },
   },
 });
+const profileDir = args.profile ? mkdtempSync(join(tmpdir(), 'osr-mix-workers-profiles-')) : undefined;
 setMixSeed(Number(args.seed));
 const load = (n: number) => `${loadavg().map((l) => l.toFixed(1)).join(' ')}${n ? '' : ''}`;
 
 async function boot(count: number, config: Record<string, unknown>): Promise<{ server: ServerProcess; bootMs: number; headers: Record<string, string> }> {
   const started = performance.now();
-  const server = await spawnServer(`runtime-w${count}`, join(HERE, count > 1 ? 'servers/runtimeCluster.js' : 'servers/runtimeServer.js'), config, count > 1 ? { env: { OSR_BENCH_WORKERS: String(count) }, readyTimeoutMs: 180_000 } : { readyTimeoutMs: 180_000 });
+  const server = await spawnServer(`runtime-w${count}`, join(HERE, count > 1 ? 'servers/runtimeCluster.js' : 'servers/runtimeServer.js'), config, { ...(count > 1 ? { env: { OSR_BENCH_WORKERS: String(count) } } : {}), ...(profileDir ? { profileDir } : {}), readyTimeoutMs: 180_000 });
   const bootMs = Math.round(performance.now() - started);
   const res = await fetch(`${server.url}/api/v1/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url }, body: JSON.stringify(BENCH_ADMIN) });
   const body = (await res.json()) as { token?: string };
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
   const servers: ServerProcess[] = [];
   try {
     console.log(`[${driver}] load average ${load(0)}; seeding ${rows} rows`);
+    if (profileDir) console.log(`CPU profiles of the runtime go to ${profileDir}`);
     const ids = await seedRuntime(target, rows);
     const pool = Array.from({ length: Math.min(1000, ids.length) }, (_, i) => ids[(i * 7919) % ids.length]!);
     const config = { apps: [BENCH_APP_DIR], ...target.runtimeConfig, server: { port: 0, host: '127.0.0.1', logRequests: false }, auth: { secret: 'bench-secret-0123456789-0123456789-abcdef', admin: BENCH_ADMIN }, log: { level: 'warn' } };
@@ -75,7 +79,7 @@ async function main(): Promise<void> {
     }
     const [r1, rN] = [combineRounds(results.one), combineRounds(results.many)];
     for (const [name, r] of [['1 process', r1], [`${workers} workers`, rN]] as const) {
-      console.log(`  ${name.padEnd(10)} ${r.reqPerSec} req/s, CPU ${String(r.cpuMsPerRequest)} ms/request, p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms, peak RSS ${String(r.peakRssMb)} MB, not 2xx ${r.non2xx + r.errors}`);
+      console.log(`  ${name.padEnd(10)} ${r.reqPerSec} req/s, CPU ${String(r.cpuMsPerRequest)} ms/request (load generator ${String(r.loadCpuMsPerRequest ?? '?')}), p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms, peak RSS ${String(r.peakRssMb)} MB, not 2xx ${r.non2xx + r.errors}`);
       for (const kind of MIX_KINDS) {
         const k = r.kinds?.[kind];
         if (k) console.log(`    ${kind.padEnd(7)} p50 ${k.p50Ms} ms p99 ${k.p99Ms} ms (${k.requests}, ${k.non2xx} not 2xx)`);

@@ -24,6 +24,8 @@ export interface LoadResult {
   peakRssMb: number | null;
   /** Server CPU time per request (both cores count). */
   cpuMsPerRequest: number | null;
+  /** CPU time of the load generator (this process) per request: on a machine it shares with the server, cores the server did not get. */
+  loadCpuMsPerRequest?: number;
   /** Mixed scenarios: answers per kind of request (bench/peerMix.ts). */
   kinds?: Record<string, KindResult>;
 }
@@ -67,10 +69,12 @@ export async function runLoad(server: ServerProcess, scenario: Scenario, target:
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
   const stop = sampleUsage(server);
+  const loadCpu = process.cpuUsage();
   timing = true;
   const result = await fire(options.duration);
   timing = false;
   const usage = stop();
+  const loadCpuUsed = process.cpuUsage(loadCpu);
   const requests = result.requests.total;
   const kinds = times.size === 0 ? undefined : Object.fromEntries([...times].map(([kind, entry]) => {
     const sorted = entry.ms.sort((a, b) => a - b);
@@ -86,6 +90,7 @@ export async function runLoad(server: ServerProcess, scenario: Scenario, target:
     failedStatuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2')).map(([code, s]) => [code, s.count])),
     peakRssMb: usage.peakRssMb === null ? null : round(usage.peakRssMb),
     cpuMsPerRequest: usage.cpuSeconds === null || requests === 0 ? null : round((usage.cpuSeconds * 1000) / requests, 3),
+    ...(requests > 0 ? { loadCpuMsPerRequest: round((loadCpuUsed.user + loadCpuUsed.system) / 1000 / requests, 3) } : {}),
     ...(kinds ? { kinds } : {}),
   };
 }
@@ -103,6 +108,7 @@ export function combineRounds(rounds: LoadResult[]): LoadResult {
   for (const r of rounds) for (const [code, n] of Object.entries(r.failedStatuses)) failedStatuses[code] = (failedStatuses[code] ?? 0) + n;
   const rss = rounds.map((r) => r.peakRssMb).filter((v): v is number => v !== null);
   const cpu = rounds.every((r) => r.cpuMsPerRequest !== null) ? weighted((r) => r.cpuMsPerRequest) : null;
+  const loadCpu = rounds.every((r) => r.loadCpuMsPerRequest !== undefined) ? weighted((r) => r.loadCpuMsPerRequest ?? null) : null;
   return {
     requests,
     reqPerSec: seconds > 0 ? round(requests / seconds) : 0,
@@ -113,6 +119,7 @@ export function combineRounds(rounds: LoadResult[]): LoadResult {
     failedStatuses,
     peakRssMb: rss.length > 0 ? Math.max(...rss) : null,
     cpuMsPerRequest: cpu === null ? null : round(cpu, 3),
+    ...(loadCpu === null ? {} : { loadCpuMsPerRequest: round(loadCpu, 3) }),
     ...(rounds.some((r) => r.kinds) ? { kinds: combineKinds(rounds) } : {}),
   };
 }

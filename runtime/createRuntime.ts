@@ -61,6 +61,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       production: config.production,
     },
   });
+  let cancelHeapLimit = (): void => undefined;
   return {
     config,
     kernel,
@@ -68,9 +69,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logger,
     async start() {
       await kernel.boot();
-      limitHeapGrowth();
+      cancelHeapLimit = limitHeapGrowth();
     },
-    stop: () => kernel.stop(),
+    stop: () => {
+      cancelHeapLimit();
+      return kernel.stop();
+    },
     http() {
       const server = kernel.service<HttpServer>('http.server');
       if (!server) throw new Error('the http plugin is not running');

@@ -6,6 +6,7 @@
  * so that --cpu-prof can write its profile.
  */
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const tree = process.env.OSR_BENCH_TREE ?? fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -23,13 +24,15 @@ process.on('message', (/** @type {{ type?: string }} */ message) => {
   }
   if (message.type === 'stop') runtime.stop().finally(() => process.exit(0));
 });
-// OSR_BENCH_MEMORY_MS=n: what the process holds, every n ms on stderr (where a peak RSS comes from).
+// OSR_BENCH_MEMORY_MS=n: what the process holds, every n ms on stderr (where a peak RSS comes from):
+// RSS, the heap, and each V8 heap space as size/used.
 const every = Number(process.env.OSR_BENCH_MEMORY_MS ?? 0);
 if (every > 0) {
   const mb = (/** @type {number} */ n) => Math.round(n / 1048576);
   setInterval(() => {
     const u = process.memoryUsage();
-    process.stderr.write(`memory: rss ${mb(u.rss)} heapTotal ${mb(u.heapTotal)} heapUsed ${mb(u.heapUsed)} external ${mb(u.external)} arrayBuffers ${mb(u.arrayBuffers)} MB\n`);
+    const spaces = v8.getHeapSpaceStatistics().map((s) => `${s.space_name.replace('_space', '')} ${mb(s.space_size)}/${mb(s.space_used_size)}`).join(', ');
+    process.stderr.write(`memory: rss ${mb(u.rss)} heapTotal ${mb(u.heapTotal)} heapUsed ${mb(u.heapUsed)} external ${mb(u.external)} arrayBuffers ${mb(u.arrayBuffers)} MB; ${spaces}\n`);
   }, every).unref();
 }
 process.send?.({ type: 'ready', url: runtime.http().url() });

@@ -5,9 +5,10 @@ import t from 'tap';
 import { isCodedError } from '../../kernel/errors.ts';
 import { openDatabase } from '../../plugins/data/sql/openDatabase.ts';
 import { directReader } from '../../plugins/data/sql/sqliteReader.ts';
+import { SQLITE_PAGE_CACHE_KB } from '../../plugins/data/sql/sqlitePageCacheKb.ts';
 import { POSTGRES_URL, databaseCases } from '../harness/databases.ts';
 
-t.test('sqlite: WAL, foreign keys, busy timeout, outer joins available', async (t) => {
+t.test('sqlite: WAL, foreign keys, busy timeout, page cache, outer joins available', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'osr-open-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const db = await openDatabase({ url: `sqlite:${join(dir, 'app.db')}`, busyTimeoutMs: 1234 });
@@ -18,6 +19,7 @@ t.test('sqlite: WAL, foreign keys, busy timeout, outer joins available', async (
   t.equal(await pragma('journal_mode'), 'wal');
   t.equal(await pragma('foreign_keys'), 1);
   t.equal(await pragma('busy_timeout'), 1234);
+  t.equal(await pragma('cache_size'), -SQLITE_PAGE_CACHE_KB, `a page cache of ${SQLITE_PAGE_CACHE_KB} KiB, not better-sqlite3's 16 MB`);
   const [major, minor] = db.serverVersion.split('.').map(Number) as [number, number];
   t.ok(major > 3 || minor >= 39, `SQLite ${db.serverVersion} has RIGHT and FULL JOIN`);
 });

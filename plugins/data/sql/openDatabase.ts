@@ -11,6 +11,7 @@ import type { Dialect } from './dialect.ts';
 import { SQLITE_BUDGET, SQLITE_LOWER, quoteIdent } from './dialect.ts';
 import { BUDGET_EXCEEDED } from '../query/queryCost.ts';
 import { attachReadWorkers } from './sqliteReadWorkers.ts';
+import { SQLITE_PAGE_CACHE_KB } from './sqlitePageCacheKb.ts';
 import { keepStatistics } from './sqliteStatistics.ts';
 import { writerHolder } from './idleWriter.ts';
 import { attachSqliteReader } from './sqliteReader.ts';
@@ -104,6 +105,7 @@ async function openSqlite(url: string, options: OpenDatabaseOptions): Promise<Da
     conn.function(SQLITE_BUDGET, { varargs: true }, budget);
     cacheStatements(conn);
     conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(busy))}`);
+    conn.pragma(`cache_size = -${SQLITE_PAGE_CACHE_KB}`);
   };
   const writer = writerHolder();
   const knex = knexFactory({

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { Knex } from 'knex';
 import { BUDGET_EXCEEDED } from '../query/queryCost.ts';
 import { SQLITE_BUDGET, SQLITE_LOWER } from './dialect.ts';
+import { SQLITE_PAGE_CACHE_KB } from './sqlitePageCacheKb.ts';
 
 type Rows = Array<Record<string, unknown>>;
 
@@ -136,14 +137,6 @@ export interface ReadWorkersOptions {
   heapMb?: number;
 }
 
-/**
- * Page cache of a worker's connection, in KiB: SQLite's own default. better-sqlite3 builds SQLite
- * with 16 MB per connection, which each worker filled with the pages of its scans (about 10 MB of
- * resident memory a worker over the bench); the file's pages stay in the system's cache, and the
- * workers' reads measured the same with 2 MB (bench/README.md, change 58).
- */
-const WORKER_CACHE_KB = 2000;
-
 /** Old-generation limit of a worker by default: a page of the largest size is a few MB. */
 export const WORKER_HEAP_MB = 64;
 
@@ -158,7 +151,7 @@ export function createReadWorkers(filename: string, options: ReadWorkersOptions 
   const spawn = (): Slot => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver, filename, cacheKb: WORKER_CACHE_KB, lower: SQLITE_LOWER, budget: SQLITE_BUDGET, exceeded: BUDGET_EXCEEDED, maxBytes: Math.floor(((options.heapMb ?? WORKER_HEAP_MB) * 1024 * 1024) / 4) },
+      workerData: { driver, filename, cacheKb: SQLITE_PAGE_CACHE_KB, lower: SQLITE_LOWER, budget: SQLITE_BUDGET, exceeded: BUDGET_EXCEEDED, maxBytes: Math.floor(((options.heapMb ?? WORKER_HEAP_MB) * 1024 * 1024) / 4) },
       resourceLimits: { maxOldGenerationSizeMb: options.heapMb ?? WORKER_HEAP_MB },
     });
     // An idle worker does not keep the process alive.
