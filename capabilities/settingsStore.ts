@@ -26,6 +26,22 @@ export interface SettingsStore {
    * Registered in the consumer's register phase; one per namespace.
    */
   resolveWith(namespace: SettingsNamespace, resolve: SettingsResolver): void;
+  /**
+   * How to connect to a host the settings chose (never to one of the config file): with
+   * `plugins.settings.privateHosts: 'deny'` each connection is checked as it is made, so a name
+   * re-pointed to the operator's network after the write is refused at use (docs/settings.md,
+   * Hosts chosen in settings).
+   */
+  connections: SettingsConnections;
+}
+
+export interface SettingsConnections {
+  /** Whether connections are checked (`privateHosts: 'deny'`); with 'allow' they are plain ones. */
+  checked: boolean;
+  /** `fetch` for a URL whose host the settings chose; redirects it follows are checked too. A refused host fails as a network error (`cause.code` SETTINGS_HOST_REFUSED). */
+  fetch: typeof fetch;
+  /** A connected TCP socket to host:port (an SMTP server the settings chose); a refused host rejects with code SETTINGS_HOST_REFUSED. */
+  connect(host: string, port: number, timeoutMs: number): Promise<import('node:net').Socket>;
 }
 
 /** A consumer's reading of a namespace's values: returns when it can use them, throws where it cannot. */

@@ -25,7 +25,8 @@ export function environmentCatalogs(deps: {
     const { providers, defaultModel } = settingsProviders(deps.providers, deps.defaultModel, values as AiSettings);
     // The provider SDK is loaded only when a provider is configured.
     const { createProviderClient } = await import('./providerClient.ts');
-    const clients = new Map(providers.map((p) => [p.id, createProviderClient(p, deps.requestTimeoutMs)] as const));
+    const connections = deps.store()?.connections;
+    const clients = new Map(providers.map((p) => [p.id, createProviderClient(p, deps.requestTimeoutMs, p.chosenBySettings && connections ? connections.fetch : undefined)] as const));
     return createModelCatalog(providers, clients, defaultModel);
   });
   return {

@@ -111,8 +111,10 @@ function toolsOf(tools: ToolSpec[] | undefined): { tools?: OpenAI.Chat.ChatCompl
   return { tools: tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })) };
 }
 
-export function createProviderClient(provider: ResolvedProvider, timeoutMs: number): ProviderClient {
+/** `fetchWith`: how to reach the provider (the settings' checked connections where the settings chose its baseURL); the global fetch otherwise. */
+export function createProviderClient(provider: ResolvedProvider, timeoutMs: number, fetchWith?: typeof fetch): ProviderClient {
   const client = new OpenAI({
+    ...(fetchWith ? { fetch: fetchWith } : {}),
     apiKey: provider.apiKey ?? 'no-key',
     baseURL: provider.baseURL,
     // The deadline is ours (it covers the body and the whole stream); retries would hide a failing provider.

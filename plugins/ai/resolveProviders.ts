@@ -9,6 +9,8 @@ export interface ResolvedProvider {
   apiKey: string | null;
   /** Null: ask the provider's models endpoint. */
   models: string[] | null;
+  /** The environment's settings chose its baseURL: reached through the settings' checked connections (docs/settings.md, Hosts chosen in settings). */
+  chosenBySettings?: true;
 }
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';

@@ -29,6 +29,7 @@ export function settingsProviders(base: readonly ResolvedProvider[], defaultMode
       baseURL: chosen ? given.baseURL!.replace(/\/+$/, '') : under!.baseURL,
       apiKey: given.apiKey ?? (chosen ? null : under!.apiKey),
       models: given.models ?? (chosen ? null : under!.models),
+      ...(chosen ? { chosenBySettings: true as const } : {}),
     };
     if (at < 0) providers.push(provider);
     else providers[at] = provider;

@@ -1,7 +1,7 @@
 import { outboxOutsideProduction, type DevOutbox } from '../../capabilities/devOutbox.ts';
 import type { EmailMessage } from '../../capabilities/emailSend.ts';
 import { builtFromSettings } from '../../capabilities/builtFromSettings.ts';
-import type { SettingsStore } from '../../capabilities/settingsStore.ts';
+import type { SettingsConnections, SettingsStore } from '../../capabilities/settingsStore.ts';
 import type { Logger } from '../../kernel/logger.ts';
 import type { Delivery } from './emailLog.ts';
 import { emailOptionsSchema, type EmailOptions } from './emailOptions.ts';
@@ -18,9 +18,9 @@ export interface Provider {
 /** A transport replaced by new settings is closed this long after, once mails in flight on it are done. */
 const CLOSE_AFTER_MS = 30_000;
 
-export function providerOf(options: EmailOptions, production: boolean, log: Logger, outbox: () => DevOutbox | undefined = () => undefined, env: NodeJS.ProcessEnv = process.env): Provider {
+export function providerOf(options: EmailOptions, production: boolean, log: Logger, outbox: () => DevOutbox | undefined = () => undefined, env: NodeJS.ProcessEnv = process.env, connect?: SettingsConnections['connect']): Provider {
   const settings = resolveEmailSettings(options, env, production);
-  return settings.provider === 'smtp' ? smtpProvider(settings.smtp, log) : logProvider(log, () => outboxOutsideProduction(production, outbox()));
+  return settings.provider === 'smtp' ? smtpProvider(settings.smtp, log, connect) : logProvider(log, () => outboxOutsideProduction(production, outbox()));
 }
 
 /**
@@ -48,7 +48,10 @@ export function environmentProviders(deps: { options: EmailOptions; fallback: Pr
   const retire = (provider: Provider) => setTimeout(() => void provider.close().catch(() => undefined), CLOSE_AFTER_MS).unref();
   const built = builtFromSettings<Provider>('email', deps.store, (values, environmentId) => {
     const { options, env } = settingsOptions(deps.options, values);
-    return providerOf(options, deps.production, deps.log.child({ environmentId }), deps.outbox, env);
+    // A server the settings name is reached through the settings' checked connections; the config file's is the operator's.
+    const chosen = (values.smtp as Record<string, unknown> | undefined)?.host !== undefined;
+    const connections = deps.store()?.connections;
+    return providerOf(options, deps.production, deps.log.child({ environmentId }), deps.outbox, env, chosen && connections?.checked ? connections.connect : undefined);
   }, retire);
   return {
     async providerFor(message: EmailMessage): Promise<Provider> {

@@ -1,4 +1,6 @@
+import type { Socket } from 'node:net';
 import type { Transporter } from 'nodemailer';
+import type { SettingsConnections } from '../../capabilities/settingsStore.ts';
 import type { EmailMessage } from '../../capabilities/emailSend.ts';
 import { codedError } from '../../kernel/errors.ts';
 import type { Logger } from '../../kernel/logger.ts';
@@ -7,11 +9,20 @@ import type { SmtpSettings } from './resolveEmailSettings.ts';
 
 /**
  * Delivery through an SMTP server (nodemailer), one pooled transport per process. The library is
- * loaded and the transport created by the first message, not at start.
+ * loaded and the transport created by the first message, not at start. `connect`: how each
+ * connection of the pool is opened where the settings chose the host (their checked connections,
+ * docs/settings.md); nodemailer still speaks TLS over it, with the host's name for SNI and the
+ * certificate.
  */
-export function smtpProvider(settings: SmtpSettings, log: Logger): { send(message: EmailMessage): Promise<Delivery>; close(): Promise<void> } {
+export function smtpProvider(settings: SmtpSettings, log: Logger, connect?: SettingsConnections['connect']): { send(message: EmailMessage): Promise<Delivery>; close(): Promise<void> } {
   let transport: Promise<Transporter> | null = null;
+  const getSocket = connect
+    ? (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) => {
+        connect(settings.host, settings.port, settings.timeoutMs).then((connection) => callback(null, { connection }), (error: Error) => callback(error));
+      }
+    : undefined;
   const open = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({
+    ...(getSocket ? { getSocket } : {}),
     host: settings.host,
     port: settings.port,
     secure: settings.secure,

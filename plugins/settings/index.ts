@@ -1,6 +1,8 @@
 import { definePlugin } from '../../kernel/definePlugin.ts';
 import { createSettingsService, type SettingsService } from './createSettingsService.ts';
 import { settingsOptionsSchema } from './settingsOptions.ts';
+import { HOST_REFUSED } from './checkedLookup.ts';
+import { settingsConnections } from './settingsConnections.ts';
 
 const services = new WeakMap<object, SettingsService>();
 
@@ -25,14 +27,16 @@ export default definePlugin({
   options: settingsOptionsSchema,
   register(ctx) {
     const database = ctx.resolve('data.database');
-    if (!database) {
-      ctx.provide('settings.store', { read: async () => null, resolveWith: () => undefined });
-      return;
-    }
     // A tenant admin on a shared host may not point the runtime at the operator's own network (docs/settings.md, Hosts chosen in settings).
     const privateHosts = ctx.options.privateHosts ?? (ctx.resolve('runtime.info').production ? 'deny' : 'allow');
+    const connections = settingsConnections(privateHosts, ({ host, address, range }) =>
+      ctx.log.warn({ host, address, code: HOST_REFUSED }, `a host chosen in settings is, or resolves to, ${range}: not connected (plugins.settings.privateHosts: deny)`));
+    if (!database) {
+      ctx.provide('settings.store', { read: async () => null, resolveWith: () => undefined, connections });
+      return;
+    }
     const service = createSettingsService({ database, keys: ctx.resolve('secrets.keys'), bus: ctx.resolve('events.bus'), log: ctx.log, privateHosts });
-    const store = { read: service.read, resolveWith: service.resolveWith };
+    const store = { read: service.read, resolveWith: service.resolveWith, connections };
     services.set(store, service);
     ctx.provide('settings.store', store);
   },

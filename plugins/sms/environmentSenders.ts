@@ -13,11 +13,15 @@ import { vonageProvider } from './vonageProvider.ts';
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** The sender the options resolve to (throws SMS_NOT_CONFIGURED, naming the key, where they cannot be used). */
-export function senderOf(options: SmsInput, env: NodeJS.ProcessEnv, production: boolean, log: Logger, outbox: () => DevOutbox | undefined = () => undefined): { sender: SmsSend; provider: 'twilio' | 'vonage' | 'log' } {
+/**
+ * The sender the options resolve to (throws SMS_NOT_CONFIGURED, naming the key, where they cannot
+ * be used). `fetchFor`: how to reach each provider (the settings' checked connections where the
+ * settings chose its `baseUrl`).
+ */
+export function senderOf(options: SmsInput, env: NodeJS.ProcessEnv, production: boolean, log: Logger, outbox: () => DevOutbox | undefined = () => undefined, fetchFor: (provider: 'twilio' | 'vonage') => typeof fetch = () => fetch): { sender: SmsSend; provider: 'twilio' | 'vonage' | 'log' } {
   const settings = resolveSmsSettings(options, env, production);
-  const sender = settings.provider === 'twilio' ? twilioProvider(settings.twilio, log)
-    : settings.provider === 'vonage' ? vonageProvider(settings.vonage, log)
+  const sender = settings.provider === 'twilio' ? twilioProvider(settings.twilio, log, fetchFor('twilio'))
+    : settings.provider === 'vonage' ? vonageProvider(settings.vonage, log, fetchFor('vonage'))
       : logProvider(log, () => outboxOutsideProduction(production, outbox()));
   return { sender, provider: settings.provider };
 }
@@ -48,8 +52,13 @@ export function settingsOptions(base: SmsOptions, values: Json): SmsInput {
  * an environment uses the config file's.
  */
 export function environmentSenders(deps: { options: SmsOptions; fallback: SmsSend; production: boolean; log: Logger; store: () => SettingsStore | undefined; outbox?: () => DevOutbox | undefined }) {
-  const built = builtFromSettings<SmsSend>('sms', deps.store, (values, environmentId) =>
-    senderOf(settingsOptions(deps.options, values), process.env, deps.production, deps.log.child({ environmentId }), deps.outbox).sender);
+  const built = builtFromSettings<SmsSend>('sms', deps.store, (values, environmentId) => {
+    // A provider whose baseUrl the settings give is reached through the settings' checked connections; the config file's hosts are the operator's.
+    const chosen = (provider: 'twilio' | 'vonage') => isObject(values[provider]) && values[provider].baseUrl !== undefined;
+    const connections = deps.store()?.connections;
+    return senderOf(settingsOptions(deps.options, values), process.env, deps.production, deps.log.child({ environmentId }), deps.outbox,
+      (provider) => (chosen(provider) && connections ? connections.fetch : fetch)).sender;
+  });
   return {
     async senderFor(message: SmsMessage): Promise<SmsSend> {
       return (await built.of(message.environmentId)) ?? deps.fallback;

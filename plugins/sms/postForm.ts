@@ -30,11 +30,12 @@ async function readBounded(response: Response): Promise<string> {
 /**
  * POST a form to a provider and read its JSON answer. A network failure or a timeout is an
  * SMS_PROVIDER_ERROR naming only its kind: the request carries credentials and the message.
+ * `fetchWith`: the settings' checked connections when the settings chose the provider's host.
  */
-export async function postForm(provider: string, url: string, form: Record<string, string>, headers: Record<string, string>, timeoutMs: number): Promise<ProviderAnswer> {
+export async function postForm(provider: string, url: string, form: Record<string, string>, headers: Record<string, string>, timeoutMs: number, fetchWith: typeof fetch = fetch): Promise<ProviderAnswer> {
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await fetchWith(url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...headers },
       body: new URLSearchParams(form).toString(),

@@ -12,7 +12,7 @@ interface VonageAnswer {
  * Vonage's SMS API: `POST /sms/json`, form fields api_key, api_secret, from, to (digits without
  * `+`), text. It answers 200 with `{ messages: [{ status }] }`, where status "0" is success.
  */
-export function vonageProvider(settings: VonageSettings, log: Logger): SmsSend {
+export function vonageProvider(settings: VonageSettings, log: Logger, fetchWith: typeof fetch = fetch): SmsSend {
   const url = `${settings.baseUrl}/sms/json`;
   return {
     async send(message) {
@@ -22,7 +22,7 @@ export function vonageProvider(settings: VonageSettings, log: Logger): SmsSend {
         from: settings.from.replace(/^\+/, ''),
         to: message.to.replace(/^\+/, ''),
         text: message.body,
-      }, {}, settings.timeoutMs);
+      }, {}, settings.timeoutMs, fetchWith);
       const parts = (answer.json as VonageAnswer | null)?.messages;
       const failed = Array.isArray(parts) ? parts.find((p) => String(p?.status) !== '0') : undefined;
       if (answer.status === 200 && Array.isArray(parts) && parts.length > 0 && !failed) return;

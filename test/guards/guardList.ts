@@ -930,6 +930,27 @@ export const GUARDS: Guard[] = [
     tests: ["test/settings/settingsHosts.test.ts"],
     what: "settings may choose the cloud metadata service (169.254.169.254) and other link-local addresses",
   },
+  {
+    id: "settings.privateHostsAtConnect", area: "settings", file: "plugins/settings/settingsConnections.ts",
+    original: "const connector = buildConnector({ lookup });",
+    mutation: "const connector = buildConnector({});",
+    tests: ["test/settings/settingsConnections.test.ts", "test/settings/settingsHostsAtUse.test.ts"],
+    what: "a name chosen in settings that resolves to the operator's network now (re-pointed after the write, or stored while 'allow') is connected to under privateHosts 'deny'",
+  },
+  {
+    id: "settings.privateHostsLiteralAtConnect", area: "settings", file: "plugins/settings/settingsConnections.ts",
+    original: "if (refused) callback(refused, null);",
+    mutation: "if (false as boolean) callback(refused, null);",
+    tests: ["test/settings/settingsConnections.test.ts", "test/settings/settingsHostsAtUse.test.ts"],
+    what: "an address given literally in settings, or in a provider's redirect, is connected to under privateHosts 'deny'",
+  },
+  {
+    id: "settings.privateHostsSmtpAtConnect", area: "settings", file: "plugins/settings/settingsConnections.ts",
+    original: "return refused ? Promise.reject(refused) : open(host, port, timeoutMs, lookup);",
+    mutation: "return open(host, port, timeoutMs, lookup);",
+    tests: ["test/settings/settingsConnections.test.ts", "test/settings/settingsHostsAtUse.test.ts"],
+    what: "an SMTP server chosen in settings at a private address is connected to under privateHosts 'deny'",
+  },
   // operations (the operators' routes: admins only)
   {
     id: "operations.indexAdviceAdminsOnly", area: "operations", file: "plugins/rest/metricsRoutes.ts",

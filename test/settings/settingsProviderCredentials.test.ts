@@ -44,7 +44,7 @@ t.test('ai: providers merged by id; a baseURL chosen in settings gets only the k
 
   t.same(merge({}), { providers: base, defaultModel: 'main/big' }, 'no settings: the config file');
   t.same(merge({ providers: [{ id: 'main', apiKey: 'sk-tenant' }], defaultModel: 'main/small' }).providers[0], { id: 'main', baseURL: 'https://ai.operator.example/v1', apiKey: 'sk-tenant', models: ['big'] }, 'the config file\'s server with the key of the settings');
-  t.same(merge({ providers: [{ id: 'main', baseURL: 'https://ai.tenant.example/v1/' }] }).providers[0], { id: 'main', baseURL: 'https://ai.tenant.example/v1', apiKey: null, models: null }, 'a server chosen in settings: no key of the operator');
+  t.same(merge({ providers: [{ id: 'main', baseURL: 'https://ai.tenant.example/v1/' }] }).providers[0], { id: 'main', baseURL: 'https://ai.tenant.example/v1', apiKey: null, models: null, chosenBySettings: true }, 'a server chosen in settings: no key of the operator, reached through the checked connections');
   t.same(merge({ providers: [{ id: 'openai', baseURL: 'https://ai.tenant.example/v1' }] }).providers.find((p) => p.id === 'openai')?.apiKey, null, 'nor OPENAI_API_KEY');
   t.same(merge({ providers: [{ id: 'openai', models: ['gpt-x'] }] }).providers.find((p) => p.id === 'openai'), { id: 'openai', baseURL: 'https://api.openai.com/v1', apiKey: 'sk-operator', models: ['gpt-x'] }, 'the implicit openai keeps its key where it keeps its server');
   const added = merge({ providers: [{ id: 'own', baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'sk-own' }], defaultModel: 'own/llama' });
