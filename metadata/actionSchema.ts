@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERMISSION_KEY } from '../capabilities/holdsPermission.ts';
 import { ACTION_INPUT_TYPES, ACTION_RUN_TYPES } from './actionTypes.ts';
 
 const text = z.string().min(1, 'must be a non-empty string');
@@ -38,7 +39,7 @@ export const actionDefinitionSchema = z.strictObject({
   label: text.optional(),
   description: z.string().optional(),
   object: z.string().optional(),
-  permission: z.string().regex(/^[a-z][a-z0-9_-]{0,62}:[a-z][a-z0-9_-]{0,62}$/, 'must be a permission key like task:close (lowercase resource:verb)').optional(),
+  permission: z.string().regex(PERMISSION_KEY, 'must be a permission key like task:close (lowercase resource:verb)').optional(),
   input: z.record(z.string(), actionInputFieldSchema, { error: 'must map input names to field declarations' }).optional(),
   run: actionRunSchema,
 });

@@ -22,6 +22,8 @@ export interface ResolvedAgent {
   description?: string;
   /** `<provider>/<model>`, or null for plugins.ai.defaultModel. */
   model: string | null;
+  /** The permission key a caller must hold to start a conversation with the agent or add to one; null: every holder of ai:chat. */
+  permission: string | null;
   /** The system prompt. */
   instructions: string;
   /** Tool names: built-in ones and `action_<name>` of declared actions. */

@@ -69,6 +69,7 @@ export async function loadAgents(sources: AgentSource[], actionNames: ReadonlySe
         label: a.label ?? humanize(a.name),
         ...(a.description !== undefined ? { description: a.description } : {}),
         model: a.model ?? null,
+        permission: a.permission ?? null,
         instructions: a.instructions,
         tools: a.tools,
         accessObjects: a.accessObjects,

@@ -1,4 +1,5 @@
 import type { AccessGrants } from '../../capabilities/accessGrants.ts';
+import { holdsPermission } from '../../capabilities/holdsPermission.ts';
 import type { ActionFlowStarter, ActionHandler, ActionsRegistry, RunOptions } from '../../capabilities/actionsRegistry.ts';
 import type { Principal } from '../../capabilities/authSession.ts';
 import { holdsScope, requireScope } from '../../capabilities/credentialScopes.ts';
@@ -15,10 +16,6 @@ export interface ActionsService extends ActionsRegistry {
   checkHandlers(): CodedError[];
   /** After start: handle() is refused. */
   freeze(): void;
-}
-
-function hasPermission(principal: Principal, permission: string): boolean {
-  return principal.isAdmin || principal.permissions.includes(permission);
 }
 
 function evaluate(assignments: readonly ActionAssignment[], input: Record<string, unknown>, record: DataRecord | null, principal: Principal, now: Date): DataRecord {
@@ -100,7 +97,7 @@ export function createActionsService(metadata: MetadataRegistry, engine: DataEng
       const action = get(name);
       if (!action) throw codedError('NOT_FOUND', { what: `Action '${name.slice(0, 64)}'`, action: name.slice(0, 64) });
       if (!principal) throw codedError('UNAUTHENTICATED');
-      if (action.permission && !hasPermission(principal, action.permission)) {
+      if (action.permission && !holdsPermission(principal, action.permission)) {
         throw codedError('PERMISSION_DENIED', { permission: action.permission, action: action.name, subjectId: principal.userId });
       }
       const checked = validateActionInput(action, body);

@@ -2,6 +2,7 @@ import type { ActionsRegistry } from '../../capabilities/actionsRegistry.ts';
 import type { DataContext, DataEngine, DataRecord } from '../../capabilities/dataEngine.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
 import { codedError } from '../../kernel/errors.ts';
+import { holdsPermission } from '../../capabilities/holdsPermission.ts';
 import type { ResolvedAgent } from '../../metadata/agentTypes.ts';
 import { runAgentLoop } from './agentLoop.ts';
 import type { Caller, PendingActions } from './pendingActions.ts';
@@ -51,6 +52,13 @@ function messageViews(rows: DataRecord[], actionObject: (name: string) => string
 export interface TurnObserver {
   delta(content: string): void;
   tool(summary: ToolSummary): void;
+}
+
+/** An agent that declares `permission` talks only to holders of that key (admins hold every key): else 403 PERMISSION_DENIED naming the key and the agent. */
+function requireAgentPermission(caller: Caller, agent: ResolvedAgent): void {
+  if (agent.permission !== null && !holdsPermission(caller.principal, agent.permission)) {
+    throw codedError('PERMISSION_DENIED', { permission: agent.permission, agent: agent.name, subjectId: caller.principal.userId });
+  }
 }
 
 export function conversationView(row: DataRecord) {
@@ -174,6 +182,8 @@ export function createConversations(deps: ConversationDeps) {
   async function begin(caller: Caller, id: string, content: string, signal?: AbortSignal) {
     const conversation = await own(caller, id);
     const agent = agentOf((conversation.agent as string | null) ?? null);
+    // Checked at every turn: a caller who lost the agent's permission key since the conversation began talks to it no more.
+    if (agent) requireAgentPermission(caller, agent);
     const { client, model } = await (await deps.catalogs.of(caller.environmentId)).resolve(agent?.model ?? undefined, signal);
     const key = `${caller.environmentId}:${caller.principal.userId}`;
     await deps.limiter.admit(key);
@@ -186,6 +196,8 @@ export function createConversations(deps: ConversationDeps) {
         const known = deps.metadata.apps().flatMap((a) => a.agents).map((a) => a.name);
         throw codedError('VALIDATION_ERROR', { summary: `unknown agent '${body.agent}'; agents: ${known.join(', ') || 'none'}`, errors: [{ path: 'body/agent', message: `unknown agent; agents: ${known.join(', ') || 'none'}` }] });
       }
+      const agent = body.agent !== undefined ? agentOf(body.agent) : null;
+      if (agent) requireAgentPermission(caller, agent);
       const row = await engine.create(CONVERSATION_OBJECT, { owner_id: caller.principal.userId, title: body.title ?? null, agent: body.agent ?? null }, system(caller));
       return conversationView(row);
     },

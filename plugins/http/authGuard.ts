@@ -5,11 +5,9 @@ import type { RegisteredRoute } from '../../capabilities/httpRoutes.ts';
 import { scopeRefusal } from '../../capabilities/credentialScopes.ts';
 import { codedError, isCodedError } from '../../kernel/errors.ts';
 import { routeScope } from '../../capabilities/routeScope.ts';
+import { holdsPermission } from '../../capabilities/holdsPermission.ts';
 import type { EnvironmentSelector } from './selectEnvironment.ts';
 
-export function hasPermission(principal: Principal, permission: string): boolean {
-  return principal.isAdmin || principal.permissions.includes(permission);
-}
 
 function isThenable(value: Principal | PromiseLike<Principal | null>): value is PromiseLike<Principal | null> {
   return typeof (value as { then?: unknown }).then === 'function';
@@ -39,7 +37,7 @@ function admit(route: RegisteredRoute, principal: Principal | null, requireAuth:
   // Until the password is changed (an auth route, public), the account may do nothing else.
   if (principal.mustChangePassword) throw codedError('PASSWORD_EXPIRED', { subjectId: principal.userId });
   refuseScope(route, principal);
-  if (route.permission && !hasPermission(principal, route.permission)) {
+  if (route.permission && !holdsPermission(principal, route.permission)) {
     throw codedError('PERMISSION_DENIED', { permission: route.permission, subjectId: principal.userId });
   }
 }

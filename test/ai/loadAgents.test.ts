@@ -23,7 +23,16 @@ async function load(t: Test, agents: Record<string, unknown>) {
 t.test('a valid agent loads with its defaults', async (t) => {
   const { result, problems } = await load(t, { 'desk_helper.json': { name: 'desk_helper', instructions: 'Help.', tools: ['query_data', 'action_close_ticket'] } });
   t.same(problems, []);
-  t.same(result.apps[0]!.agents.map(({ source: _s, ...a }) => a), [{ name: 'desk_helper', label: 'Desk Helper', model: null, instructions: 'Help.', tools: ['query_data', 'action_close_ticket'], accessObjects: [], app: 'desk' }]);
+  t.same(result.apps[0]!.agents.map(({ source: _s, ...a }) => a), [{ name: 'desk_helper', label: 'Desk Helper', model: null, permission: null, instructions: 'Help.', tools: ['query_data', 'action_close_ticket'], accessObjects: [], app: 'desk' }]);
+});
+
+t.test('permission: a permission key, kept; anything else refused naming the path', async (t) => {
+  const { result, problems } = await load(t, {
+    'payroll.json': { name: 'payroll', instructions: 'x', permission: 'payroll:assist' },
+    'loose.json': { name: 'loose', instructions: 'x', permission: 'Payroll' },
+  });
+  t.same(result.apps[0]!.agents.map((a) => [a.name, a.permission]), [['payroll', 'payroll:assist']]);
+  t.match(problems.filter((p) => p.file === 'agents/loose.json').map((p) => `${p.path}: ${p.reason}`), [/^permission: must be a permission key like support:assist/]);
 });
 
 t.test('bad declarations are refused naming file and path', async (t) => {

@@ -396,6 +396,13 @@ export const GUARDS: Guard[] = [
 
   // AI queue
   {
+    id: "ai.agentPermission", area: "AI queue", file: "plugins/ai/conversations.ts",
+    original: "if (agent.permission !== null && !holdsPermission(caller.principal, agent.permission)) {",
+    mutation: "if (false as boolean) {",
+    tests: ["test/ai/agentPermission.test.ts"],
+    what: "a holder of ai:chat without an agent's permission key starts a conversation with the agent and talks to it",
+  },
+  {
     id: "ai.selfApproval", area: "AI queue", file: "plugins/ai/pendingActions.ts",
     original: "if (!deps.allowSelfApproval && String(row.proposed_by) === caller.principal.userId) throw",
     mutation: "if (false) throw",

@@ -20,7 +20,8 @@ export function NewConversation({ agents, onCreated }: { agents: Agent[] | null;
     onCreated();
     navigate(`/chat/${encodeURIComponent(created.id)}`);
   });
-  const described = agents?.find((a) => a.name === agent)?.description;
+  const chosen = agents?.find((a) => a.name === agent);
+  const described = [chosen?.description, chosen?.permission ? `Needs the permission ${chosen.permission}.` : undefined].filter(Boolean).join(' ');
   return (
     <form id="new-conversation" class="chat-new" onSubmit={(e) => start.onSubmit(e)}>
       <h2>New conversation</h2>

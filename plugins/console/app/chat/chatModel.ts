@@ -33,6 +33,8 @@ export interface Agent {
   name: string;
   label: string;
   description?: string;
+  /** The permission key a caller needs to talk to it (admins hold every key); null: every holder of ai:chat. */
+  permission?: string | null;
 }
 
 /** One line of the conversation as shown: a message of the user or of the model, or a tool call. */
