@@ -35,7 +35,8 @@ export const rateLimited = (retryAfter: number, limit: string) => codedError('RA
  * The one rate limiter of the runtime (sign-ins and the other auth families, phone codes, forms,
  * share links). Fixed-window counts per key: in Redis when one is configured (every process behind
  * a load balancer shares the count), else, and while Redis does not answer, in memory. Rolling
- * windows over accepted hits (a cooldown and a cap per phone number) are kept in memory.
+ * windows over accepted hits (a cooldown and a cap per phone number) are kept in memory, and held
+ * across processes through fixed windows of the shared store (waitRolling).
  */
 export class WindowRateLimiter {
   private windows = new Map<string, { count: number; resetAt: number }>();
@@ -86,10 +87,16 @@ export class WindowRateLimiter {
   }
 
   /**
-   * A hit under a rolling rule, in this process: null when allowed (the hit is then recorded),
-   * else why not and the seconds to wait (a refused hit is not recorded).
+   * A hit under a rolling rule: null when allowed (the hit is then recorded), else why not and the
+   * seconds to wait (a refused hit is not recorded). This process keeps the exact rolling log.
+   * Where counts are shared (Redis, or the workers' primary), the rule also holds across
+   * processes through two fixed windows there: one of `spacingSeconds` from an accepted hit, which
+   * lets one hit through (the spacing, exact across processes), and one of `windowSeconds` from
+   * the key's first hit, which lets `max` through (so across processes at most twice `max` within
+   * any rolling window, and `max` in each fixed one). A shared store that does not answer leaves
+   * the process's own log to decide.
    */
-  waitRolling(key: string, rule: RollingRule): RollingRefusal | null {
+  async waitRolling(key: string, rule: RollingRule): Promise<RollingRefusal | null> {
     const now = this.now();
     const windowMs = rule.windowSeconds * 1000;
     const recent = (this.logs.get(key)?.times ?? []).filter((at) => at > now - windowMs);
@@ -97,10 +104,31 @@ export class WindowRateLimiter {
     const spacingMs = (rule.spacingSeconds ?? 0) * 1000;
     if (last !== undefined && now - last < spacingMs) return { retryAfter: seconds(last + spacingMs - now), by: 'spacing' };
     if (recent.length >= rule.max) return { retryAfter: seconds(recent[recent.length - rule.max]! + windowMs - now), by: 'max' };
+    if (this.shared) {
+      try {
+        const refused = await this.sharedRolling(this.shared, `${this.prefix}${key}`, rule);
+        if (refused) return refused;
+      } catch (error) {
+        this.onSharedError(error);
+      }
+    }
     if (!this.logs.has(key) && this.logs.size >= MAX_KEYS) this.sweep(now);
     recent.push(now);
     this.logs.set(key, { times: recent.slice(-rule.max), windowMs });
     return null;
+  }
+
+  /** The shared part of a rolling rule: the cap read first (a hit the spacing refuses is not counted), then the spacing, then the cap. */
+  private async sharedRolling(counter: EventsCounter, key: string, rule: RollingRule): Promise<RollingRefusal | null> {
+    const windowMs = rule.windowSeconds * 1000;
+    const capped = await counter.hit(`${key}|max`, windowMs, 0);
+    if (capped.count >= rule.max) return { retryAfter: seconds(capped.ttlMs), by: 'max' };
+    if (rule.spacingSeconds) {
+      const spaced = await counter.hit(`${key}|spacing`, rule.spacingSeconds * 1000);
+      if (spaced.count > 1) return { retryAfter: seconds(spaced.ttlMs), by: 'spacing' };
+    }
+    const counted = await counter.hit(`${key}|max`, windowMs);
+    return counted.count > rule.max ? { retryAfter: seconds(counted.ttlMs), by: 'max' } : null;
   }
 
   private sweep(now: number): void {

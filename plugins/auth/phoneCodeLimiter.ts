@@ -9,7 +9,8 @@ type Limits = Pick<PhoneNumberOptions, 'cooldownSeconds' | 'hourlyCap' | 'perIp'
  * Limits on sending SMS codes, counted by the runtime's one limiter (kernel/windowRateLimiter.ts):
  * a fixed-window count per client IP (in Redis when one is configured, like the auth families),
  * then, per number in its environment, a cooldown between two texted codes and a cap within any
- * rolling hour (in process memory: only texted codes count there).
+ * rolling hour (exact in this process, and held across processes through the shared count:
+ * WindowRateLimiter.waitRolling).
  */
 export class PhoneCodeLimiter {
   private readonly windows: WindowRateLimiter;
@@ -31,7 +32,7 @@ export class PhoneCodeLimiter {
   async hit(input: { environmentId: string; ip: string; phone: string }): Promise<void> {
     const ipWait = await this.windows.wait(`phoneCode|ip|${input.ip}`, this.limits.perIp);
     if (ipWait > 0) throw rateLimited(ipWait, 'phoneCode.perIp');
-    const refused = this.windows.waitRolling(`${input.environmentId}|${input.phone}`, { max: this.limits.hourlyCap, windowSeconds: 3_600, spacingSeconds: this.limits.cooldownSeconds });
+    const refused = await this.windows.waitRolling(`${input.environmentId}|${input.phone}`, { max: this.limits.hourlyCap, windowSeconds: 3_600, spacingSeconds: this.limits.cooldownSeconds });
     if (refused) throw rateLimited(refused.retryAfter, refused.by === 'spacing' ? 'phoneCode.cooldown' : 'phoneCode.hourlyCap');
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The auth limits on the runtime's one limiter: two limiters standing for two runtime processes
- * share the sign-in and phone-code per-IP counts in Redis.
+ * share the sign-in and phone-code per-IP counts in Redis, and a number's cooldown and hourly cap.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -57,5 +57,39 @@ t.test('two processes share the auth and phone-code per-IP counts in Redis', { s
   t.teardown(() => redis.disconnect());
   t.equal(await redis.get(`${AUTH_RATE_PREFIX}phoneCode|ip|${ip}`), '4', 'the address\'s code requests, counted once in Redis');
   t.equal(await redis.get(`${AUTH_RATE_PREFIX}signIn|ip|${ip}`), '4');
+  t.same(errors, [], 'Redis answered every call');
+});
+
+t.test("two processes hold one number's cooldown and hourly cap between them", { skip }, async (t) => {
+  await requireRedis(t);
+  const number = `+49152${String(randomBytes(3).readUIntBE(0, 3)).padStart(8, '0')}`;
+  const errors: unknown[] = [];
+  t.teardown(async () => {
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${AUTH_RATE_PREFIX}*${number}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+  const limiter = (limits: { cooldownSeconds: number; hourlyCap: number }) => {
+    const counter = redisCounter(REDIS_URL, (e) => errors.push(e));
+    t.teardown(() => counter.close());
+    const phone = new PhoneCodeLimiter({ ...limits, perIp: { max: 1000, windowSeconds: 60 } });
+    phone.share(counter, (e) => errors.push(e));
+    return phone;
+  };
+  // A distinct address per request: only the number's own limits are at stake.
+  let n = 0;
+  const code = (p: PhoneCodeLimiter, environmentId: string) => refusal(p.hit({ environmentId, ip: `10.9.${n >> 8}.${n++ & 255}`, phone: number }));
+
+  const [a, b] = [limiter({ cooldownSeconds: 60, hourlyCap: 5 }), limiter({ cooldownSeconds: 60, hourlyCap: 5 })];
+  t.equal(await code(a, 'cool'), null, 'a code through A');
+  t.equal(await code(b, 'cool'), 'RATE_LIMITED phoneCode.cooldown', 'B holds the cooldown A started');
+  t.equal(await code(a, 'cool'), 'RATE_LIMITED phoneCode.cooldown', 'and A its own');
+
+  const [c, d] = [limiter({ cooldownSeconds: 0, hourlyCap: 2 }), limiter({ cooldownSeconds: 0, hourlyCap: 2 })];
+  t.equal(await code(c, 'cap'), null);
+  t.equal(await code(d, 'cap'), null);
+  t.equal(await code(c, 'cap'), 'RATE_LIMITED phoneCode.hourlyCap', 'the third code of the hour, whichever process takes it');
+  t.equal(await code(d, 'cap'), 'RATE_LIMITED phoneCode.hourlyCap');
   t.same(errors, [], 'Redis answered every call');
 });

@@ -667,6 +667,13 @@ export const GUARDS: Guard[] = [
     what: "codes are texted past the hourly cap",
   },
   {
+    id: "otp.acrossProcesses", area: "OTP limits", file: "kernel/windowRateLimiter.ts",
+    original: "const refused = await this.sharedRolling(this.shared, `${this.prefix}${key}`, rule);",
+    mutation: "const refused = null as RollingRefusal | null;",
+    tests: ["test/auth/sharedAuthLimits.test.ts"],
+    what: "a number's cooldown and hourly cap hold per process only: behind a load balancer or with workers, each process texts its own share of codes to one number",
+  },
+  {
     id: "otp.perIp", area: "OTP limits", file: "plugins/auth/phoneCodeLimiter.ts",
     original: "if (ipWait > 0) throw",
     mutation: "if (false) throw",
