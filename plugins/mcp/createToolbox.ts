@@ -1,4 +1,5 @@
 import type { ActionsRegistry } from '../../capabilities/actionsRegistry.ts';
+import { holdsPermission } from '../../capabilities/holdsPermission.ts';
 import type { Principal } from '../../capabilities/authSession.ts';
 import type { DataContext, DataEngine } from '../../capabilities/dataEngine.ts';
 import type { MetadataRegistry } from '../../capabilities/metadataRegistry.ts';
@@ -42,8 +43,9 @@ export interface ToolboxDeps {
   maxResultChars: number;
 }
 
+/** An action without a permission key is open to every caller; one with a key, to its holders. */
 function hasPermission(principal: Principal, permission: string | null): boolean {
-  return permission === null || principal.isAdmin || principal.permissions.includes(permission);
+  return permission === null || holdsPermission(principal, permission);
 }
 
 /** A tool error carrying the coded error, as MCP clients read it (isError) and as the data API writes it. */
