@@ -51,7 +51,11 @@ t.test('inbound hooks', (t) => onEachDriver(t, 'hooks', async (t: Test, rest) =>
   await settle(rest, [first.body.runId]);
   t.same(await subjects(rest, 'order '), ['order A-1'], 'its flow ran once');
 
-  const again = await rest.send('POST', HOOK, body, { ...signed(body), 'x-osr-delivery': 'dlv-1' });
+  // Signed anew a second apart: its signature differs from the first one's, so only the delivery id tells it is the same delivery.
+  const firstAt = Number(/^t=(\d+),/.exec(firstSigned['x-osr-signature']!)![1]);
+  const resigned = signed(body, firstAt - 1);
+  t.not(resigned['x-osr-signature'], firstSigned['x-osr-signature'], 'a redelivery with a signature of its own');
+  const again = await rest.send('POST', HOOK, body, { ...resigned, 'x-osr-delivery': 'dlv-1' });
   t.equal(again.status, 200, 'the same delivery again');
   t.same(again.body, { duplicate: true, runId: first.body.runId }, 'answers duplicate and the first run');
 
