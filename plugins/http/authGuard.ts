@@ -8,7 +8,6 @@ import { routeScope } from '../../capabilities/routeScope.ts';
 import { holdsPermission } from '../../capabilities/holdsPermission.ts';
 import type { EnvironmentSelector } from './selectEnvironment.ts';
 
-
 function isThenable(value: Principal | PromiseLike<Principal | null>): value is PromiseLike<Principal | null> {
   return typeof (value as { then?: unknown }).then === 'function';
 }
